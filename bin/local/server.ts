@@ -1,0 +1,82 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { runtime } from '../../shared/composition.ts';
+import { dispatch } from './dispatch.ts';
+import type { HttpRequest } from './lambda-event.ts';
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
+
+class PayloadTooLarge extends Error {}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new PayloadTooLarge('The request body is larger than 10 MB'));
+        request.destroy();
+      } else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+  response.end(JSON.stringify(body));
+}
+
+/** Routes that exist only on the local server: they move the shared clock and show what local adapters did. */
+async function devRoute(request: HttpRequest, response: ServerResponse): Promise<boolean> {
+  const clock = runtime.devClock;
+  if (!request.path.startsWith('/__dev/') || !clock) return false;
+  const route = `${request.method} ${request.path}`;
+  if (route === 'GET /__dev/clock') {
+    sendJson(response, 200, { now: clock.now().toISOString() });
+  } else if (route === 'POST /__dev/clock') {
+    let seconds: unknown;
+    try {
+      seconds = JSON.parse(request.body.toString('utf8') || '{}').advance_seconds;
+    } catch {
+      seconds = undefined;
+    }
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+      sendJson(response, 400, { error: { code: 'invalid_request', message: 'advance_seconds must be a non-negative number', param: 'advance_seconds' } });
+    } else {
+      sendJson(response, 200, { now: clock.advance(seconds).toISOString() });
+    }
+  } else {
+    sendJson(response, 404, { error: { code: 'resource_not_found', message: `No dev route ${route}` } });
+  }
+  return true;
+}
+
+export function createLocalServer(): Server {
+  return createServer(async (incoming, response) => {
+    try {
+      const url = new URL(incoming.url ?? '/', 'http://localhost');
+      const request: HttpRequest = {
+        method: incoming.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: incoming.headers,
+        body: await readBody(incoming),
+        sourceIp: incoming.socket.remoteAddress ?? '127.0.0.1',
+      };
+      if (await devRoute(request, response)) return;
+      const result = await dispatch(request);
+      response.writeHead(result.status, result.headers);
+      response.end(result.body);
+    } catch (error) {
+      // Only the server's own plumbing fails here; handler faults already came back as 500 envelopes.
+      if (response.headersSent) response.destroy();
+      else if (error instanceof PayloadTooLarge) sendJson(response, 413, { error: { code: 'invalid_request', message: error.message } });
+      else {
+        console.error(error);
+        sendJson(response, 500, { error: { code: 'internal_error', message: 'The local server failed to handle the request' } });
+      }
+    }
+  });
+}

@@ -1,0 +1,64 @@
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+/**
+ * `npm start`: the whole service on this machine. DynamoDB Local (on disk under .local/, or in memory
+ * with --memory), the table, every route of the route table, the dev routes, and a demo merchant.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { startDynamoDbLocal } from './local/dynamodb-local.ts';
+import { ensureTable, localEnvironment } from './local/table.ts';
+import { CREDENTIALS_FILE, ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, writeJson, type Credentials } from './local/credentials.ts';
+
+const memory = process.argv.includes('--memory');
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? '127.0.0.1';
+
+async function main(): Promise<void> {
+  mkdirSync(LOCAL_DIR, { recursive: true });
+  const dataDir = memory ? undefined : join(LOCAL_DIR, 'dynamodb');
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const engine = await startDynamoDbLocal({ dataDir });
+  await ensureTable(engine.endpoint, LOCAL_TABLE);
+  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
+  writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory });
+
+  // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start.
+  const { createLocalServer } = await import('./local/server.ts');
+  const { seedDemoMerchant } = await import('./local/seed.ts');
+
+  const baseUrl = `http://${host}:${port}`;
+  const credentials: Credentials = await seedDemoMerchant(readJson<Credentials>(CREDENTIALS_FILE), baseUrl);
+  writeJson(CREDENTIALS_FILE, credentials);
+
+  const server = createLocalServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+
+  const shutdown = async () => {
+    server.close();
+    rmSync(ENGINE_FILE, { force: true });
+    await engine.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  console.log(
+    JSON.stringify(
+      {
+        message: `Recovery service listening on ${baseUrl} (DynamoDB Local ${memory ? 'in memory' : `at ${dataDir}`})`,
+        credentials_file: CREDENTIALS_FILE,
+        ...credentials,
+      },
+      null,
+      2,
+    ),
+  );
+}
+
+main().catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});

@@ -1,0 +1,15 @@
+import * as z from 'zod';
+import { listKeys } from '#shared/domain/api-key-lifecycle';
+import { slicePage } from '#shared/domain/pagination';
+import { restHandler } from '#shared/http/rest-handler';
+import { pageOf } from '#shared/http/responses';
+import { pageQuery } from '#shared/http/schemas';
+import { apiKeyResource } from '#shared/representations/api-key';
+
+const query = z.strictObject({ ...pageQuery });
+
+/** GET /v1/api-keys: the caller's environment's keys, newest first. */
+export const handler = restHandler({ query }, async ({ auth, query, now }) => {
+  const keys = await listKeys(auth.tenant);
+  return pageOf(slicePage(keys, query).map((key) => apiKeyResource(key, now)), keys.length, query);
+});

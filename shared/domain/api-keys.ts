@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { randomSecret } from '../ids.ts';
+import type { Environment } from './tenant.ts';
+
+/** Scopes a secret key can hold (§5 rule 3). `admin` implies every other; `write` implies `read`. */
+export const SCOPES = ['read', 'write', 'admin', 'analytics', 'webhooks'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Publishable keys live in the browser: they carry only this scope, which no data route accepts. */
+export const WIDGET_SCOPE = 'widget';
+export type GrantedScope = Scope | typeof WIDGET_SCOPE;
+
+/** What a route demands: any one of the listed scopes, or just a valid key. */
+export type ScopeRequirement = readonly Scope[] | 'any';
+
+export type KeyKind = 'secret' | 'publishable';
+
+/** Key grace after rotation (§8). */
+export const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
+
+const KEY_PATTERN = /^svc_(live|test|pub)_([0-9A-Za-z]{32})$/;
+
+export interface KeyShape {
+  kind: KeyKind;
+  /** Secret keys name their environment; a publishable key's environment is on its record. */
+  environment?: Environment;
+}
+
+export function parseKeyShape(raw: string): KeyShape | undefined {
+  const match = KEY_PATTERN.exec(raw);
+  if (!match) return undefined;
+  const prefix = match[1]!;
+  return prefix === 'pub' ? { kind: 'publishable' } : { kind: 'secret', environment: prefix as Environment };
+}
+
+export function generateKey(kind: KeyKind, environment: Environment): string {
+  const prefix = kind === 'publishable' ? 'pub' : environment;
+  return `svc_${prefix}_${randomSecret(32)}`;
+}
+
+/** Keys carry ~190 random bits, so a fast hash is enough: there is nothing to brute-force. */
+export function hashKey(raw: string): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+/** The last four characters, shown in listings so a merchant can tell keys apart without the secret. */
+export function keyHint(raw: string): string {
+  return raw.slice(-4);
+}
+
+export function scopeSatisfied(granted: readonly GrantedScope[], required: ScopeRequirement): boolean {
+  if (required === 'any') return true;
+  if (granted.includes('admin')) return true;
+  return required.some((scope) => granted.includes(scope) || (scope === 'read' && granted.includes('write')));
+}
+
+export function normalizeScopes(scopes: readonly Scope[]): Scope[] {
+  return SCOPES.filter((scope) => scopes.includes(scope));
+}

@@ -1,0 +1,50 @@
+/**
+ * The closed set of error codes the service answers with. The spec's §7 codes plus the few the
+ * platform adds (method_not_allowed, idempotency_*), each documented in docs/decisions.md.
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'invalid_api_key'
+  | 'insufficient_scope'
+  | 'trial_expired'
+  | 'ip_not_allowed'
+  | 'resource_not_found'
+  | 'method_not_allowed'
+  | 'state_conflict'
+  | 'idempotency_key_in_use'
+  | 'validation_error'
+  | 'idempotency_key_reused'
+  | 'rate_limit_exceeded'
+  | 'internal_error';
+
+/** A failure the caller can act on. Anything else thrown is an internal fault and never shown to clients. */
+export class ServiceError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}
+
+export const notFound = (resource: string, id: string): ServiceError =>
+  new ServiceError('resource_not_found', `No such ${resource}: '${id}'`, 'id');
+
+export const stateConflict = (message: string): ServiceError => new ServiceError('state_conflict', message);
+
+export const invalidRequest = (message: string, param?: string): ServiceError =>
+  new ServiceError('invalid_request', message, param);
+
+export const validationFailed = (message: string, param: string): ServiceError =>
+  new ServiceError('validation_error', message, param);
+
+export const invalidApiKey = (message = 'Invalid API key provided.'): ServiceError =>
+  new ServiceError('invalid_api_key', message);
+
+export const rateLimited = (retryAfterSeconds: number): ServiceError =>
+  new ServiceError('rate_limit_exceeded', 'Too many requests. Retry after the number of seconds in retry_after.', undefined, {
+    retry_after: retryAfterSeconds,
+  });

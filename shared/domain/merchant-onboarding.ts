@@ -1,0 +1,68 @@
+import { newId } from '../ids.ts';
+import { insertMerchant, updateMerchantSettings, type Merchant, type MerchantSettings } from '../store/merchants.ts';
+import { issueApiKey } from './api-key-lifecycle.ts';
+import type { Scope } from './api-keys.ts';
+import { MAX_CUSTOM_RATE_LIMIT, type Plan } from './plans.ts';
+import type { Environment } from './tenant.ts';
+
+export interface MerchantTerms {
+  name?: string;
+  plan?: Plan;
+  trialEndsAt?: string | null;
+  ipAllowlist?: string[];
+  rateLimitOverride?: number | null;
+}
+
+/** The keys every new merchant starts with, by the names the local credentials file uses. */
+const STARTER_KEYS: { name: string; environment: Environment; scopes?: Scope[] }[] = [
+  { name: 'test_admin', environment: 'test', scopes: ['admin'] },
+  { name: 'test_read', environment: 'test', scopes: ['read'] },
+  { name: 'test_write', environment: 'test', scopes: ['write'] },
+  { name: 'live_admin', environment: 'live', scopes: ['admin'] },
+  { name: 'pub', environment: 'test' },
+];
+
+function checkRateLimit(override: number | null | undefined): void {
+  if (override !== undefined && override !== null && (!Number.isInteger(override) || override < 1 || override > MAX_CUSTOM_RATE_LIMIT)) {
+    throw new RangeError(`rate limit override must be an integer from 1 to ${MAX_CUSTOM_RATE_LIMIT}`);
+  }
+}
+
+export async function onboardMerchant(terms: MerchantTerms, now: Date): Promise<{ merchant: Merchant; keys: Record<string, string> }> {
+  checkRateLimit(terms.rateLimitOverride);
+  const id = newId('mer', now);
+  const merchant: Merchant = {
+    id,
+    name: terms.name ?? id,
+    plan: terms.plan ?? 'starter',
+    rateLimitOverride: terms.rateLimitOverride ?? null,
+    trialEndsAt: terms.trialEndsAt ?? null,
+    ipAllowlist: terms.ipAllowlist ?? [],
+    settingsVersion: 1,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+  await insertMerchant(merchant);
+  const keys: Record<string, string> = {};
+  for (const key of STARTER_KEYS) {
+    const { secret } = await issueApiKey(
+      { merchantId: id, environment: key.environment },
+      { name: key.name, kind: key.scopes ? 'secret' : 'publishable', scopes: key.scopes },
+      now,
+    );
+    keys[key.name] = secret;
+  }
+  return { merchant, keys };
+}
+
+/** Changing the plan is an upgrade: it ends a trial unless a trial end is given with it. */
+export async function changeMerchantTerms(merchantId: string, terms: MerchantTerms, now: Date): Promise<Merchant> {
+  checkRateLimit(terms.rateLimitOverride);
+  const change: Partial<Omit<MerchantSettings, 'settingsVersion'>> = {};
+  if (terms.plan !== undefined) change.plan = terms.plan;
+  if (terms.trialEndsAt !== undefined) change.trialEndsAt = terms.trialEndsAt;
+  else if (terms.plan !== undefined) change.trialEndsAt = null;
+  if (terms.ipAllowlist !== undefined) change.ipAllowlist = terms.ipAllowlist;
+  if (terms.rateLimitOverride !== undefined) change.rateLimitOverride = terms.rateLimitOverride;
+  return updateMerchantSettings(merchantId, change, now);
+}

@@ -1,0 +1,20 @@
+/** Commercial plans and the limits they carry (§8). Numbers the spec leaves open are argued in docs/decisions.md. */
+export const PLANS = {
+  starter: { requestsPerWindow: 20 },
+  growth: { requestsPerWindow: 100 },
+  scale: { requestsPerWindow: 100 },
+  enterprise: { requestsPerWindow: 1000 },
+} as const;
+
+export type Plan = keyof typeof PLANS;
+export const PLAN_NAMES = Object.keys(PLANS) as Plan[];
+
+/** Sliding rate-limit window length (§8). */
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
+
+/** An enterprise limit can be customised per merchant; the ceiling keeps the sliding log item small (see data-model.md). */
+export const MAX_CUSTOM_RATE_LIMIT = 10_000;
+
+export function requestsPerWindow(plan: Plan, override?: number | null): number {
+  return override ?? PLANS[plan].requestsPerWindow;
+}

@@ -1,0 +1,38 @@
+import { runtime } from '../composition.ts';
+import { hashKey, parseKeyShape } from '../domain/api-keys.ts';
+import { invalidApiKey } from '../domain/errors.ts';
+import { setLogContext } from '../log.ts';
+import { findGrant } from '../store/api-keys.ts';
+import { header, type ServiceMiddleware } from './context.ts';
+
+/** §5: the API key identifies merchant, environment and scopes; every failure is the same 401. */
+export function authenticate(): ServiceMiddleware {
+  return {
+    before: async (request) => {
+      const authorization = header(request.event, 'authorization');
+      if (authorization === undefined) {
+        throw invalidApiKey('No API key provided. Send it in the Authorization header as: Bearer <API_KEY>.');
+      }
+      const presented = /^Bearer +(\S+) *$/i.exec(authorization)?.[1];
+      if (presented === undefined) throw invalidApiKey('Malformed Authorization header. Expected: Bearer <API_KEY>.');
+      const shape = parseKeyShape(presented);
+      if (!shape) throw invalidApiKey();
+      const grant = await findGrant(hashKey(presented));
+      if (!grant) throw invalidApiKey();
+      // The prefix must agree with the record: a key cannot be re-labelled into another environment or kind.
+      if (grant.kind !== shape.kind || (shape.environment !== undefined && shape.environment !== grant.tenant.environment)) {
+        throw invalidApiKey();
+      }
+      if (grant.validUntil !== null && grant.validUntil <= runtime.clock.now().toISOString()) {
+        throw invalidApiKey('This API key has expired.');
+      }
+      request.context.auth = grant;
+      setLogContext({
+        request_id: request.context.requestId,
+        route: `${request.event.httpMethod} ${request.event.resource}`,
+        merchant_id: grant.tenant.merchantId,
+        environment: grant.tenant.environment,
+      });
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { MiddlewareObj } from '@middy/core';
+import type { KeyGrant } from '../store/api-keys.ts';
+import type { WindowState } from '../domain/sliding-window.ts';
+
+/** What the middleware learns about a request and hands on to later middleware and the handler. */
+export interface ServiceContext extends Context {
+  requestId: string;
+  startedAt: number;
+  auth?: KeyGrant;
+  rateWindow?: WindowState;
+  /** A stored response to send instead of running the handler (idempotent replay). */
+  replay?: APIGatewayProxyResult;
+}
+
+export type ServiceMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ServiceContext>;
+
+export function header(event: APIGatewayProxyEvent, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+export function requireAuth(context: ServiceContext): KeyGrant {
+  if (!context.auth) throw new Error('Authentication middleware did not run before a middleware that needs it');
+  return context.auth;
+}

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { runtime } from '../composition.ts';
+import { invalidRequest, ServiceError, type ErrorCode } from '../domain/errors.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import {
+  claimIdempotencyKey,
+  recordIdempotentResponse,
+  releaseIdempotencyKey,
+  type StoredResponse,
+} from '../store/idempotency.ts';
+import { errorResult } from './errors.ts';
+import { header, requireAuth, type ServiceContext, type ServiceMiddleware } from './context.ts';
+
+/** Stripe's model: a key is remembered for 24 h; a crashed execution's lock lapses so a retry can run. */
+export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
+const LOCK_SECONDS = 60;
+/** How long a duplicate waits for the first request to finish before answering 409. */
+const WAIT_FOR_FIRST_MS = 3_000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** Results not worth replaying: the request never ran (bad input) or failed in a way a retry may fix. */
+const UNSAVED: ReadonlySet<number> = new Set([400, 422, 429]);
+
+interface Pending {
+  tenant: Tenant;
+  key: string;
+  fingerprint: string;
+}
+const pendingByContext = new WeakMap<ServiceContext, Pending>();
+
+function fingerprintOf(event: APIGatewayProxyEvent): string {
+  return createHash('sha256')
+    .update(`${event.httpMethod} ${event.path}\n${event.body ?? ''}`)
+    .digest('hex');
+}
+
+function replayed(response: StoredResponse): APIGatewayProxyResult {
+  return { statusCode: response.statusCode, headers: { ...response.headers, 'Idempotent-Replayed': 'true' }, body: response.body };
+}
+
+function conflict(code: ErrorCode, message: string): ServiceError {
+  return new ServiceError(code, message, 'Idempotency-Key');
+}
+
+async function claimOrReplay(pending: Pending): Promise<APIGatewayProxyResult | undefined> {
+  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+    const now = runtime.clock.now();
+    const claim = await claimIdempotencyKey(
+      pending.tenant,
+      pending.key,
+      pending.fingerprint,
+      now,
+      new Date(now.getTime() + IDEMPOTENCY_RETENTION_SECONDS * 1000),
+      new Date(now.getTime() + LOCK_SECONDS * 1000),
+    );
+    if (claim.outcome === 'claimed') return undefined;
+    if (claim.fingerprint !== pending.fingerprint) {
+      throw conflict(
+        'idempotency_key_reused',
+        `Keys for idempotent requests can only be used with the same parameters they were first used with. Use a new Idempotency-Key for a different request.`,
+      );
+    }
+    if (claim.outcome === 'completed') return replayed(claim.response);
+    if (Date.now() >= deadline) {
+      throw conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
+    }
+    await sleep(delay);
+  }
+}
+
+async function settle(context: ServiceContext, response: APIGatewayProxyResult): Promise<void> {
+  const pending = pendingByContext.get(context);
+  if (!pending) return;
+  pendingByContext.delete(context);
+  if (response.statusCode >= 500 || UNSAVED.has(response.statusCode)) {
+    await releaseIdempotencyKey(pending.tenant, pending.key, pending.fingerprint);
+    return;
+  }
+  const headers = Object.fromEntries(Object.entries(response.headers ?? {}).map(([k, v]) => [k, String(v)]));
+  await recordIdempotentResponse(pending.tenant, pending.key, pending.fingerprint, {
+    statusCode: response.statusCode,
+    headers,
+    body: response.body,
+  });
+}
+
+/** Idempotency-Key on POST: the same key and body replay the first response; a different body is refused. */
+export function idempotency(): ServiceMiddleware {
+  return {
+    before: async (request) => {
+      const { event, context } = request;
+      const key = header(event, 'idempotency-key');
+      if (event.httpMethod !== 'POST' || key === undefined) return;
+      if (!KEY_PATTERN.test(key)) {
+        throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters', 'Idempotency-Key');
+      }
+      const pending: Pending = { tenant: requireAuth(context).tenant, key, fingerprint: fingerprintOf(event) };
+      const replay = await claimOrReplay(pending);
+      if (replay) context.replay = replay;
+      else pendingByContext.set(context, pending);
+    },
+    after: async (request) => {
+      if (request.response) await settle(request.context, request.response);
+    },
+    onError: async (request) => {
+      // Converted here (not only in the envelope) so a failed operation's answer is replayed too.
+      const response = request.response ?? errorResult(request.error, request.context.requestId);
+      request.response = response;
+      await settle(request.context, response);
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type * as z from 'zod';
+import { invalidRequest, validationFailed, type ServiceError } from '../domain/errors.ts';
+
+/** Where an input came from decides its error: bad path or query → 400, a bad body field → 422 (§7). */
+export type InputSource = 'path' | 'query' | 'body';
+
+function paramName(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const segment of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[segment];
+  }
+  return value;
+}
+
+function toServiceError(issue: z.core.$ZodIssue, input: unknown, source: InputSource): ServiceError {
+  if (issue.code === 'unrecognized_keys') {
+    const param = paramName([...issue.path, issue.keys[0]!]);
+    return invalidRequest(`Received unknown parameter: ${param}`, param);
+  }
+  const param = paramName(issue.path);
+  if (param === '') {
+    return invalidRequest(source === 'body' ? 'The request body must be a JSON object' : issue.message);
+  }
+  if (valueAt(input, issue.path) === undefined) {
+    // A missing required field is a malformed request (§7 invalid_request), not a field that failed validation.
+    return invalidRequest(`Missing required param: ${param}`, param);
+  }
+  const message = `Invalid ${param}: ${issue.message}`;
+  return source === 'body' ? validationFailed(message, param) : invalidRequest(message, param);
+}
+
+export function parseInput<T>(schema: z.ZodType<T>, input: unknown, source: InputSource): T {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw toServiceError(result.error.issues[0]!, input, source);
+}
+
+/** Parses a raw request body as JSON; an empty body reads as `{}` so optional-only bodies can be omitted. */
+export function parseJsonBody(body: string | null, isBase64Encoded: boolean, contentType: string | undefined): unknown {
+  if (body === null || body === '') return {};
+  if (contentType !== undefined && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType.trim())) {
+    throw invalidRequest(`Unsupported Content-Type '${contentType}': send the body as application/json`);
+  }
+  const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidRequest('The request body is not valid JSON');
+  }
+}

@@ -1,0 +1,36 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { PageRequest } from '../domain/pagination.ts';
+
+/** What a handler's action returns; the middleware turns it into the Lambda proxy result. */
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export const ok = (data: unknown, status = 200): Reply => ({ status, body: { data } });
+
+export const created = (data: unknown): Reply => ok(data, 201);
+
+export function pageOf<T>(items: readonly T[], total: number, page: PageRequest): Reply {
+  return {
+    status: 200,
+    body: {
+      data: items,
+      pagination: {
+        total,
+        page: page.page,
+        per_page: page.per_page,
+        total_pages: Math.ceil(total / page.per_page),
+      },
+    },
+  };
+}
+
+export function jsonResult(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}

@@ -1,0 +1,57 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import * as z from 'zod';
+import { runtime } from '../composition.ts';
+import type { KeyGrant } from '../store/api-keys.ts';
+import { authenticate } from './authenticate.ts';
+import { authorize } from './authorize.ts';
+import { header, requireAuth, type ServiceContext } from './context.ts';
+import { responseEnvelope } from './envelope.ts';
+import { idempotency } from './idempotency.ts';
+import { enforceIpAllowlist } from './ip-allowlist.ts';
+import { parseInput, parseJsonBody } from './parse.ts';
+import { rateLimit } from './rate-limit.ts';
+import { jsonResult, type Reply } from './responses.ts';
+
+export interface RestInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  auth: KeyGrant;
+  now: Date;
+  requestId: string;
+}
+
+export interface RestSchemas<P, Q, B> {
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+}
+
+const nothing = z.strictObject({});
+
+/**
+ * A merchant REST endpoint: the standard middleware stack (envelope, API key, IP allowlist, rate
+ * limit, scope and trial, idempotency), then the endpoint's own zod schemas, then its one action.
+ */
+export function restHandler<P = Record<string, never>, Q = Record<string, never>, B = Record<string, never>>(
+  schemas: RestSchemas<P, Q, B>,
+  action: (input: RestInput<P, Q, B>) => Promise<Reply>,
+) {
+  const run = async (event: APIGatewayProxyEvent, context: ServiceContext): Promise<APIGatewayProxyResult> => {
+    if (context.replay) return context.replay;
+    const params = parseInput((schemas.params ?? nothing) as z.ZodType<P>, event.pathParameters ?? {}, 'path');
+    const query = parseInput((schemas.query ?? nothing) as z.ZodType<Q>, event.queryStringParameters ?? {}, 'query');
+    const rawBody = parseJsonBody(event.body, event.isBase64Encoded, header(event, 'content-type'));
+    const body = parseInput((schemas.body ?? nothing) as z.ZodType<B>, rawBody, 'body');
+    const reply = await action({ params, query, body, auth: requireAuth(context), now: runtime.clock.now(), requestId: context.requestId });
+    return jsonResult(reply.status, reply.body, reply.headers);
+  };
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ServiceContext>(run)
+    .use(responseEnvelope())
+    .use(authenticate())
+    .use(enforceIpAllowlist())
+    .use(rateLimit())
+    .use(authorize())
+    .use(idempotency());
+}

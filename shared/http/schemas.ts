@@ -1,0 +1,28 @@
+import * as z from 'zod';
+import { PAGE_BOUNDS, PER_PAGE_BOUNDS } from '../domain/pagination.ts';
+
+/** An integer query parameter with bounds and a default; query strings arrive as text. */
+export function integerParam(bounds: { min: number; max: number; default: number }) {
+  return z
+    .string()
+    .regex(/^\d{1,9}$/, { error: `must be an integer from ${bounds.min} to ${bounds.max}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(bounds.min, { error: `must be an integer from ${bounds.min} to ${bounds.max}` })
+        .max(bounds.max, { error: `must be an integer from ${bounds.min} to ${bounds.max}` }),
+    )
+    .default(bounds.default);
+}
+
+/** page and per_page, the same bounds on every list endpoint (§8). */
+export const pageQuery = {
+  page: integerParam(PAGE_BOUNDS),
+  per_page: integerParam(PER_PAGE_BOUNDS),
+};
+
+export const idParam = (prefix: string) =>
+  z.strictObject({ id: z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{26}$`), { error: `must be a ${prefix}_ id` }) });
+
+export const isoTimestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-01-31T12:00:00Z' });

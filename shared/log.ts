@@ -1,0 +1,43 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * Structured JSON logs, one object per line, with the request's context on every line. Personal data
+ * (emails, names) is never passed here; ids are enough to trace a request.
+ */
+type Fields = Record<string, unknown>;
+
+/** Lambda runs one request per process at a time; the local server serves many, each in its own scope. */
+const scopes = new AsyncLocalStorage<Fields>();
+let processContext: Fields = {};
+
+export function withLogScope<T>(fn: () => Promise<T>): Promise<T> {
+  return scopes.run({}, fn);
+}
+
+export function setLogContext(fields: Fields): void {
+  const scope = scopes.getStore();
+  if (scope) {
+    for (const key of Object.keys(scope)) delete scope[key];
+    Object.assign(scope, fields);
+  } else {
+    processContext = fields;
+  }
+}
+
+function write(level: 'info' | 'warn' | 'error', message: string, fields: Fields): void {
+  const context = scopes.getStore() ?? processContext;
+  const line = JSON.stringify({ level, time: new Date().toISOString(), message, ...context, ...fields });
+  if (level === 'error') console.error(line);
+  else console.log(line);
+}
+
+export const log = {
+  info: (message: string, fields: Fields = {}) => write('info', message, fields),
+  warn: (message: string, fields: Fields = {}) => write('warn', message, fields),
+  error: (message: string, fields: Fields = {}) => write('error', message, fields),
+};
+
+export function describeError(error: unknown): Fields {
+  if (error instanceof Error) return { error_name: error.name, error_message: error.message, stack: error.stack };
+  return { error_message: String(error) };
+}

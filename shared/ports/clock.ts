@@ -1,0 +1,21 @@
+/** The one clock all code reads, so tests and the local server can move time for every component at once. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** Real time plus an offset that only ever moves forward: scheduled work, TTLs and key grace periods follow it. */
+export class AdjustableClock implements Clock {
+  private offsetMs = 0;
+
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+
+  advance(seconds: number): Date {
+    if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError('advance_seconds must be a non-negative number');
+    this.offsetMs += seconds * 1000;
+    return this.now();
+  }
+}

@@ -1,0 +1,21 @@
+import { keyStatus } from '../domain/api-key-lifecycle.ts';
+import type { ApiKeyRecord } from '../store/api-keys.ts';
+
+/** The REST shape of an API key; the secret itself is never part of it. */
+export function apiKeyResource(record: ApiKeyRecord, now: Date) {
+  const prefix = record.kind === 'publishable' ? 'svc_pub_' : `svc_${record.tenant.environment}_`;
+  return {
+    id: record.id,
+    object: 'api_key',
+    name: record.name,
+    type: record.kind,
+    environment: record.tenant.environment,
+    scopes: record.scopes,
+    redacted_key: `${prefix}...${record.hint}`,
+    status: keyStatus(record, now),
+    created_at: record.createdAt,
+    expires_at: record.validUntil,
+    rotated_at: record.rotatedAt,
+    revoked_at: record.revokedAt,
+  };
+}

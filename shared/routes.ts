@@ -1,0 +1,86 @@
+import type { ScopeRequirement } from './domain/api-keys.ts';
+
+/**
+ * Every endpoint the service exposes, once. The CDK stack makes one Lambda per entry and the local
+ * server mounts the same handler modules from it, so the two cannot drift; the HTTP middleware reads
+ * the entry's scope from here by the request's method and resource path.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** rest: merchant API (API key); edge: cancel-session API (session token); webhook: processors (signature). */
+export type Surface = 'rest' | 'edge' | 'webhook';
+
+export interface Route {
+  method: HttpMethod;
+  /** API Gateway resource path; `{name}` marks a path parameter. */
+  path: string;
+  /** Handler module under functions/, without extension; it exports `handler`. */
+  handler: string;
+  surface: Surface;
+  /** What the API key must hold (rest routes only). */
+  scope?: ScopeRequirement;
+  /** Table access the function is granted; rest reads may also write their own rate-limit log. */
+  table: 'read' | 'write';
+}
+
+export const ROUTES: readonly Route[] = [
+  { method: 'GET', path: '/v1/auth/me', handler: 'auth/me', surface: 'rest', scope: 'any', table: 'read' },
+  { method: 'GET', path: '/v1/api-keys', handler: 'api-keys/list', surface: 'rest', scope: ['admin'], table: 'read' },
+  { method: 'POST', path: '/v1/api-keys', handler: 'api-keys/create', surface: 'rest', scope: ['admin'], table: 'write' },
+  { method: 'POST', path: '/v1/api-keys/{id}/rotate', handler: 'api-keys/rotate', surface: 'rest', scope: ['admin'], table: 'write' },
+  { method: 'POST', path: '/v1/api-keys/{id}/revoke', handler: 'api-keys/revoke', surface: 'rest', scope: ['admin'], table: 'write' },
+];
+
+/** Answers requests no route matches: 404, or 405 with Allow when the path exists under another method. */
+export const FALLBACK_HANDLER = 'platform/not-found';
+
+const patterns = new Map(ROUTES.map((route) => [route, pathPattern(route.path)]));
+/** Literal segments win over parameters (`/things/export` before `/things/{id}`), as in API Gateway. */
+const bySpecificity = [...ROUTES].sort((a, b) => parameterCount(a.path) - parameterCount(b.path));
+
+function parameterCount(path: string): number {
+  return (path.match(/\{/g) ?? []).length;
+}
+
+function decodeSegment(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+function pathPattern(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((segment) => (/^\{\w+\}$/.test(segment) ? '([^/]+)' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+export function routeFor(method: string, resourcePath: string): Route | undefined {
+  return ROUTES.find((route) => route.method === method && route.path === resourcePath);
+}
+
+export interface RouteMatch {
+  route: Route;
+  pathParameters: Record<string, string>;
+}
+
+/** Matches a concrete request path (as the local server sees it) to a route and its parameters. */
+export function matchRoute(method: string, path: string): RouteMatch | undefined {
+  for (const route of bySpecificity) {
+    if (route.method !== method) continue;
+    const match = patterns.get(route)!.exec(path);
+    if (!match) continue;
+    const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    const pathParameters = Object.fromEntries(names.map((name, i) => [name, decodeSegment(match[i + 1]!)]));
+    return { route, pathParameters };
+  }
+  return undefined;
+}
+
+/** Methods that serve a concrete path, for 405 answers. */
+export function methodsForPath(path: string): HttpMethod[] {
+  return ROUTES.filter((route) => patterns.get(route)!.test(path)).map((route) => route.method);
+}

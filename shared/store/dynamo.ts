@@ -1,0 +1,43 @@
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export type Item = Record<string, unknown>;
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+/**
+ * The document client every store module uses. The endpoint comes from the SDK's own
+ * AWS_ENDPOINT_URL_DYNAMODB, so the same code talks to DynamoDB Local and to AWS.
+ */
+export function createDocumentClient(): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 4 }), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}
+
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof ConditionalCheckFailedException || (error as { name?: string })?.name === 'ConditionalCheckFailedException';
+}
+
+/** Which items of a cancelled transaction failed their condition (by position in the request). */
+export function cancelledPositions(error: unknown): number[] | undefined {
+  const cancelled =
+    error instanceof TransactionCanceledException || (error as { name?: string })?.name === 'TransactionCanceledException';
+  if (!cancelled) return undefined;
+  const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+  return reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
+}
+
+export function isTransactionConflict(error: unknown): boolean {
+  const name = (error as { name?: string })?.name;
+  if (name === 'TransactionConflictException') return true;
+  if (name !== 'TransactionCanceledException') return false;
+  const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+  return reasons.some((reason) => reason.Code === 'TransactionConflict');
+}

@@ -1,0 +1,104 @@
+import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { runtime } from '../composition.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { isConditionFailure } from './dynamo.ts';
+import { epochSeconds, tenantPk } from './keys.ts';
+
+const { db, tableName } = runtime;
+
+export interface StoredResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type IdempotencyClaim =
+  | { outcome: 'claimed' }
+  | { outcome: 'in_progress'; fingerprint: string }
+  | { outcome: 'completed'; fingerprint: string; response: StoredResponse };
+
+const sk = (key: string): string => `IDEMPOTENCY#${key}`;
+
+/**
+ * Claims an idempotency key for one execution. The claim succeeds when no live record exists, or when
+ * a previous execution died without finishing and its lock has lapsed; otherwise the existing record
+ * comes back with the failed condition, with no extra read.
+ */
+export async function claimIdempotencyKey(
+  tenant: Tenant,
+  key: string,
+  fingerprint: string,
+  now: Date,
+  retainUntil: Date,
+  lockUntil: Date,
+): Promise<IdempotencyClaim> {
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          pk: tenantPk(tenant),
+          sk: sk(key),
+          entity: 'idempotency_record',
+          fingerprint,
+          state: 'in_progress',
+          locked_until: lockUntil.toISOString(),
+          retain_until: retainUntil.toISOString(),
+          expires_at: epochSeconds(retainUntil),
+        },
+        ConditionExpression:
+          'attribute_not_exists(pk) OR retain_until <= :now OR (#state = :in_progress AND locked_until <= :now)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':in_progress': 'in_progress' },
+        ReturnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure.ALL_OLD,
+      }),
+    );
+    return { outcome: 'claimed' };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const raw = (error as ConditionalCheckFailedException).Item;
+    const existing = raw ? unmarshall(raw) : {};
+    const fingerprintSeen = existing.fingerprint as string;
+    if (existing.state === 'completed') {
+      return { outcome: 'completed', fingerprint: fingerprintSeen, response: existing.response as StoredResponse };
+    }
+    return { outcome: 'in_progress', fingerprint: fingerprintSeen };
+  }
+}
+
+export async function recordIdempotentResponse(tenant: Tenant, key: string, fingerprint: string, response: StoredResponse): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: { pk: tenantPk(tenant), sk: sk(key) },
+      UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until',
+      ConditionExpression: 'fingerprint = :fingerprint AND #state = :in_progress',
+      ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
+      ExpressionAttributeValues: {
+        ':completed': 'completed',
+        ':response': response,
+        ':fingerprint': fingerprint,
+        ':in_progress': 'in_progress',
+      },
+    }),
+  );
+}
+
+/** Lets a retry run the operation again after a failure that produced no result worth replaying. */
+export async function releaseIdempotencyKey(tenant: Tenant, key: string, fingerprint: string): Promise<void> {
+  try {
+    await db.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: { pk: tenantPk(tenant), sk: sk(key) },
+        ConditionExpression: 'fingerprint = :fingerprint AND #state = :in_progress',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':fingerprint': fingerprint, ':in_progress': 'in_progress' },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}

@@ -1,0 +1,25 @@
+import type { Tenant } from '../domain/tenant.ts';
+
+/**
+ * Partition keys. Everything a merchant owns lives under its tenant partition (merchant + environment),
+ * so a query built from an API key's tenant cannot reach another merchant's or environment's items.
+ * The few partitions outside it are lookups that must work before the tenant is known (key hashes) or
+ * are merchant-wide (the profile), and carry their own entity prefix.
+ */
+export const tenantPk = (tenant: Tenant): string => `TENANT#${tenant.merchantId}#${tenant.environment}`;
+
+export const merchantPk = (merchantId: string): string => `MERCHANT#${merchantId}`;
+
+/** Rate-limit logs get their own prefix so IAM can let read-only functions write them and nothing else. */
+export const RATE_LIMIT_PK_PREFIX = 'RATE#';
+export const rateLimitPk = (tenant: Tenant): string => `${RATE_LIMIT_PK_PREFIX}${tenant.merchantId}#${tenant.environment}`;
+
+export const keyHashPk = (hash: string): string => `KEYHASH#${hash}`;
+
+export const otherEnvironment = (tenant: Tenant): Tenant => ({
+  merchantId: tenant.merchantId,
+  environment: tenant.environment === 'live' ? 'test' : 'live',
+});
+
+/** DynamoDB TTL wants epoch seconds. */
+export const epochSeconds = (at: Date): number => Math.floor(at.getTime() / 1000);
