@@ -24,7 +24,13 @@ export function setLogContext(fields: Fields): void {
   }
 }
 
-function write(level: 'info' | 'warn' | 'error', message: string, fields: Fields): void {
+const LEVELS = { info: 0, warn: 1, error: 2, silent: 3 } as const;
+type Level = keyof typeof LEVELS;
+/** LOG_LEVEL=warn (or error) quiets the per-request lines, e.g. in test runs. */
+const threshold = LEVELS[(process.env.LOG_LEVEL as Level) ?? 'info'] ?? LEVELS.info;
+
+function write(level: Exclude<Level, 'silent'>, message: string, fields: Fields): void {
+  if (LEVELS[level] < threshold) return;
   const context = scopes.getStore() ?? processContext;
   const line = JSON.stringify({ level, time: new Date().toISOString(), message, ...context, ...fields });
   if (level === 'error') console.error(line);

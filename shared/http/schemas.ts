@@ -5,7 +5,7 @@ import { PAGE_BOUNDS, PER_PAGE_BOUNDS } from '../domain/pagination.ts';
 export function integerParam(bounds: { min: number; max: number; default: number }) {
   return z
     .string()
-    .regex(/^\d{1,9}$/, { error: `must be an integer from ${bounds.min} to ${bounds.max}` })
+    .regex(/^\d+$/, { error: `must be an integer from ${bounds.min} to ${bounds.max}` })
     .transform(Number)
     .pipe(
       z

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { advanceClock, call, newMerchant } from '../support/api.ts';
+
+async function keyCount(adminKey: string): Promise<number> {
+  return (await call('GET', '/v1/api-keys', { key: adminKey })).body.pagination.total;
+}
+
+describe('Idempotency-Key on POST', () => {
+  it('replays the first response for the same key and body, without running the operation again', async () => {
+    // Prepare
+    const { keys } = await newMerchant();
+    const request = { key: keys.test_admin, body: { name: 'ci', scopes: ['read'] }, headers: { 'idempotency-key': 'create-ci-1' } };
+    // Act
+    const first = await call('POST', '/v1/api-keys', request);
+    const second = await call('POST', '/v1/api-keys', request);
+    // Assess
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers['Idempotent-Replayed']).toBe('true');
+    expect(second.headers['X-Request-Id']).not.toBe(first.headers['X-Request-Id']);
+    expect(await keyCount(keys.test_admin)).toBe(5);
+  });
+
+  it('refuses the same key with a different body: 422 idempotency_key_reused', async () => {
+    const { keys } = await newMerchant();
+    const headers = { 'idempotency-key': 'k-1' };
+    await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'a', scopes: ['read'] }, headers });
+    const reused = await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'b', scopes: ['read'] }, headers });
+    expect(reused.status).toBe(422);
+    expect(reused.body.error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+  });
+
+  it('runs concurrent requests with one key once', async () => {
+    const { keys } = await newMerchant();
+    const request = { key: keys.test_admin, body: { name: 'burst', scopes: ['read'] }, headers: { 'idempotency-key': 'burst-1' } };
+    const responses = await Promise.all(Array.from({ length: 8 }, () => call('POST', '/v1/api-keys', request)));
+    const succeeded = responses.filter((r) => r.status === 201);
+    expect(succeeded.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(succeeded.map((r) => r.body.data.id)).size).toBe(1);
+    for (const other of responses.filter((r) => r.status !== 201)) expect(other.body.error.code).toBe('idempotency_key_in_use');
+    expect(await keyCount(keys.test_admin)).toBe(5);
+  });
+
+  it('keeps keys per merchant and environment, and forgets them after 24 hours', async () => {
+    const { keys } = await newMerchant();
+    const body = { name: 'daily', scopes: ['read'] };
+    const headers = { 'idempotency-key': 'same-key' };
+    const test = await call('POST', '/v1/api-keys', { key: keys.test_admin, body, headers });
+    const live = await call('POST', '/v1/api-keys', { key: keys.live_admin, body, headers });
+    expect(live.body.data.id).not.toBe(test.body.data.id);
+    advanceClock(24 * 3600 + 1);
+    const later = await call('POST', '/v1/api-keys', { key: keys.test_admin, body, headers });
+    expect(later.status).toBe(201);
+    expect(later.body.data.id).not.toBe(test.body.data.id);
+  });
+
+  it('does not save validation failures: the corrected request runs under the same key', async () => {
+    const { keys } = await newMerchant();
+    const headers = { 'idempotency-key': 'fix-me' };
+    const bad = await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: '', scopes: ['read'] }, headers });
+    expect(bad.status).toBe(422);
+    const fixed = await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'ok', scopes: ['read'] }, headers });
+    expect(fixed.status).toBe(201);
+  });
+
+  it('replays conflicts too: a second revoke under the same key returns the first answer', async () => {
+    const { keys } = await newMerchant();
+    const created = await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'x', scopes: ['read'] } });
+    const path = `/v1/api-keys/${created.body.data.id}/revoke`;
+    const first = await call('POST', path, { key: keys.test_admin, headers: { 'idempotency-key': 'rv' } });
+    const again = await call('POST', path, { key: keys.test_admin, headers: { 'idempotency-key': 'rv' } });
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.headers['Idempotent-Replayed']).toBe('true');
+    const fresh = await call('POST', path, { key: keys.test_admin, headers: { 'idempotency-key': 'rv-2' } });
+    expect(fresh.status).toBe(409);
+  });
+
+  it('refuses a malformed key with 400', async () => {
+    const { keys } = await newMerchant();
+    const response = await call('POST', '/v1/api-keys', {
+      key: keys.test_admin,
+      body: { name: 'x', scopes: ['read'] },
+      headers: { 'idempotency-key': 'x'.repeat(300) },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.param).toBe('Idempotency-Key');
+  });
+});
