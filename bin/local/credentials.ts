@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const LOCAL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.local');
+/** Local state (engine data, credentials); LOCAL_DIR moves it, so test runs never touch a developer's .local/. */
+export const LOCAL_DIR = process.env.LOCAL_DIR ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.local');
 export const CREDENTIALS_FILE = join(LOCAL_DIR, 'credentials.json');
 /** Where a running `npm start` advertises its engine, so the ops CLI can use the same data. */
 export const ENGINE_FILE = join(LOCAL_DIR, 'engine.json');

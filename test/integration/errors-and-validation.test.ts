@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { lambdaContext, toLambdaEvent } from '../../bin/local/lambda-event.ts';
+import type { ServiceContext } from '../../shared/http/context.ts';
 import { publicHandler } from '../../shared/http/public-handler.ts';
 import { call, newMerchant } from '../support/api.ts';
 
@@ -78,7 +79,7 @@ describe('error envelope (§7)', () => {
       null,
     );
     // Act
-    const result = await failing(event, lambdaContext('boom'));
+    const result = await failing(event, lambdaContext('boom') as ServiceContext);
     // Assess
     const body = JSON.parse(result.body);
     expect(result.statusCode).toBe(500);

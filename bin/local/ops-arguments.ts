@@ -1,0 +1,71 @@
+import { SCOPES, type Scope } from '../../shared/domain/api-keys.ts';
+import type { NewKeyRequest } from '../../shared/domain/api-key-lifecycle.ts';
+import { parseAllowlistEntry } from '../../shared/domain/ip-allowlist.ts';
+import type { MerchantTerms } from '../../shared/domain/merchant-onboarding.ts';
+import { PLAN_NAMES, type Plan } from '../../shared/domain/plans.ts';
+import { ENVIRONMENTS, type Environment, type Tenant } from '../../shared/domain/tenant.ts';
+
+/** Turns the ops CLI's flags into domain requests, refusing bad values with a RangeError the CLI reports as usage. */
+type Flags = Partial<Record<string, string | boolean>>;
+
+function text(flags: Flags, name: string): string | undefined {
+  const value = flags[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function timestamp(value: string, flag: string): string {
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) throw new RangeError(`--${flag} must be an ISO 8601 timestamp`);
+  return at.toISOString();
+}
+
+export function parseMerchantTerms(flags: Flags): MerchantTerms {
+  const terms: MerchantTerms = {};
+  const name = text(flags, 'name');
+  if (name !== undefined) terms.name = name;
+  const plan = text(flags, 'plan');
+  if (plan !== undefined) {
+    if (!PLAN_NAMES.includes(plan as Plan)) throw new RangeError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
+    terms.plan = plan as Plan;
+  }
+  const trialEnds = text(flags, 'trial-ends');
+  if (trialEnds !== undefined) terms.trialEndsAt = trialEnds === 'none' ? null : timestamp(trialEnds, 'trial-ends');
+  const allowlist = text(flags, 'ip-allowlist');
+  if (allowlist !== undefined) {
+    terms.ipAllowlist = allowlist
+      .split(',')
+      .filter((entry) => entry.trim() !== '')
+      .map((entry) => {
+        const parsed = parseAllowlistEntry(entry);
+        if (!parsed) throw new RangeError(`--ip-allowlist entry '${entry}' is not an IPv4 address or CIDR range`);
+        return parsed;
+      });
+  }
+  const rateLimit = text(flags, 'rate-limit');
+  if (rateLimit !== undefined) terms.rateLimitOverride = rateLimit === 'none' ? null : Number(rateLimit);
+  return terms;
+}
+
+export function parseKeyRequest(flags: Flags): { tenant: Tenant; request: NewKeyRequest } {
+  const merchantId = text(flags, 'merchant');
+  if (!merchantId) throw new RangeError('--merchant is required');
+  const environment = text(flags, 'env');
+  if (!ENVIRONMENTS.includes(environment as Environment)) throw new RangeError('--env must be test or live');
+  const kind = text(flags, 'type') ?? 'secret';
+  if (kind !== 'secret' && kind !== 'publishable') throw new RangeError('--type must be secret or publishable');
+  const scopes = text(flags, 'scopes')?.split(',').map((scope) => scope.trim());
+  for (const scope of scopes ?? []) {
+    if (!SCOPES.includes(scope as Scope)) throw new RangeError(`--scopes entry '${scope}' is not one of ${SCOPES.join(', ')}`);
+  }
+  if (kind === 'secret' && !scopes?.length) throw new RangeError('--scopes is required for a secret key');
+  const expires = text(flags, 'expires');
+  return {
+    tenant: { merchantId, environment: environment as Environment },
+    request: {
+      name: text(flags, 'name') ?? `${environment} key`,
+      kind,
+      scopes: kind === 'secret' ? (scopes as Scope[]) : undefined,
+      expiresAt: expires === undefined ? undefined : timestamp(expires, 'expires'),
+    },
+  };
+}

@@ -1,0 +1,106 @@
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+/**
+ * `npm run --silent ops -- <command>`: operator commands, printing JSON. Against AWS when TABLE_NAME
+ * is set; otherwise against the local store, through the engine a running `npm start` advertises (so
+ * it works in --memory mode too), or the on-disk store when no server runs.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson } from './local/credentials.ts';
+import { startDynamoDbLocal, type LocalEngine } from './local/dynamodb-local.ts';
+import { ensureTable, localEnvironment } from './local/table.ts';
+
+const USAGE = `Usage:
+  ops merchant create [--name NAME] [--plan starter|growth|scale|enterprise] [--trial-ends ISO|none] [--ip-allowlist CIDR,...] [--rate-limit N]
+  ops merchant update <merchant_id> [same flags]
+  ops key create --merchant <merchant_id> --env test|live --scopes read,write,... [--name NAME] [--type secret|publishable] [--expires ISO]`;
+
+class UsageError extends Error {}
+
+async function engineReachable(endpoint: string): Promise<boolean> {
+  try {
+    await fetch(endpoint, { signal: AbortSignal.timeout(2000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Points the runtime at the right table before any module that reads configuration is imported. */
+async function connect(): Promise<LocalEngine | undefined> {
+  if (process.env.TABLE_NAME) return undefined;
+  const running = readJson<{ endpoint: string }>(ENGINE_FILE);
+  if (running && (await engineReachable(running.endpoint))) {
+    Object.assign(process.env, localEnvironment(running.endpoint, LOCAL_TABLE));
+    return undefined;
+  }
+  const dataDir = join(LOCAL_DIR, 'dynamodb');
+  mkdirSync(dataDir, { recursive: true });
+  const engine = await startDynamoDbLocal({ dataDir });
+  await ensureTable(engine.endpoint, LOCAL_TABLE);
+  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
+  return engine;
+}
+
+const FLAGS = {
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  'trial-ends': { type: 'string' },
+  'ip-allowlist': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  merchant: { type: 'string' },
+  env: { type: 'string' },
+  scopes: { type: 'string' },
+  type: { type: 'string' },
+  expires: { type: 'string' },
+} as const;
+
+async function run(argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({ args: argv, options: FLAGS, allowPositionals: true, strict: true });
+  const [noun, verb, target] = positionals;
+  const { runtime } = await import('../shared/composition.ts');
+  const { parseMerchantTerms, parseKeyRequest } = await import('./local/ops-arguments.ts');
+  const now = runtime.clock.now();
+  if (noun === 'merchant' && verb === 'create' && target === undefined) {
+    const { onboardMerchant } = await import('../shared/domain/merchant-onboarding.ts');
+    const { merchant, keys } = await onboardMerchant(parseMerchantTerms(values), now);
+    return { merchant_id: merchant.id, plan: merchant.plan, trial_ends_at: merchant.trialEndsAt, ip_allowlist: merchant.ipAllowlist, keys };
+  }
+  if (noun === 'merchant' && verb === 'update' && target !== undefined) {
+    const { changeMerchantTerms } = await import('../shared/domain/merchant-onboarding.ts');
+    const merchant = await changeMerchantTerms(target, parseMerchantTerms(values), now);
+    return {
+      merchant_id: merchant.id,
+      plan: merchant.plan,
+      rate_limit_override: merchant.rateLimitOverride,
+      trial_ends_at: merchant.trialEndsAt,
+      ip_allowlist: merchant.ipAllowlist,
+    };
+  }
+  if (noun === 'key' && verb === 'create' && target === undefined) {
+    const { issueApiKey } = await import('../shared/domain/api-key-lifecycle.ts');
+    const { tenant, request } = parseKeyRequest(values);
+    const { record, secret } = await issueApiKey(tenant, request, now);
+    return { id: record.id, merchant_id: tenant.merchantId, environment: tenant.environment, type: record.kind, scopes: record.scopes, secret };
+  }
+  throw new UsageError(USAGE);
+}
+
+async function main(): Promise<void> {
+  const engine = await connect();
+  try {
+    const result = await run(process.argv.slice(2));
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await engine?.stop();
+  }
+}
+
+main().catch((error: Error) => {
+  const code = error instanceof UsageError || error instanceof RangeError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ? 'usage'
+    : ((error as { code?: string }).code ?? 'error');
+  process.stderr.write(`${JSON.stringify({ error: { code, message: error.message } })}\n`);
+  process.exit(code === 'usage' ? 2 : 1);
+});

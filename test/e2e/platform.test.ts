@@ -1,0 +1,112 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalServer, type RunningServer } from '../support/local-server.ts';
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startLocalServer();
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function api(path: string, key: string | undefined, init: RequestInit = {}) {
+  const headers = new Headers(init.headers);
+  if (key) headers.set('Authorization', `Bearer ${key}`);
+  if (init.body) headers.set('Content-Type', 'application/json');
+  const response = await fetch(`${server.baseUrl}${path}`, { ...init, headers });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+/** A request from another loopback address, to exercise the IP allowlist with a real socket. */
+function getFrom(localAddress: string, path: string, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, server.baseUrl);
+    const req = request(url, { localAddress, headers: { Authorization: `Bearer ${key}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('local server, as a client sees it', () => {
+  it('seeds a demo merchant and serves /v1/auth/me with its keys', async () => {
+    const { credentials } = server;
+    expect(credentials.base_url).toBe(server.baseUrl);
+    expect(Object.keys(credentials.keys).sort()).toEqual(['live_admin', 'pub', 'test_admin', 'test_read', 'test_write']);
+    const me = await api('/v1/auth/me', credentials.keys.test_admin);
+    expect(me.status).toBe(200);
+    expect(me.body.data).toMatchObject({ merchant_id: credentials.merchant_id, plan: 'enterprise', environment: 'test' });
+    expect(me.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(me.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('creates, lists, rotates and revokes API keys over HTTP', async () => {
+    const admin = server.credentials.keys.test_admin;
+    const created = await api('/v1/api-keys', admin, { method: 'POST', body: JSON.stringify({ name: 'reporting', scopes: ['read', 'analytics'] }) });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ name: 'reporting', scopes: ['read', 'analytics'], environment: 'test' });
+    const secret: string = created.body.data.secret;
+    expect((await api('/v1/auth/me', secret)).body.data.scopes).toEqual(['read', 'analytics']);
+    const listed = await api('/v1/api-keys?per_page=100', admin);
+    const entry = listed.body.data.find((key: { id: string }) => key.id === created.body.data.id);
+    expect(entry).toBeDefined();
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
+    const rotated = await api(`/v1/api-keys/${created.body.data.id}/rotate`, admin, { method: 'POST' });
+    expect(rotated.status).toBe(200);
+    expect((await api('/v1/auth/me', secret)).status).toBe(200);
+    const clock = await fetch(`${server.baseUrl}/__dev/clock`, { method: 'POST', body: JSON.stringify({ advance_seconds: 24 * 3600 + 1 }) });
+    expect(clock.status).toBe(200);
+    expect((await api('/v1/auth/me', secret)).status).toBe(401);
+    expect((await api('/v1/auth/me', rotated.body.data.secret)).status).toBe(200);
+    const revoked = await api(`/v1/api-keys/${created.body.data.id}/revoke`, admin, { method: 'POST' });
+    expect(revoked.body.data.status).toBe('revoked');
+    expect((await api('/v1/auth/me', rotated.body.data.secret)).status).toBe(401);
+  });
+
+  it('answers unknown routes and bad input in the envelope', async () => {
+    const missing = await api('/v1/nothing-here', undefined);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.request_id).toBe(missing.headers.get('x-request-id'));
+    const malformed = await fetch(`${server.baseUrl}/v1/api-keys`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${server.credentials.keys.test_admin}`, 'Content-Type': 'application/json' },
+      body: '{oops',
+    });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as any).error.code).toBe('invalid_request');
+  });
+
+  it('ops CLI creates and updates merchants and keys against the running server', async () => {
+    const made = await server.ops(['merchant', 'create', '--plan', 'starter', '--ip-allowlist', '127.0.0.2/32']);
+    expect(made.code).toBe(0);
+    const merchant = JSON.parse(made.stdout);
+    expect(merchant.merchant_id).toMatch(/^mer_/);
+    expect(Object.keys(merchant.keys)).toHaveLength(5);
+    // Allowlisted for 127.0.0.2 only: a request from 127.0.0.1 is refused, one from 127.0.0.2 admitted.
+    expect(await getFrom('127.0.0.1', '/v1/auth/me', merchant.keys.test_read)).toBe(403);
+    expect(await getFrom('127.0.0.2', '/v1/auth/me', merchant.keys.test_read)).toBe(200);
+
+    const updated = await server.ops(['merchant', 'update', merchant.merchant_id, '--plan', 'growth', '--ip-allowlist', '']);
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ plan: 'growth', ip_allowlist: [] });
+    const me = await api('/v1/auth/me', merchant.keys.test_read);
+    expect(me.status).toBe(200);
+    expect(me.body.data.plan).toBe('growth');
+
+    const key = await server.ops(['key', 'create', '--merchant', merchant.merchant_id, '--env', 'live', '--scopes', 'read,webhooks']);
+    expect(key.code).toBe(0);
+    const issued = JSON.parse(key.stdout);
+    expect(issued.secret).toMatch(/^svc_live_/);
+    const liveMe = await api('/v1/auth/me', issued.secret);
+    expect(liveMe.body.data).toMatchObject({ environment: 'live', scopes: ['read', 'webhooks'], merchant_id: merchant.merchant_id });
+
+    const bad = await server.ops(['merchant', 'create', '--plan', 'platinum']);
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stderr.split('\n').find((line) => line.startsWith('{'))!).error.message).toContain('--plan');
+  });
+});
