@@ -20,7 +20,7 @@ export interface RunningServer {
 export async function startLocalServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
   const port = await freePort();
   const localDir = mkdtempSync(join(tmpdir(), 'recovery-e2e-'));
-  const env = { ...process.env, PORT: String(port), LOCAL_DIR: localDir, LOG_LEVEL: 'info', ...extraEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), LOCAL_DIR: localDir, LOG_LEVEL: 'info', ...extraEnv };
   delete env.TABLE_NAME;
   delete env.RUNTIME_MODE;
   delete env.AWS_ENDPOINT_URL_DYNAMODB;
