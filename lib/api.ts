@@ -1,0 +1,25 @@
+import type { Construct, IDependable } from 'constructs';
+import { ROUTES } from '../shared/routes.ts';
+import type { Data } from './data.ts';
+import { RouteApi } from './route-api.ts';
+
+export interface MerchantApiProps {
+  data: Data;
+  stageName: string;
+  cloudWatchAccount?: IDependable;
+}
+
+/**
+ * The merchants' REST API (/v1, API keys) and the processors' webhooks: both are server-to-server,
+ * so they share one API and one URL; no CORS, as no browser should call them.
+ */
+export class MerchantApi extends RouteApi {
+  constructor(scope: Construct, id: string, props: MerchantApiProps) {
+    super(scope, id, {
+      name: 'api',
+      description: 'Payment recovery: merchant REST API and processor webhooks',
+      routes: ROUTES.filter((route) => route.surface === 'rest' || route.surface === 'webhook'),
+      ...props,
+    });
+  }
+}

@@ -1,0 +1,152 @@
+import { Stack, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RestApi,
+  type CorsOptions,
+} from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct, type IDependable } from 'constructs';
+import { FALLBACK_HANDLER, type Route } from '../shared/routes.ts';
+import type { Data } from './data.ts';
+import { addEnvelopedGatewayResponses } from './gateway-responses.ts';
+import { constructIdFor, LOG_RETENTION, RouteFunction } from './route-function.ts';
+import { assertDeployablePaths, resourcePaths } from './route-paths.ts';
+
+/** One JSON object per request; field names match the functions' own log lines where they overlap. */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    request_id: AccessLogField.contextRequestId(),
+    extended_request_id: AccessLogField.contextExtendedRequestId(),
+    time: AccessLogField.contextRequestTime(),
+    ip: AccessLogField.contextIdentitySourceIp(),
+    user_agent: AccessLogField.contextIdentityUserAgent(),
+    method: AccessLogField.contextHttpMethod(),
+    resource: AccessLogField.contextResourcePath(),
+    path: AccessLogField.contextPath(),
+    protocol: AccessLogField.contextProtocol(),
+    status: AccessLogField.contextStatus(),
+    response_length: AccessLogField.contextResponseLength(),
+    latency_ms: AccessLogField.contextResponseLatency(),
+    integration_latency_ms: AccessLogField.contextIntegrationLatency(),
+    integration_status: AccessLogField.contextIntegrationStatus(),
+    error: AccessLogField.contextErrorMessage(),
+    error_type: AccessLogField.contextErrorResponseType(),
+    xray_trace_id: AccessLogField.contextXrayTraceId(),
+  }),
+);
+
+export interface RouteApiProps {
+  /** Short name, suffixed to the stack name: the API's name in the console. */
+  name: string;
+  description: string;
+  routes: readonly Route[];
+  data: Data;
+  stageName: string;
+  /** The region's API Gateway logging role; the stage waits for it, as logging fails until it is set. */
+  cloudWatchAccount?: IDependable;
+  cors?: CorsOptions;
+  /** Static headers added to the gateway's own error responses (e.g. CORS). */
+  gatewayResponseHeaders?: Record<string, string>;
+  /** Extra environment for every function of this API. */
+  environment?: Record<string, string>;
+}
+
+/**
+ * A REST API built from route table entries: one function per route behind a Lambda proxy
+ * integration, and a fallback function answering everything else in the service's envelope (404 for
+ * unknown paths, 405 for known paths under another method). API Gateway prefers an explicit method
+ * over ANY, and any resource over {proxy+}, so the fallback only sees what no route serves.
+ */
+export class RouteApi extends Construct {
+  readonly api: RestApi;
+  readonly routeFunctions: ReadonlyMap<Route, RouteFunction>;
+  readonly fallback: RouteFunction;
+
+  constructor(scope: Construct, id: string, props: RouteApiProps) {
+    super(scope, id);
+    assertDeployablePaths(props.routes);
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: LOG_RETENTION });
+    this.api = new RestApi(this, 'RestApi', {
+      restApiName: `${Stack.of(this).stackName}-${props.name}`,
+      description: props.description,
+      endpointTypes: [EndpointType.REGIONAL],
+      // The shared ApiGatewayAccount construct sets the logging role; one per API would collide.
+      cloudWatchRole: false,
+      defaultCorsPreflightOptions: props.cors,
+      deployOptions: {
+        stageName: props.stageName,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        // Execution logs for errors only; request and response bodies (personal data) are never logged.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+      },
+    });
+    if (props.cloudWatchAccount) this.api.deploymentStage.node.addDependency(props.cloudWatchAccount);
+    addEnvelopedGatewayResponses(this.api, props.gatewayResponseHeaders);
+
+    const functions = new Map<Route, RouteFunction>();
+    for (const route of props.routes) {
+      const fn = new RouteFunction(this, constructIdFor(route.handler), {
+        handler: route.handler,
+        description: `${route.method} ${route.path}`,
+        data: props.data,
+        access: route.table,
+        environment: props.environment,
+      });
+      this.api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn.function));
+      functions.set(route, fn);
+    }
+    this.routeFunctions = functions;
+
+    this.fallback = new RouteFunction(this, constructIdFor(FALLBACK_HANDLER), {
+      handler: FALLBACK_HANDLER,
+      description: 'Any path or method no route serves: 404 or 405 in the error envelope',
+      data: props.data,
+      access: 'none',
+      environment: props.environment,
+    });
+    // One invoke permission for the whole API instead of one per method: the fallback sits on every
+    // resource, and per-method statements would outgrow Lambda's 20 KB resource-policy limit.
+    const fallback = new LambdaIntegration(this.fallback.function, { scopePermissionToMethod: false });
+    this.api.root.addMethod('ANY', fallback);
+    // Every resource, not only those with methods: a resource with no method matching would
+    // otherwise answer 403 "Missing Authentication Token" instead of reaching the fallback.
+    for (const path of resourcePaths(props.routes)) this.api.root.resourceForPath(path).addMethod('ANY', fallback);
+    this.api.root.addProxy({ defaultIntegration: fallback, anyMethod: true });
+
+    acknowledgeApiFindings(this);
+  }
+}
+
+/** Findings that describe choices, not gaps; each reason says where the control lives instead. */
+function acknowledgeApiFindings(scope: Construct): void {
+  const validations = Validations.of(scope);
+  validations.acknowledge({
+    id: 'AwsSolutions-APIG2',
+    reason:
+      "Requests are validated in each function by the endpoint's zod schema, which answers 400/422 with the offending param in the service's error envelope; API Gateway's validator would answer in its own format and duplicate the schemas.",
+  });
+  validations.acknowledge({
+    id: 'AwsSolutions-APIG4',
+    reason:
+      'Authentication happens in the functions: merchant API keys (hashed, scoped, per environment) in the REST middleware, processor signatures on webhooks, session tokens on the edge API. The fallback is deliberately public: it only answers 404/405.',
+  });
+  validations.acknowledge({
+    id: 'AwsSolutions-COG4',
+    reason: 'Callers are merchant servers with API keys, payment processors and end customers with session tokens, none of whom have Cognito identities.',
+  });
+  validations.acknowledge({
+    id: 'AwsSolutions-APIG3',
+    reason:
+      "No WAF yet: per-merchant rate limiting is enforced in the functions, and AWS's managed rule groups block request bodies over 8 KB, which processor webhooks exceed. To be revisited with the deployable stack (issue 9) using rules tuned for webhooks.",
+  });
+}

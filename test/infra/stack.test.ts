@@ -1,0 +1,285 @@
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RecoveryStack } from '../../lib/recovery-stack.ts';
+import { constructIdFor } from '../../lib/route-function.ts';
+import { readStackConfig } from '../../lib/stack-config.ts';
+import { FALLBACK_HANDLER, ROUTES, type Route } from '../../shared/routes.ts';
+import { GLOBAL_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '../../shared/store/table-schema.ts';
+
+type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, any> };
+
+/** The stack as `cdk synth` builds it (cdk.json's context and feature flags), minus esbuild. */
+function synthesize(extraContext: Record<string, unknown> = {}) {
+  const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
+  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [], ...extraContext } });
+  const stack = new RecoveryStack(app, 'Test', { config: readStackConfig(app.node) });
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+let built: ReturnType<typeof synthesize>;
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  built = synthesize();
+  resources = built.template.toJSON().Resources;
+});
+
+function ofType(type: string): [string, Resource][] {
+  return Object.entries(resources).filter(([, resource]) => resource.Type === type);
+}
+
+/** Functions by their `handler` tag, which RouteFunction sets to the route's handler module. */
+function functionsFor(handler: string): [string, Resource][] {
+  return ofType('AWS::Lambda::Function').filter(([, fn]) =>
+    (fn.Properties.Tags ?? []).some((tag: { Key: string; Value: string }) => tag.Key === 'handler' && tag.Value === handler),
+  );
+}
+
+function roleLogicalId(fn: Resource): string {
+  return fn.Properties.Role['Fn::GetAtt'][0];
+}
+
+function statementsOfRole(roleId: string): Statement[] {
+  return ofType('AWS::IAM::Policy')
+    .filter(([, policy]) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleId))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+function statementsFor(route: Route): Statement[] {
+  const [[, fn]] = functionsFor(route.handler) as [[string, Resource]];
+  return statementsOfRole(roleLogicalId(fn));
+}
+
+const allows = (statements: Statement[], action: string) =>
+  statements.filter((statement) => statement.Effect === 'Allow' && list(statement.Action).includes(action));
+
+describe('functions', () => {
+  it('has exactly one function per route, plus one fallback per API', () => {
+    // Assess
+    for (const route of ROUTES) expect(functionsFor(route.handler), route.handler).toHaveLength(1);
+    expect(functionsFor(FALLBACK_HANDLER)).toHaveLength(2);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 2);
+  });
+
+  it('names each function after its handler and describes its route', () => {
+    for (const route of ROUTES) {
+      const [[logicalId, fn]] = functionsFor(route.handler) as [[string, Resource]];
+      expect(logicalId).toContain(constructIdFor(route.handler));
+      expect(fn.Properties.Description).toBe(`${route.method} ${route.path}`);
+    }
+  });
+
+  it('runs every function on nodejs22.x, arm64, traced, with its own retained log group and TABLE_NAME', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties.Runtime, id).toBe('nodejs22.x');
+      expect(fn.Properties.Architectures, id).toEqual(['arm64']);
+      expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+      expect(fn.Properties.MemorySize, id).toBe(512);
+      expect(fn.Properties.Timeout, id).toBe(29);
+      expect(fn.Properties.Environment.Variables).toMatchObject({ TABLE_NAME: { Ref: expect.any(String) }, NODE_OPTIONS: '--enable-source-maps' });
+      const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref;
+      expect(resources[logGroupId]?.Type, id).toBe('AWS::Logs::LogGroup');
+      expect(resources[logGroupId]?.Properties.RetentionInDays, id).toBeGreaterThan(0);
+    }
+  });
+
+  it('attaches no managed policies to function roles', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect(resources[roleLogicalId(fn)]?.Properties.ManagedPolicyArns, id).toBeUndefined();
+    }
+  });
+});
+
+describe('table', () => {
+  it('is keyed, indexed and expired as table-schema.ts says, on demand with point-in-time recovery', () => {
+    built.template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    built.template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: {
+        KeySchema: [
+          { AttributeName: TABLE_KEYS.partition, KeyType: 'HASH' },
+          { AttributeName: TABLE_KEYS.sort, KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+        SSESpecification: { SSEEnabled: true },
+        GlobalSecondaryIndexes: GLOBAL_INDEXES.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partition, KeyType: 'HASH' },
+            { AttributeName: index.sort, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      },
+    });
+  });
+});
+
+describe('least privilege', () => {
+  const XRAY = new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
+
+  it('has no wildcard actions, and Resource "*" only for X-Ray', () => {
+    const statements = ofType('AWS::IAM::Policy').flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      for (const action of list(statement.Action)) expect(action).not.toContain('*');
+      const resourcesOf = list(statement.Resource as unknown);
+      if (resourcesOf.some((resource) => JSON.stringify(resource).includes('*'))) {
+        expect(resourcesOf).toEqual(['*']);
+        expect(list(statement.Action).every((action) => XRAY.has(action))).toBe(true);
+      }
+    }
+  });
+
+  const reads = ROUTES.filter((route) => route.table === 'read');
+  const writes = ROUTES.filter((route) => route.table === 'write');
+
+  it.runIf(reads.length > 0)('lets read routes write nothing but their rate-limit log', () => {
+    for (const route of reads) {
+      const statements = statementsFor(route);
+      for (const action of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+        expect(allows(statements, action), `${route.handler} ${action}`).toEqual([]);
+      }
+      const updates = allows(statements, 'dynamodb:UpdateItem');
+      expect(updates.length, route.handler).toBeGreaterThan(0);
+      for (const update of updates) {
+        expect(update.Condition, route.handler).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } });
+      }
+      expect(allows(statements, 'dynamodb:GetItem').length, route.handler).toBeGreaterThan(0);
+    }
+  });
+
+  it.runIf(writes.length > 0)('lets write routes put, update and delete items', () => {
+    for (const route of writes) {
+      const statements = statementsFor(route);
+      for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
+        const granted = allows(statements, action);
+        expect(granted.length, `${route.handler} ${action}`).toBeGreaterThan(0);
+        expect(granted.every((statement) => statement.Condition === undefined)).toBe(true);
+      }
+    }
+  });
+
+  it('gives the fallbacks no table access at all', () => {
+    for (const [, fn] of functionsFor(FALLBACK_HANDLER)) {
+      const actions = statementsOfRole(roleLogicalId(fn)).flatMap((statement) => list(statement.Action));
+      expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
+    }
+  });
+});
+
+describe('APIs', () => {
+  it('serves every route through a Lambda proxy integration of its own function', () => {
+    for (const route of ROUTES) {
+      const [[functionId]] = functionsFor(route.handler) as [[string, Resource]];
+      built.template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: route.method,
+        Integration: {
+          Type: 'AWS_PROXY',
+          Uri: { 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionId, 'Arn'] }])] },
+        },
+      });
+    }
+  });
+
+  it('sends anything unmatched to the fallback: ANY on /{proxy+}, on the root and on every route resource', () => {
+    built.template.resourceCountIs('AWS::ApiGateway::RestApi', 2);
+    const proxies = ofType('AWS::ApiGateway::Resource').filter(([, resource]) => resource.Properties.PathPart === '{proxy+}');
+    expect(proxies).toHaveLength(2);
+    const anyMethods = ofType('AWS::ApiGateway::Method').filter(([, method]) => method.Properties.HttpMethod === 'ANY');
+    for (const [proxyId] of proxies) {
+      expect(anyMethods.some(([, method]) => method.Properties.ResourceId.Ref === proxyId)).toBe(true);
+    }
+    const fallbackIds = functionsFor(FALLBACK_HANDLER).map(([id]) => id);
+    for (const [, method] of anyMethods) {
+      const target = JSON.stringify(method.Properties.Integration.Uri);
+      expect(fallbackIds.some((id) => target.includes(`"${id}"`))).toBe(true);
+    }
+    // Every resource with a route also has an ANY, so a wrong method reaches the fallback (405).
+    const routedResources = new Set(
+      ofType('AWS::ApiGateway::Method')
+        .filter(([, method]) => method.Properties.HttpMethod !== 'ANY' && method.Properties.HttpMethod !== 'OPTIONS')
+        .map(([, method]) => JSON.stringify(method.Properties.ResourceId)),
+    );
+    const withAny = new Set(anyMethods.map(([, method]) => JSON.stringify(method.Properties.ResourceId)));
+    for (const resource of routedResources) expect(withAny.has(resource)).toBe(true);
+  });
+
+  it("rewrites the gateway's own errors into the error envelope", () => {
+    const types = ['DEFAULT_4XX', 'DEFAULT_5XX', 'MISSING_AUTHENTICATION_TOKEN', 'THROTTLED', 'REQUEST_TOO_LARGE'];
+    for (const type of types) {
+      const responses = ofType('AWS::ApiGateway::GatewayResponse').filter(([, response]) => response.Properties.ResponseType === type);
+      expect(responses, type).toHaveLength(2);
+      for (const [, response] of responses) {
+        const template: string = response.Properties.ResponseTemplates['application/json'];
+        expect(template).toMatch(/^\{"error":\{"code":"[a-z_]+","message":.+,"request_id":"\$context\.requestId"\}\}$/);
+      }
+    }
+    built.template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'MISSING_AUTHENTICATION_TOKEN', StatusCode: '404' });
+  });
+
+  it('logs every request as JSON and traces each stage, after the account logging role is set', () => {
+    const stages = ofType('AWS::ApiGateway::Stage');
+    expect(stages).toHaveLength(2);
+    const [[accountId]] = ofType('AWS::ApiGateway::Account') as [[string, Resource]];
+    for (const [id, stage] of stages) {
+      expect(stage.Properties.StageName, id).toBe('prod');
+      expect(stage.Properties.TracingEnabled, id).toBe(true);
+      expect(JSON.parse(stage.Properties.AccessLogSetting.Format), id).toMatchObject({ request_id: '$context.requestId' });
+      expect(stage.DependsOn, id).toContain(accountId);
+    }
+  });
+
+  it('answers CORS preflight on the edge API only for configured origins', () => {
+    const preflights = (template: Template) =>
+      Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
+    // Prepare
+    const origin = 'https://pay.example.com';
+    const withOrigin = synthesize({ corsOrigins: origin });
+    const hasEdgeRoutes = ROUTES.some((route) => route.surface === 'edge');
+    // Assess
+    expect(preflights(built.template)).toHaveLength(0);
+    if (hasEdgeRoutes) expect(JSON.stringify(preflights(withOrigin.template))).toContain(origin);
+    // The merchant API never answers preflight, whatever the origins.
+    const merchantApi = withOrigin.stack.resolve(withOrigin.stack.api.api.restApiId);
+    const merchantPreflights = preflights(withOrigin.template).filter((method) => JSON.stringify(method.Properties.RestApiId) === JSON.stringify(merchantApi));
+    expect(merchantPreflights).toHaveLength(0);
+  });
+
+  it("lets a browser read the edge API's gateway errors when a single origin is allowed", () => {
+    // Prepare
+    const origin = 'https://pay.example.com';
+    const { stack, template } = synthesize({ corsOrigins: origin });
+    const edgeApi = stack.resolve(stack.edge.api.restApiId);
+    // Assess
+    const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse'));
+    const edge = responses.filter((response) => JSON.stringify(response.Properties.RestApiId) === JSON.stringify(edgeApi));
+    expect(edge.length).toBeGreaterThan(0);
+    for (const response of responses) {
+      const allowOrigin = response.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin'];
+      expect(allowOrigin).toBe(edge.includes(response) ? `'${origin}'` : undefined);
+    }
+  });
+});
+
+describe('cdk-nag', () => {
+  it('reports no unacknowledged AwsSolutions findings', () => {
+    // Act
+    const report = new AwsSolutionsChecks(built.app).validateScope(built.stack);
+    // Assess
+    const findings = report.violations.map((violation) => ({
+      rule: violation.ruleName,
+      severity: violation.severity,
+      resources: violation.violatingResources.map((resource) => resource.constructPath),
+    }));
+    expect(findings).toEqual([]);
+  });
+});
