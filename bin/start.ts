@@ -10,6 +10,7 @@ import { ensureTable, localEnvironment } from './local/table.ts';
 import { CREDENTIALS_FILE, ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, writeJson, type Credentials } from './local/credentials.ts';
 
 const memory = process.argv.includes('--memory');
+const timer = !process.argv.includes('--no-timer');
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
   writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory });
 
   // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start.
-  const { createLocalServer } = await import('./local/server.ts');
+  const { createLocalServer, startJobTimer } = await import('./local/server.ts');
   const { seedDemoMerchant } = await import('./local/seed.ts');
 
   const baseUrl = `http://${host}:${port}`;
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
     server.once('error', reject);
     server.listen(port, host, resolve);
   });
+
+  if (timer) startJobTimer();
 
   const shutdown = async () => {
     server.close();

@@ -1,28 +1,31 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LocalOutbox } from './adapters/local/outbox.ts';
+import { LocalScheduler } from './adapters/local/local-scheduler.ts';
 import { requireEnv } from './config.ts';
 import { AdjustableClock, systemClock, type Clock } from './ports/clock.ts';
 import { createDocumentClient } from './store/dynamo.ts';
 
 /**
- * The one place that decides which adapter backs each port. RUNTIME_MODE=local (the local server and
- * the tests) swaps in the local adapters; anything else is AWS. Built once per cold start: missing
- * configuration fails here, at import, not on the first request.
+ * Which adapter backs each port. RUNTIME_MODE=local (the local server and the tests) swaps in the
+ * local adapters; anything else is AWS. The table and the clock are built here at import (cold
+ * start). Each outside service has its own small module under shared/adapters/ that picks its adapter
+ * from this runtime, so a function bundles, configures and is granted only the services it uses.
  */
 export interface Runtime {
   mode: 'aws' | 'local';
   tableName: string;
   db: DynamoDBDocumentClient;
   clock: Clock;
-  /** Present only locally: the clock the dev routes and the tests move. */
-  devClock?: AdjustableClock;
+  /** Present only locally: the adjustable clock and the local stand-ins for outside services. */
+  local?: { clock: AdjustableClock; scheduler: LocalScheduler; outbox: LocalOutbox };
 }
 
 function buildRuntime(env: NodeJS.ProcessEnv): Runtime {
   const tableName = requireEnv('TABLE_NAME', env);
   const db = createDocumentClient();
   if (env.RUNTIME_MODE === 'local') {
-    const devClock = new AdjustableClock();
-    return { mode: 'local', tableName, db, clock: devClock, devClock };
+    const local = { clock: new AdjustableClock(), scheduler: new LocalScheduler(db, tableName), outbox: new LocalOutbox() };
+    return { mode: 'local', tableName, db, clock: local.clock, local };
   }
   return { mode: 'aws', tableName, db, clock: systemClock };
 }

@@ -21,6 +21,8 @@ export interface Route {
   scope?: ScopeRequirement;
   /** Table access the function is granted; rest reads may also write their own rate-limit log. */
   table: 'read' | 'write';
+  /** Outside services the function calls, for its configuration and IAM grants. */
+  services?: readonly 'scheduler'[];
 }
 
 export const ROUTES: readonly Route[] = [
@@ -29,6 +31,11 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/api-keys', handler: 'api-keys/create', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'POST', path: '/v1/api-keys/{id}/rotate', handler: 'api-keys/rotate', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'POST', path: '/v1/api-keys/{id}/revoke', handler: 'api-keys/revoke', surface: 'rest', scope: ['admin'], table: 'write' },
+  { method: 'GET', path: '/v1/processors', handler: 'processors/list', surface: 'rest', scope: ['admin'], table: 'read' },
+  { method: 'PUT', path: '/v1/processors/{psp}', handler: 'processors/connect', surface: 'rest', scope: ['admin'], table: 'write' },
+  { method: 'POST', path: '/webhooks/stripe/{connection_id}', handler: 'webhooks/stripe', surface: 'webhook', table: 'write', services: ['scheduler'] },
+  { method: 'POST', path: '/webhooks/braintree/{connection_id}', handler: 'webhooks/braintree', surface: 'webhook', table: 'write', services: ['scheduler'] },
+  { method: 'POST', path: '/webhooks/{psp}/{connection_id}', handler: 'webhooks/generic', surface: 'webhook', table: 'write', services: ['scheduler'] },
 ];
 
 /** Answers requests no route matches: 404, or 405 with Allow when the path exists under another method. */
@@ -80,7 +87,9 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
   return undefined;
 }
 
-/** Methods that serve a concrete path, for 405 answers. */
-export function methodsForPath(path: string): HttpMethod[] {
-  return ROUTES.filter((route) => patterns.get(route)!.test(path)).map((route) => route.method);
+/** Methods that serve a concrete path on the given surfaces (all, on the local server), for 405 answers. */
+export function methodsForPath(path: string, surfaces?: readonly Surface[]): HttpMethod[] {
+  return ROUTES.filter((route) => (!surfaces || surfaces.includes(route.surface)) && patterns.get(route)!.test(path)).map(
+    (route) => route.method,
+  );
 }

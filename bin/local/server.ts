@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { runtime } from '../../shared/composition.ts';
 import { dispatch } from './dispatch.ts';
+import { runDueJobs } from './job-runner.ts';
 import type { HttpRequest } from './lambda-event.ts';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
@@ -30,8 +31,9 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 
 /** Routes that exist only on the local server: they move the shared clock and show what local adapters did. */
 async function devRoute(request: HttpRequest, response: ServerResponse): Promise<boolean> {
-  const clock = runtime.devClock;
-  if (!request.path.startsWith('/__dev/') || !clock) return false;
+  const local = runtime.local;
+  if (!request.path.startsWith('/__dev/') || !local) return false;
+  const { clock } = local;
   const route = `${request.method} ${request.path}`;
   if (route === 'GET /__dev/clock') {
     sendJson(response, 200, { now: clock.now().toISOString() });
@@ -47,10 +49,33 @@ async function devRoute(request: HttpRequest, response: ServerResponse): Promise
     } else {
       sendJson(response, 200, { now: clock.advance(seconds).toISOString() });
     }
+  } else if (route === 'POST /__dev/run-due') {
+    const ran = await runDueJobs();
+    sendJson(response, 200, { now: clock.now().toISOString(), ran });
+  } else if (route === 'GET /__dev/outbox') {
+    sendJson(response, 200, { data: local.outbox.entries() });
   } else {
     sendJson(response, 404, { error: { code: 'resource_not_found', message: `No dev route ${route}` } });
   }
   return true;
+}
+
+/** Fires due jobs every few seconds, as EventBridge Scheduler would; `--no-timer` leaves it to /__dev/run-due. */
+export function startJobTimer(intervalMs = 5_000): () => void {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      await runDueJobs();
+    } catch (error) {
+      console.error(error);
+    } finally {
+      running = false;
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 export function createLocalServer(): Server {
@@ -72,7 +97,7 @@ export function createLocalServer(): Server {
     } catch (error) {
       // Only the server's own plumbing fails here; handler faults already came back as 500 envelopes.
       if (response.headersSent) response.destroy();
-      else if (error instanceof PayloadTooLarge) sendJson(response, 413, { error: { code: 'invalid_request', message: error.message } });
+      else if (error instanceof PayloadTooLarge) sendJson(response, 413, { error: { code: 'payload_too_large', message: error.message } });
       else {
         console.error(error);
         sendJson(response, 500, { error: { code: 'internal_error', message: 'The local server failed to handle the request' } });

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'idempotency_key_in_use'
   | 'validation_error'
   | 'idempotency_key_reused'
+  | 'payload_too_large'
   | 'rate_limit_exceeded'
   | 'internal_error';
 

@@ -16,6 +16,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   idempotency_key_in_use: 409,
   validation_error: 422,
   idempotency_key_reused: 422,
+  payload_too_large: 413,
   rate_limit_exceeded: 429,
   internal_error: 500,
 };

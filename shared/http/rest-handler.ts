@@ -20,6 +20,8 @@ export interface RestInput<P, Q, B> {
   auth: KeyGrant;
   now: Date;
   requestId: string;
+  /** Where this API is reachable from outside (scheme, host and any stage prefix), for URLs in responses. */
+  baseUrl: string;
 }
 
 export interface RestSchemas<P, Q, B> {
@@ -29,6 +31,15 @@ export interface RestSchemas<P, Q, B> {
 }
 
 const nothing = z.strictObject({});
+
+/** API Gateway's requestContext.path carries the stage prefix that event.path omits; locally they are equal. */
+function publicBaseUrl(event: APIGatewayProxyEvent): string {
+  const scheme = header(event, 'x-forwarded-proto') ?? 'http';
+  const host = header(event, 'host') ?? 'localhost';
+  const fullPath = event.requestContext?.path ?? event.path;
+  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
+  return `${scheme}://${host}${prefix}`;
+}
 
 /**
  * A merchant REST endpoint: the standard middleware stack (envelope, API key, IP allowlist, rate
@@ -44,7 +55,15 @@ export function restHandler<P = Record<string, never>, Q = Record<string, never>
     const query = parseInput((schemas.query ?? nothing) as z.ZodType<Q>, event.queryStringParameters ?? {}, 'query');
     const rawBody = parseJsonBody(event.body, event.isBase64Encoded, header(event, 'content-type'));
     const body = parseInput((schemas.body ?? nothing) as z.ZodType<B>, rawBody, 'body');
-    const reply = await action({ params, query, body, auth: requireAuth(context), now: runtime.clock.now(), requestId: context.requestId });
+    const reply = await action({
+      params,
+      query,
+      body,
+      auth: requireAuth(context),
+      now: runtime.clock.now(),
+      requestId: context.requestId,
+      baseUrl: publicBaseUrl(event),
+    });
     return jsonResult(reply.status, reply.body, reply.headers);
   };
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ServiceContext>(run)

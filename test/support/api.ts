@@ -43,6 +43,8 @@ export async function newMerchant(terms: MerchantTerms = {}) {
 }
 
 export function advanceClock(seconds: number): Date {
-  if (!runtime.devClock) throw new Error('tests run with RUNTIME_MODE=local');
-  return runtime.devClock.advance(seconds);
+  if (!runtime.local) throw new Error('tests run with RUNTIME_MODE=local');
+  return runtime.local.clock.advance(seconds);
 }
+
+export { runDueJobs } from '../../bin/local/job-runner.ts';

@@ -1,0 +1,15 @@
+import * as z from 'zod';
+import { listProcessorConnections } from '#shared/domain/processor-setup';
+import { slicePage } from '#shared/domain/pagination';
+import { restHandler } from '#shared/http/rest-handler';
+import { pageOf } from '#shared/http/responses';
+import { pageQuery } from '#shared/http/schemas';
+import { processorConnectionResource } from '#shared/representations/processor-connection';
+
+const query = z.strictObject({ ...pageQuery });
+
+/** GET /v1/processors: the environment's processor connections and their webhook URLs. */
+export const handler = restHandler({ query }, async ({ auth, query, baseUrl }) => {
+  const connections = await listProcessorConnections(auth.tenant);
+  return pageOf(slicePage(connections, query).map((c) => processorConnectionResource(c, baseUrl)), connections.length, query);
+});

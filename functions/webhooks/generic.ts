@@ -1,0 +1,9 @@
+import { header } from '#shared/http/context';
+import { rawBody, webhookReceiver } from '#shared/http/webhook-receiver';
+import { parseGenericWebhook } from '#shared/processors/generic-webhook';
+
+/** POST /webhooks/{psp}/{connection_id}: any other processor, in the generic JSON format (docs/webhooks-inbound.md). */
+export const handler = webhookReceiver('from-path', (event, connection, now) => {
+  if (connection.credentials.kind !== 'generic') throw new Error(`Connection ${connection.id} has no webhook secret`);
+  return parseGenericWebhook(rawBody(event), header(event, 'x-recovery-signature'), connection.credentials.webhookSecret, Math.floor(now.getTime() / 1000));
+});

@@ -1,0 +1,75 @@
+import type { PaymentMethodSnapshot } from './processor-events.ts';
+
+/** §2.3. Stored and served in the spec's own field names. */
+export const CUSTOMER_STATUSES = ['active', 'recovered', 'churned'] as const;
+export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
+
+export interface Subscription {
+  id: string;
+  psp_subscription_id: string;
+  plan: string | null;
+  amount: number | null;
+  currency: string | null;
+  status: string | null;
+  current_period_end: string | null;
+}
+
+export interface PaymentMethod {
+  type: string;
+  brand: string | null;
+  last_four: string | null;
+  exp_month: number | null;
+  exp_year: number | null;
+}
+
+export interface Customer {
+  id: string;
+  email: string | null;
+  name: string | null;
+  psp: string;
+  psp_customer_id: string;
+  status: CustomerStatus;
+  total_payments: number;
+  /** Payments still awaiting recovery (pending, retrying, communication_pending). */
+  failed_payments: number;
+  recovered_payments: number;
+  terminal_payments: number;
+  /** Recovered amounts per currency: amounts are never summed across currencies. */
+  recovered_amounts: Record<string, number>;
+  /** The currency the customer is billed in (their latest payment's). */
+  primary_currency: string | null;
+  subscriptions: Subscription[];
+  payment_method: PaymentMethod | null;
+  timezone: string | null;
+  country: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+/**
+ * §3.3: churned when every subscription is canceled; active while any payment awaits recovery;
+ * recovered once nothing is open and something was won back; otherwise active (see decisions.md).
+ */
+export function customerStatus(customer: Pick<Customer, 'subscriptions' | 'failed_payments' | 'recovered_payments'>): CustomerStatus {
+  const subscriptions = customer.subscriptions;
+  if (subscriptions.length > 0 && subscriptions.every((subscription) => subscription.status === 'canceled')) return 'churned';
+  if (customer.failed_payments > 0) return 'active';
+  if (customer.recovered_payments > 0) return 'recovered';
+  return 'active';
+}
+
+export function toPaymentMethod(snapshot: PaymentMethodSnapshot): PaymentMethod {
+  return {
+    type: snapshot.type,
+    brand: snapshot.brand,
+    last_four: snapshot.lastFour,
+    exp_month: snapshot.expMonth,
+    exp_year: snapshot.expYear,
+  };
+}
+
+export function totalRecovered(customer: Pick<Customer, 'recovered_amounts' | 'primary_currency'>): { amount: number; currency: string | null } {
+  const currency = customer.primary_currency;
+  return { amount: currency === null ? 0 : (customer.recovered_amounts[currency] ?? 0), currency };
+}

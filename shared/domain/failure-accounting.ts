@@ -1,0 +1,183 @@
+import { newId } from '../ids.ts';
+import { classifyDecline, type DeclineClassification } from './decline-classification.ts';
+import { customerStatus, toPaymentMethod, type Customer, type Subscription } from './customers.ts';
+import { isOpen, type Payment, type PaymentStatus, type RecoveryChannel } from './payments.ts';
+import type { CustomerSnapshot, FailedCharge, SubscriptionSnapshot } from './processor-events.ts';
+
+/**
+ * Pure bookkeeping for what a processor reports: the payment a failure creates, and how payments and
+ * customers change on failure, recovery and cancellation. Ingestion persists what these return.
+ */
+
+/** §3.2 / issue routing: where a freshly classified failure starts. */
+export function initialStatus(classification: DeclineClassification): PaymentStatus {
+  if (classification.category === 'terminal') return 'terminal';
+  if (classification.category === 'soft_retry') return 'pending';
+  return 'communication_pending';
+}
+
+export function newPayment(input: {
+  psp: string;
+  charge: FailedCharge;
+  customerId: string;
+  subscription: Subscription | null;
+  now: Date;
+}): Payment {
+  const { psp, charge, customerId, subscription, now } = input;
+  const classification = classifyDecline(psp, charge.declineCode);
+  const status = initialStatus(classification);
+  const at = now.toISOString();
+  return {
+    id: newId('pay', now),
+    customer_id: customerId,
+    subscription_id: subscription?.id ?? null,
+    amount: charge.amount,
+    currency: charge.currency.toLowerCase(),
+    status,
+    decline_code: charge.declineCode,
+    decline_category: classification.category,
+    decline_subcategory: classification.subcategory,
+    psp,
+    psp_payment_id: charge.pspPaymentId,
+    retry_count: 0,
+    max_retries: classification.maxRetries,
+    next_retry_at:
+      status === 'pending' && classification.cooldownHours !== null
+        ? new Date(now.getTime() + classification.cooldownHours * 3600_000).toISOString()
+        : null,
+    recovered_at: null,
+    created_at: at,
+    updated_at: at,
+    mapping_version: classification.mappingVersion,
+    customer_action: classification.customerAction,
+    cooldown_hours: classification.cooldownHours,
+    psp_subscription_id: subscription?.psp_subscription_id ?? null,
+    retries: [],
+    recovery_channel: null,
+    version: 1,
+  };
+}
+
+/**
+ * A failure first recorded without a decline code is unknown; when a sibling event brings the code
+ * before anything was attempted, the payment is classified again so it takes the right route.
+ */
+export function reclassify(payment: Payment, declineCode: string, now: Date): Payment | undefined {
+  if (payment.decline_code !== null || payment.status !== 'communication_pending' || payment.retry_count > 0) return undefined;
+  const reclassified = newPayment({
+    psp: payment.psp,
+    charge: { pspPaymentId: payment.psp_payment_id, references: [], amount: payment.amount, currency: payment.currency, declineCode },
+    customerId: payment.customer_id ?? '',
+    subscription: null,
+    now: new Date(payment.created_at),
+  });
+  const nextRetryAt = reclassified.status === 'pending' && reclassified.cooldown_hours !== null
+    ? new Date(now.getTime() + reclassified.cooldown_hours * 3600_000).toISOString()
+    : null;
+  return {
+    ...payment,
+    status: reclassified.status,
+    decline_code: declineCode,
+    decline_category: reclassified.decline_category,
+    decline_subcategory: reclassified.decline_subcategory,
+    max_retries: reclassified.max_retries,
+    next_retry_at: nextRetryAt,
+    mapping_version: reclassified.mapping_version,
+    customer_action: reclassified.customer_action,
+    cooldown_hours: reclassified.cooldown_hours,
+    updated_at: now.toISOString(),
+    version: payment.version + 1,
+  };
+}
+
+function mergeSubscription(subscriptions: Subscription[], snapshot: SubscriptionSnapshot, now: Date): { list: Subscription[]; subscription: Subscription } {
+  const existing = subscriptions.find((s) => s.psp_subscription_id === snapshot.pspSubscriptionId);
+  const subscription: Subscription = {
+    id: existing?.id ?? newId('sub', now),
+    psp_subscription_id: snapshot.pspSubscriptionId,
+    plan: snapshot.plan ?? existing?.plan ?? null,
+    amount: snapshot.amount ?? existing?.amount ?? null,
+    currency: snapshot.currency?.toLowerCase() ?? existing?.currency ?? null,
+    status: snapshot.status ?? existing?.status ?? null,
+    current_period_end: snapshot.currentPeriodEnd ?? existing?.current_period_end ?? null,
+  };
+  return { list: [...subscriptions.filter((s) => s !== existing), subscription], subscription };
+}
+
+export function newCustomer(psp: string, snapshot: CustomerSnapshot, now: Date): Customer {
+  const at = now.toISOString();
+  return {
+    id: newId('cus', now),
+    email: snapshot.email,
+    name: snapshot.name,
+    psp,
+    psp_customer_id: snapshot.pspCustomerId,
+    status: 'active',
+    total_payments: 0,
+    failed_payments: 0,
+    recovered_payments: 0,
+    terminal_payments: 0,
+    recovered_amounts: {},
+    primary_currency: null,
+    subscriptions: [],
+    payment_method: null,
+    timezone: snapshot.timezone,
+    country: snapshot.country,
+    created_at: at,
+    updated_at: at,
+    version: 0,
+  };
+}
+
+/** The customer's details as the processor now reports them (only what it actually sent replaces what we have). */
+export function refreshCustomer(customer: Customer, snapshot: CustomerSnapshot, subscription: SubscriptionSnapshot | null, now: Date) {
+  const merged = subscription ? mergeSubscription(customer.subscriptions, subscription, now) : undefined;
+  const refreshed: Customer = {
+    ...customer,
+    email: snapshot.email ?? customer.email,
+    name: snapshot.name ?? customer.name,
+    timezone: snapshot.timezone ?? customer.timezone,
+    country: snapshot.country ?? customer.country,
+    subscriptions: merged?.list ?? customer.subscriptions,
+  };
+  return { customer: refreshed, subscription: merged?.subscription ?? null };
+}
+
+export function withStatus(customer: Customer, now: Date): Customer {
+  return { ...customer, status: customerStatus(customer), updated_at: now.toISOString(), version: customer.version + 1 };
+}
+
+export function countFailure(customer: Customer, payment: Payment, now: Date): Customer {
+  return withStatus(
+    {
+      ...customer,
+      total_payments: customer.total_payments + 1,
+      failed_payments: customer.failed_payments + (isOpen(payment.status) ? 1 : 0),
+      terminal_payments: customer.terminal_payments + (payment.status === 'terminal' ? 1 : 0),
+      primary_currency: payment.currency,
+    },
+    now,
+  );
+}
+
+export function recoverPayment(payment: Payment, channel: RecoveryChannel, now: Date): Payment {
+  const at = now.toISOString();
+  return { ...payment, status: 'recovered', recovered_at: at, next_retry_at: null, recovery_channel: channel, updated_at: at, version: payment.version + 1 };
+}
+
+export function countRecovery(customer: Customer, payment: Payment, now: Date): Customer {
+  return withStatus(
+    {
+      ...customer,
+      failed_payments: Math.max(0, customer.failed_payments - 1),
+      recovered_payments: customer.recovered_payments + 1,
+      recovered_amounts: { ...customer.recovered_amounts, [payment.currency]: (customer.recovered_amounts[payment.currency] ?? 0) + payment.amount },
+    },
+    now,
+  );
+}
+
+export function cancelSubscription(customer: Customer, snapshot: SubscriptionSnapshot, now: Date): Customer {
+  const { list } = mergeSubscription(customer.subscriptions, { ...snapshot, status: 'canceled' }, now);
+  return withStatus({ ...customer, subscriptions: list }, now);
+}

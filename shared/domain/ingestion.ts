@@ -1,0 +1,187 @@
+import { isDeepStrictEqual } from 'node:util';
+import { findCustomer, findCustomerIdForPsp, saveCustomerWrites } from '../store/customers.ts';
+import { newEvent, recordEventWrite, type ServiceEvent } from '../store/events.ts';
+import { addPaymentReferences, findPayment, findPaymentIdByReferences, newPaymentWrites, savePaymentWrite } from '../store/payments.ts';
+import type { ProcessorConnection } from '../store/processor-connections.ts';
+import { transact, type TransactItem } from '../store/transactions.ts';
+import { customerListItem } from '../representations/customer.ts';
+import { paymentResource } from '../representations/payment.ts';
+import { toPaymentMethod, type Customer } from './customers.ts';
+import {
+  cancelSubscription,
+  countFailure,
+  countRecovery,
+  newCustomer,
+  newPayment,
+  reclassify,
+  recoverPayment,
+  refreshCustomer,
+  withStatus,
+} from './failure-accounting.ts';
+import { isOpen, type Payment, type RecoveryChannel } from './payments.ts';
+import type { ProcessorEvent } from './processor-events.ts';
+import { cancelPendingRetry, routeFailure } from './recovery-routing.ts';
+import type { Tenant } from './tenant.ts';
+
+export interface IngestionResult {
+  outcome: 'created' | 'duplicate' | 'updated' | 'ignored';
+  payment_id?: string;
+  customer_id?: string;
+}
+
+/** Optimistic writes lose to concurrent ones now and then; past this many tries something is wrong. */
+const MAX_ATTEMPTS = 6;
+
+type FailedEvent = Extract<ProcessorEvent, { kind: 'payment_failed' }>;
+
+/** What one verified processor event changes. Every path is safe to replay and to run concurrently with itself. */
+export async function ingestProcessorEvent(connection: ProcessorConnection, event: ProcessorEvent, now: Date): Promise<IngestionResult> {
+  const { tenant, psp } = connection;
+  switch (event.kind) {
+    case 'payment_failed':
+      return recordFailure(tenant, psp, event, now);
+    case 'payment_succeeded':
+      return recordRecovery(tenant, psp, event.references, now);
+    case 'subscription_canceled':
+      return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+        const current = customer.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId);
+        if (current?.status === 'canceled') return undefined;
+        return { customer: cancelSubscription(customer, event.subscription, now), event: 'customer.subscription_canceled' };
+      });
+    case 'payment_method_updated':
+      return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+        const paymentMethod = toPaymentMethod(event.paymentMethod);
+        if (isDeepStrictEqual(customer.payment_method, paymentMethod)) return undefined;
+        return { customer: withStatus({ ...customer, payment_method: paymentMethod }, now) };
+      });
+    case 'ignored':
+      return { outcome: 'ignored' };
+  }
+}
+
+async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, now: Date): Promise<IngestionResult> {
+  const references = [...new Set([event.payment.pspPaymentId, ...event.payment.references])];
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const customerId = await findCustomerIdForPsp(tenant, psp, event.customer.pspCustomerId);
+    const existing = customerId === undefined ? undefined : await findCustomer(tenant, customerId);
+    const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now);
+    if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
+    const payment = newPayment({ psp, charge: event.payment, customerId: refreshed.customer.id, subscription: refreshed.subscription, now });
+    const customer = countFailure(refreshed.customer, payment, now);
+    const events: ServiceEvent[] = [
+      ...(existing ? [] : [newEvent(tenant, 'customer.created', customerListItem(customer), now)]),
+      newEvent(tenant, 'payment.failed', paymentResource(payment), now),
+      ...(payment.status === 'terminal' ? [newEvent(tenant, 'payment.terminal', paymentResource(payment), now)] : []),
+    ];
+    const paymentWrites = newPaymentWrites(tenant, payment, references);
+    const result = await transact([
+      ...paymentWrites,
+      ...saveCustomerWrites(tenant, customer, existing ? existing.version : null),
+      ...events.map((e) => recordEventWrite(tenant, e)),
+    ]);
+    if (result.committed) {
+      await routeFailure(tenant, payment);
+      return { outcome: 'created', payment_id: payment.id, customer_id: customer.id };
+    }
+    if (result.failedConditions.some((position) => position < paymentWrites.length)) {
+      return completeDuplicate(tenant, psp, event, references, now);
+    }
+    // The customer changed (or was created) under us: read again and retry.
+  }
+  throw new Error(`Could not record failed payment ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
+}
+
+/**
+ * The charge is already recorded (a replay, or a sibling event for the same charge). Link any new
+ * processor ids, take what the first event lacked (a decline code, the subscription), and finish the
+ * hand-off in case the first delivery stopped before it.
+ */
+async function completeDuplicate(tenant: Tenant, psp: string, event: FailedEvent, references: string[], now: Date): Promise<IngestionResult> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const paymentId = await findPaymentIdByReferences(tenant, psp, references);
+    const payment = paymentId === undefined ? undefined : await findPayment(tenant, paymentId);
+    if (!payment) throw new Error(`Payment reference for ${event.payment.pspPaymentId} exists without its payment`);
+    await addPaymentReferences(tenant, psp, payment.id, references);
+    const writes: TransactItem[] = [];
+    let enriched = (event.payment.declineCode === null ? undefined : reclassify(payment, event.payment.declineCode, now)) ?? payment;
+    const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+    if (customer) {
+      const refreshed = refreshCustomer(customer, event.customer, event.subscription, now);
+      if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
+      if (!isDeepStrictEqual(refreshed.customer, customer)) {
+        writes.push(...saveCustomerWrites(tenant, withStatus(refreshed.customer, now), customer.version));
+      }
+      if (payment.subscription_id === null && refreshed.subscription) {
+        enriched = {
+          ...enriched,
+          subscription_id: refreshed.subscription.id,
+          psp_subscription_id: refreshed.subscription.psp_subscription_id,
+          updated_at: now.toISOString(),
+          version: payment.version + 1,
+        };
+      }
+    }
+    if (enriched === payment && writes.length === 0) {
+      await routeFailure(tenant, payment);
+      return { outcome: 'duplicate', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
+    }
+    const result = await transact(enriched === payment ? writes : [savePaymentWrite(tenant, enriched, payment.version), ...writes]);
+    if (result.committed) {
+      await routeFailure(tenant, enriched);
+      return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
+    }
+  }
+  throw new Error(`Could not update payment for ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
+}
+
+/** Who gets the credit when the processor reports a payment paid (see decisions.md). */
+function channelOf(payment: Payment): RecoveryChannel {
+  if (payment.status === 'retrying') return 'automatic_retry';
+  if (payment.status === 'communication_pending') return 'dunning_campaign';
+  return 'processor';
+}
+
+async function recordRecovery(tenant: Tenant, psp: string, references: string[], now: Date): Promise<IngestionResult> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const paymentId = await findPaymentIdByReferences(tenant, psp, references);
+    const payment = paymentId === undefined ? undefined : await findPayment(tenant, paymentId);
+    // A success for a charge that never failed here, or a repeat of one already counted.
+    if (!payment) return { outcome: 'ignored' };
+    if (!isOpen(payment.status)) return { outcome: 'duplicate', payment_id: payment.id };
+    const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+    const recovered = recoverPayment(payment, channelOf(payment), now);
+    const writes = [
+      savePaymentWrite(tenant, recovered, payment.version),
+      recordEventWrite(tenant, newEvent(tenant, 'payment.recovered', paymentResource(recovered), now)),
+    ];
+    if (customer) writes.push(...saveCustomerWrites(tenant, countRecovery(customer, recovered, now), customer.version));
+    const result = await transact(writes);
+    if (result.committed) {
+      await cancelPendingRetry(payment);
+      return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
+    }
+  }
+  throw new Error(`Could not record the recovery after ${MAX_ATTEMPTS} conflicting attempts`);
+}
+
+async function updateKnownCustomer(
+  tenant: Tenant,
+  psp: string,
+  pspCustomerId: string,
+  now: Date,
+  /** Returns undefined when the event changes nothing (a replay), so nothing is written or emitted twice. */
+  change: (customer: Customer) => { customer: Customer; event?: 'customer.subscription_canceled' } | undefined,
+): Promise<IngestionResult> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const customerId = await findCustomerIdForPsp(tenant, psp, pspCustomerId);
+    const customer = customerId === undefined ? undefined : await findCustomer(tenant, customerId);
+    // Customers are created by their first failure (§6); events about others are not ours to track.
+    if (!customer) return { outcome: 'ignored' };
+    const next = change(customer);
+    if (!next) return { outcome: 'duplicate', customer_id: customer.id };
+    const writes = saveCustomerWrites(tenant, next.customer, customer.version);
+    if (next.event) writes.push(recordEventWrite(tenant, newEvent(tenant, next.event, customerListItem(next.customer), now)));
+    if ((await transact(writes)).committed) return { outcome: 'updated', customer_id: customer.id };
+  }
+  throw new Error(`Could not update customer ${pspCustomerId} after ${MAX_ATTEMPTS} conflicting attempts`);
+}

@@ -1,0 +1,49 @@
+import type { DeclineCategory } from './decline-classification.ts';
+
+/** §2.4 and §3.2. Stored and served in the spec's own field names. */
+export const PAYMENT_STATUSES = ['pending', 'retrying', 'recovered', 'terminal', 'communication_pending'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/** Statuses in which a payment still awaits recovery (counted as the customer's failed_payments). */
+export const OPEN_STATUSES: readonly PaymentStatus[] = ['pending', 'retrying', 'communication_pending'];
+
+export interface RetryAttempt {
+  attempt: number;
+  status: 'failed' | 'succeeded';
+  decline_code: string | null;
+  attempted_at: string;
+}
+
+/** How a payment came back: the analytics channels of recovery. */
+export type RecoveryChannel = 'automatic_retry' | 'manual_retry' | 'dunning_campaign' | 'cancel_flow_save' | 'processor';
+
+export interface Payment {
+  id: string;
+  customer_id: string | null;
+  subscription_id: string | null;
+  amount: number;
+  currency: string;
+  status: PaymentStatus;
+  decline_code: string | null;
+  decline_category: DeclineCategory;
+  decline_subcategory: string | null;
+  psp: string;
+  psp_payment_id: string;
+  retry_count: number;
+  max_retries: number;
+  next_retry_at: string | null;
+  recovered_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Internal: which version of the decline mapping classified it (§9). */
+  mapping_version: string;
+  customer_action: string | null;
+  cooldown_hours: number | null;
+  psp_subscription_id: string | null;
+  retries: RetryAttempt[];
+  recovery_channel: RecoveryChannel | null;
+  /** Optimistic-lock counter: every state change is conditioned on it. */
+  version: number;
+}
+
+export const isOpen = (status: PaymentStatus): boolean => OPEN_STATUSES.includes(status);

@@ -1,0 +1,288 @@
+/**
+ * Braintree webhooks: bt_signature/bt_payload verified and decoded by the official `braintree`
+ * package, then the subscription notification mapped to a ProcessorEvent.
+ *
+ * Braintree signs only the payload (`<public key>|<hex HMAC-SHA1 keyed with SHA1(private key)>`),
+ * with no timestamp in the signature. The signed XML has a <timestamp>, but Braintree redelivers the
+ * same payload for hours after a failed delivery, so a freshness window would refuse genuine retries:
+ * replays are absorbed by de-duplication on the derived event id instead.
+ */
+import braintree from 'braintree';
+import * as z from 'zod';
+import {
+  WebhookRejected,
+  type CustomerSnapshot,
+  type PaymentMethodSnapshot,
+  type ProcessorEvent,
+  type SubscriptionSnapshot,
+} from '../domain/processor-events.ts';
+
+export interface BraintreeCredentials {
+  merchantId: string;
+  publicKey: string;
+  privateKey: string;
+}
+
+/**
+ * The reference a failed charge and the later successful charge of the same subscription share: a
+ * Braintree success is a new transaction with a new id, so the transaction ids never meet.
+ *
+ * It is scoped to the billing period. Ingestion stores every reference once per payment, so a bare
+ * `sub:<id>` would make every later failure of the subscription (next month's, say) a duplicate of
+ * the first one ever recorded. Braintree keeps billingPeriodStartDate unchanged across the automatic
+ * retries of a past-due period and moves it only when the period ends, so the failure, its retries and
+ * the success that settles them share `sub:<id>:<period start>`, and other periods do not.
+ */
+export const subscriptionReference = (subscriptionId: string, billingPeriodStartDate: string): string =>
+  `sub:${subscriptionId}:${billingPeriodStartDate}`;
+
+export async function parseBraintreeWebhook(
+  btSignature: string,
+  btPayload: string,
+  credentials: BraintreeCredentials,
+  environment: 'live' | 'test',
+): Promise<ProcessorEvent> {
+  // Built per call: the keys belong to one merchant connection and are only known per request, and a
+  // gateway is a few plain objects (no sockets, ~6 µs).
+  const gateway = new braintree.BraintreeGateway({
+    environment: environment === 'live' ? braintree.Environment.Production : braintree.Environment.Sandbox,
+    merchantId: credentials.merchantId,
+    publicKey: credentials.publicKey,
+    privateKey: credentials.privateKey,
+  });
+  let parsed: unknown;
+  try {
+    parsed = await gateway.webhookNotification.parse(btSignature, btPayload);
+  } catch (err) {
+    // Everything parse can fail on is the input: the signature, or (once it matched) the XML and its shape.
+    throw new WebhookRejected(decodingFailure(err));
+  }
+  return toProcessorEvent(parseNotification(parsed));
+}
+
+function decodingFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message.split('\n', 1)[0]!.trim() : String(err);
+  if (err instanceof Error && err.name === 'invalidSignatureError') return `Braintree signature verification failed: ${message}`;
+  return `Braintree webhook payload could not be decoded: ${message}`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The decoded notification. The package turns the XML into camelCase objects whose leaves are strings
+// (empty elements become ''), so every optional text is read through `optionalText`.
+
+const optionalText = z
+  .string()
+  .nullish()
+  .transform((value) => (value == null || value.trim() === '' ? null : value.trim()));
+
+const transactionSchema = z.looseObject({
+  id: z.string().min(1),
+  amount: z.string().min(1),
+  currencyIsoCode: optionalText,
+  processorResponseCode: optionalText,
+  createdAt: optionalText,
+  paymentInstrumentType: optionalText,
+  customer: z.looseObject({ id: optionalText, email: optionalText, firstName: optionalText, lastName: optionalText }).nullish(),
+  creditCard: z
+    .looseObject({ cardType: optionalText, last4: optionalText, expirationMonth: optionalText, expirationYear: optionalText })
+    .nullish(),
+  billing: z.looseObject({ countryCodeAlpha2: optionalText }).nullish(),
+});
+type Transaction = z.infer<typeof transactionSchema>;
+
+const subscriptionSchema = z.looseObject({
+  id: z.string().min(1),
+  planId: optionalText,
+  price: optionalText,
+  status: optionalText,
+  billingPeriodStartDate: optionalText,
+  billingPeriodEndDate: optionalText,
+  transactions: z.array(transactionSchema),
+});
+type Subscription = z.infer<typeof subscriptionSchema>;
+
+const notificationSchema = z.looseObject({
+  kind: z.string().min(1),
+  timestamp: z.string().refine((value) => !Number.isNaN(Date.parse(value)), { error: 'must be a date-time' }),
+  subscription: z.unknown().optional(),
+});
+type Notification = z.infer<typeof notificationSchema>;
+
+function parseNotification(value: unknown): Notification {
+  return parsePart(notificationSchema, value, 'Braintree notification');
+}
+
+function parsePart<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue?.path.map(String).join('.') ?? '';
+  throw new WebhookRejected(`Malformed ${what}: ${path ? `${path}: ` : ''}${issue?.message ?? 'invalid'}`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Mapping
+
+const CONSUMED_KINDS = new Set([
+  'subscription_charged_unsuccessfully',
+  'subscription_charged_successfully',
+  'subscription_canceled',
+]);
+
+function toProcessorEvent(notification: Notification): ProcessorEvent {
+  const occurredAt = new Date(notification.timestamp).toISOString();
+  if (!CONSUMED_KINDS.has(notification.kind)) {
+    return { eventId: eventId(notification, null, null), occurredAt, kind: 'ignored', type: notification.kind };
+  }
+  const subscription = parsePart(subscriptionSchema, notification.subscription, `Braintree ${notification.kind} subscription`);
+  const transaction = latestTransaction(subscription);
+  const base = { eventId: eventId(notification, subscription, transaction), occurredAt };
+
+  if (notification.kind === 'subscription_canceled') {
+    // Only a transaction names the customer. A subscription canceled before it was ever charged has
+    // none, and cannot have a failed payment here either.
+    const customer = transaction ? customerSnapshot(transaction) : null;
+    if (!customer) return { ...base, kind: 'ignored', type: notification.kind };
+    return { ...base, kind: 'subscription_canceled', customer, subscription: subscriptionSnapshot(subscription, transaction) };
+  }
+
+  if (!transaction) throw new WebhookRejected(`Malformed Braintree ${notification.kind}: the subscription has no transaction.`);
+  const customer = customerSnapshot(transaction);
+  if (!customer) throw new WebhookRejected(`Malformed Braintree ${notification.kind}: the transaction names no customer id.`);
+  const currency = transaction.currencyIsoCode;
+  if (!currency || !/^[A-Za-z]{3}$/.test(currency)) {
+    throw new WebhookRejected(`Malformed Braintree ${notification.kind}: the transaction has no currencyIsoCode.`);
+  }
+  const amount = toMinorUnits(transaction.amount, currency);
+  const periodStart = subscription.billingPeriodStartDate;
+  const references = periodStart ? [transaction.id, subscriptionReference(subscription.id, periodStart)] : [transaction.id];
+
+  if (notification.kind === 'subscription_charged_unsuccessfully') {
+    return {
+      ...base,
+      kind: 'payment_failed',
+      customer,
+      subscription: subscriptionSnapshot(subscription, transaction),
+      payment: {
+        pspPaymentId: transaction.id,
+        references,
+        amount,
+        currency: currency.toLowerCase(),
+        declineCode: transaction.processorResponseCode,
+      },
+      paymentMethod: paymentMethodSnapshot(transaction),
+    };
+  }
+  return {
+    ...base,
+    kind: 'payment_succeeded',
+    customer,
+    subscription: subscriptionSnapshot(subscription, transaction),
+    references,
+    amount,
+    currency: currency.toLowerCase(),
+  };
+}
+
+/** Braintree notifications have no id; this is stable across redeliveries of the same notification. */
+function eventId(notification: Notification, subscription: Subscription | null, transaction: Transaction | null): string {
+  return ['bt', notification.kind, notification.timestamp, subscription?.id ?? '-', transaction?.id ?? '-'].join(':');
+}
+
+/** The newest transaction by createdAt; Braintree lists them newest first, which is the fallback. */
+function latestTransaction(subscription: Subscription): Transaction | null {
+  let latest: Transaction | null = null;
+  let latestAt = Number.NEGATIVE_INFINITY;
+  for (const transaction of subscription.transactions) {
+    const at = transaction.createdAt ? Date.parse(transaction.createdAt) : Number.NaN;
+    if (latest === null || (!Number.isNaN(at) && at > latestAt)) {
+      latest = transaction;
+      if (!Number.isNaN(at)) latestAt = at;
+    }
+  }
+  return latest;
+}
+
+function customerSnapshot(transaction: Transaction): CustomerSnapshot | null {
+  const details = transaction.customer;
+  if (!details?.id) return null;
+  const name = [details.firstName, details.lastName].filter((part) => part !== null).join(' ');
+  const country = transaction.billing?.countryCodeAlpha2 ?? null;
+  return {
+    pspCustomerId: details.id,
+    email: details.email,
+    name: name === '' ? null : name,
+    timezone: null,
+    country: country !== null && /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null,
+  };
+}
+
+function subscriptionSnapshot(subscription: Subscription, transaction: Transaction | null): SubscriptionSnapshot {
+  const currency = transaction?.currencyIsoCode && /^[A-Za-z]{3}$/.test(transaction.currencyIsoCode) ? transaction.currencyIsoCode : null;
+  return {
+    pspSubscriptionId: subscription.id,
+    plan: subscription.planId,
+    // The price is a decimal in the merchant account's currency, which only the transaction names.
+    amount: subscription.price !== null && currency !== null ? toMinorUnits(subscription.price, currency) : null,
+    currency: currency?.toLowerCase() ?? null,
+    status: subscription.status,
+    currentPeriodEnd: periodEnd(subscription.billingPeriodEndDate),
+  };
+}
+
+/**
+ * billingPeriodEndDate is the last day of the period (inclusive, a date without time); the period
+ * ends when that day does, i.e. at the start of the next day. UTC, as the date carries no zone.
+ */
+function periodEnd(lastDay: string | null): string | null {
+  if (lastDay === null || !/^\d{4}-\d{2}-\d{2}$/.test(lastDay)) return null;
+  const start = Date.parse(`${lastDay}T00:00:00Z`);
+  return Number.isNaN(start) ? null : new Date(start + 86_400_000).toISOString();
+}
+
+function paymentMethodSnapshot(transaction: Transaction): PaymentMethodSnapshot | null {
+  const card = transaction.creditCard;
+  if (card && (card.last4 !== null || card.cardType !== null)) {
+    return {
+      type: 'card',
+      brand: card.cardType,
+      lastFour: card.last4,
+      expMonth: integerOrNull(card.expirationMonth),
+      expYear: integerOrNull(card.expirationYear),
+    };
+  }
+  const type = transaction.paymentInstrumentType;
+  return type ? { type, brand: null, lastFour: null, expMonth: null, expYear: null } : null;
+}
+
+const integerOrNull = (value: string | null): number | null => (value !== null && /^\d{1,4}$/.test(value) ? Number(value) : null);
+
+// ---------------------------------------------------------------------------------------------------
+// Amounts
+
+/** ISO 4217 minor units where they are not 2. */
+const MINOR_UNIT_DIGITS: ReadonlyMap<string, number> = new Map([
+  ...['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'].map(
+    (code) => [code, 0] as const,
+  ),
+  ...['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'].map((code) => [code, 3] as const),
+  ...['CLF', 'UYW'].map((code) => [code, 4] as const),
+]);
+
+/**
+ * A Braintree decimal amount ('12.50') in the currency's smallest unit (1250), by string arithmetic so
+ * no binary rounding can creep in. Digits beyond the currency's minor unit must be zeros.
+ */
+export function toMinorUnits(amount: string, currency: string): number {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(amount.trim());
+  if (!match) throw new WebhookRejected(`Malformed Braintree amount '${amount}': expected a decimal such as 12.50.`);
+  const digits = MINOR_UNIT_DIGITS.get(currency.toUpperCase()) ?? 2;
+  const whole = match[1]!;
+  const fraction = match[2] ?? '';
+  if (/[^0]/.test(fraction.slice(digits))) {
+    throw new WebhookRejected(`Malformed Braintree amount '${amount}': ${currency.toUpperCase()} has ${digits} decimal places.`);
+  }
+  const minor = Number(`${whole}${fraction.slice(0, digits).padEnd(digits, '0')}`);
+  if (!Number.isSafeInteger(minor)) throw new WebhookRejected(`Malformed Braintree amount '${amount}': too large.`);
+  return minor;
+}

@@ -1,0 +1,539 @@
+/**
+ * Stripe webhooks: signature verification with the official `stripe` package, then the native event
+ * mapped to a ProcessorEvent. Pure: the caller passes the service clock's time, so the 300 s window
+ * follows the adjustable clock like everything else.
+ *
+ * Payload shapes differ by the API version of the merchant's webhook endpoint: up to 2025-03-31 the
+ * Charge and PaymentIntent carry `invoice` and the Invoice carries `subscription`, `payment_intent` and
+ * `charge`; later versions dropped those links and added `invoice.parent.subscription_details` and the
+ * (not-by-default) `invoice.payments` list. Both are read, and every field is optional unless the
+ * mapping cannot work without it.
+ */
+import Stripe from 'stripe';
+import * as z from 'zod';
+import {
+  WebhookRejected,
+  type CustomerSnapshot,
+  type PaymentMethodSnapshot,
+  type ProcessorEvent,
+  type SubscriptionSnapshot,
+} from '../domain/processor-events.ts';
+
+/** Stripe's own default; a signature older than this (by the service clock) is refused. */
+export const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;
+
+export function parseStripeWebhook(
+  rawBody: string,
+  signatureHeader: string | undefined,
+  webhookSecret: string,
+  nowSeconds: number,
+): ProcessorEvent {
+  const verified = verifySignature(rawBody, signatureHeader, webhookSecret, nowSeconds);
+  const event = parsePart(eventEnvelope, verified, 'Stripe event');
+  const base = { eventId: event.id, occurredAt: unixToIso(event.created) };
+  const object = event.data.object;
+  const ignored: ProcessorEvent = { ...base, kind: 'ignored', type: event.type };
+
+  switch (event.type) {
+    case 'payment_intent.payment_failed': {
+      const failed = fromFailedPaymentIntent(parsePart(paymentIntentSchema, object, `${event.type} data.object`));
+      return failed ? { ...base, ...failed } : ignored;
+    }
+    case 'charge.failed': {
+      const failed = fromFailedCharge(parsePart(chargeSchema, object, `${event.type} data.object`));
+      return failed ? { ...base, ...failed } : ignored;
+    }
+    case 'invoice.payment_failed': {
+      const failed = fromFailedInvoice(parsePart(invoiceSchema, object, `${event.type} data.object`));
+      return failed ? { ...base, ...failed } : ignored;
+    }
+    case 'invoice.paid': {
+      const paid = fromPaidInvoice(parsePart(invoiceSchema, object, `${event.type} data.object`));
+      return paid ? { ...base, ...paid } : ignored;
+    }
+    case 'payment_intent.succeeded': {
+      const paid = fromSucceededPaymentIntent(parsePart(paymentIntentSchema, object, `${event.type} data.object`));
+      return paid ? { ...base, ...paid } : ignored;
+    }
+    case 'customer.subscription.deleted': {
+      const subscription = parsePart(subscriptionSchema, object, `${event.type} data.object`);
+      const customer = customerSnapshot(subscription.customer, {});
+      if (!customer) return ignored;
+      return { ...base, kind: 'subscription_canceled', customer, subscription: fromSubscription(subscription) };
+    }
+    case 'payment_method.attached':
+    case 'payment_method.updated': {
+      const method = parsePart(paymentMethodSchema, object, `${event.type} data.object`);
+      // A payment method that belongs to no customer (detached, or never attached) updates nobody.
+      const customer = customerSnapshot(method.customer, billingFallback(method.billing_details));
+      if (!customer) return ignored;
+      return { ...base, kind: 'payment_method_updated', customer, paymentMethod: fromPaymentMethod(method) };
+    }
+    case 'customer.updated': {
+      const customer = parsePart(customerSchema, object, `${event.type} data.object`);
+      const previous = parsePart(previousCustomerSchema, event.data.previous_attributes ?? {}, `${event.type} data.previous_attributes`);
+      const defaultChanged = previous.invoice_settings != null && Object.hasOwn(previous.invoice_settings, 'default_payment_method');
+      const newDefault = customer.invoice_settings?.default_payment_method;
+      // Any other customer change, or a default that was removed, is not a card update.
+      if (!defaultChanged || newDefault == null) return ignored;
+      return {
+        ...base,
+        kind: 'payment_method_updated',
+        customer: customerSnapshot(customer, {})!,
+        paymentMethod: typeof newDefault === 'string' ? unknownCard() : fromPaymentMethod(newDefault),
+      };
+    }
+    default:
+      return ignored;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Verification
+
+function verifySignature(rawBody: string, header: string | undefined, secret: string, nowSeconds: number): unknown {
+  if (header === undefined || header.trim() === '') throw new WebhookRejected('Missing Stripe-Signature header.');
+  let event: unknown;
+  try {
+    // receivedAt is in milliseconds: the package computes floor(receivedAt / 1000) - t.
+    event = Stripe.webhooks.constructEvent(
+      rawBody,
+      header,
+      secret,
+      STRIPE_SIGNATURE_TOLERANCE_SECONDS,
+      undefined,
+      nowSeconds * 1000,
+    );
+  } catch (err) {
+    throw new WebhookRejected(verificationFailure(err));
+  }
+  // The package only bounds the age of a signature. A timestamp far ahead of our clock would stay
+  // replayable for that much longer, so the window is applied in both directions.
+  if (signedAt(header) - nowSeconds > STRIPE_SIGNATURE_TOLERANCE_SECONDS) {
+    throw new WebhookRejected(
+      `Stripe-Signature timestamp is more than ${STRIPE_SIGNATURE_TOLERANCE_SECONDS} seconds in the future.`,
+    );
+  }
+  return event;
+}
+
+function verificationFailure(err: unknown): string {
+  if (err instanceof Stripe.errors.StripeSignatureVerificationError) {
+    // Stripe's messages carry a paragraph of advice after the first line; the first line is the reason.
+    return `Stripe signature verification failed: ${firstLine(err.message)}`;
+  }
+  // The signature matched, so only the body itself can be at fault.
+  if (err instanceof SyntaxError) return 'Stripe webhook body is not valid JSON.';
+  return `Stripe webhook refused: ${err instanceof Error ? firstLine(err.message) : 'unreadable payload'}`;
+}
+
+/** The `t=` of a header the package has accepted, read the way the package reads it (last one wins). */
+function signedAt(header: string): number {
+  let timestamp = Number.NaN;
+  for (const item of header.split(',')) {
+    const [key, value] = item.split('=');
+    if (key === 't' && value !== undefined) timestamp = Number.parseInt(value, 10);
+  }
+  return timestamp;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Payload schemas: loose objects, since Stripe adds fields in every API version.
+
+const unixSeconds = z.int().nonnegative().max(253_402_300_799);
+const text = z.string().nullish();
+const minorUnits = z.int().nonnegative();
+const currencyCode = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/, { error: 'must be a three-letter ISO 4217 code' })
+  .transform((code) => code.toLowerCase());
+/** An expandable field: the id, or the expanded object with its id. */
+const reference = z.union([z.string().min(1), z.looseObject({ id: z.string().min(1) })]).nullish();
+type Reference = z.infer<typeof reference>;
+
+const address = z.looseObject({ country: text }).nullish();
+const billingDetails = z.looseObject({ email: text, name: text, address }).nullish();
+const cardDetails = z
+  .looseObject({ brand: text, last4: text, exp_month: z.int().nullish(), exp_year: z.int().nullish() })
+  .nullish();
+const customerId = z.union([z.string().min(1), z.looseObject({ id: z.string().min(1), email: text, name: text, address })]);
+const customerReference = customerId.nullish();
+type CustomerReference = z.infer<typeof customerReference>;
+
+const paymentMethodSchema = z.looseObject({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  card: cardDetails,
+  billing_details: billingDetails,
+  customer: customerReference,
+});
+type PaymentMethodObject = z.infer<typeof paymentMethodSchema>;
+
+const eventEnvelope = z.looseObject({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  created: unixSeconds,
+  data: z.looseObject({ object: z.looseObject({}), previous_attributes: z.looseObject({}).nullish() }),
+});
+
+const chargeSchema = z.looseObject({
+  id: z.string().min(1),
+  amount: minorUnits,
+  currency: currencyCode,
+  customer: customerReference,
+  payment_intent: reference,
+  /** Up to API version 2025-03-31 only. */
+  invoice: reference,
+  failure_code: text,
+  outcome: z.looseObject({ type: text, reason: text }).nullish(),
+  billing_details: billingDetails,
+  receipt_email: text,
+  payment_method_details: z.looseObject({ type: text, card: cardDetails }).nullish(),
+});
+type Charge = z.infer<typeof chargeSchema>;
+
+const paymentIntentSchema = z.looseObject({
+  id: z.string().min(1),
+  amount: minorUnits,
+  amount_received: minorUnits.nullish(),
+  currency: currencyCode,
+  customer: customerReference,
+  latest_charge: reference,
+  /** Up to API version 2025-03-31 only. */
+  invoice: reference,
+  receipt_email: text,
+  last_payment_error: z
+    .looseObject({ code: text, decline_code: text, charge: text, payment_method: paymentMethodSchema.nullish() })
+    .nullish(),
+});
+type PaymentIntent = z.infer<typeof paymentIntentSchema>;
+
+const invoiceLineSchema = z.looseObject({
+  amount: z.int(),
+  /** Up to 2025-03-31: 'subscription' or 'invoiceitem'; later versions use parent.type. */
+  type: text,
+  proration: z.boolean().nullish(),
+  period: z.looseObject({ end: unixSeconds }).nullish(),
+  price: z.looseObject({ id: z.string().min(1) }).nullish(),
+  plan: z.looseObject({ id: z.string().min(1) }).nullish(),
+  pricing: z.looseObject({ price_details: z.looseObject({ price: reference }).nullish() }).nullish(),
+  parent: z
+    .looseObject({
+      type: text,
+      subscription_item_details: z.looseObject({ proration: z.boolean().nullish() }).nullish(),
+    })
+    .nullish(),
+});
+type InvoiceLine = z.infer<typeof invoiceLineSchema>;
+
+const invoiceSchema = z.looseObject({
+  id: z.string().min(1),
+  currency: currencyCode,
+  amount_due: minorUnits,
+  amount_paid: minorUnits.nullish(),
+  amount_remaining: minorUnits.nullish(),
+  customer: customerReference,
+  customer_email: text,
+  customer_name: text,
+  customer_address: address,
+  /** Up to API version 2025-03-31; later versions: parent.subscription_details.subscription. */
+  subscription: reference,
+  parent: z.looseObject({ subscription_details: z.looseObject({ subscription: reference }).nullish() }).nullish(),
+  /** Up to API version 2025-03-31; later versions: payments (only when the endpoint includes it). */
+  payment_intent: reference,
+  charge: reference,
+  payments: z
+    .looseObject({
+      data: z.array(
+        z.looseObject({
+          is_default: z.boolean().nullish(),
+          payment: z.looseObject({ payment_intent: reference, charge: reference }).nullish(),
+        }),
+      ),
+    })
+    .nullish(),
+  lines: z.looseObject({ data: z.array(invoiceLineSchema) }).nullish(),
+  default_payment_method: z.union([z.string().min(1), paymentMethodSchema]).nullish(),
+});
+type Invoice = z.infer<typeof invoiceSchema>;
+
+const subscriptionItemSchema = z.looseObject({
+  price: z.looseObject({ id: z.string().min(1), unit_amount: z.int().nullish() }).nullish(),
+  plan: z.looseObject({ id: z.string().min(1), amount: z.int().nullish() }).nullish(),
+  quantity: z.int().nonnegative().nullish(),
+  /** From API version 2025-03-31 the period lives on the items. */
+  current_period_end: unixSeconds.nullish(),
+});
+
+const subscriptionSchema = z.looseObject({
+  id: z.string().min(1),
+  customer: customerId,
+  status: z.string().min(1),
+  currency: currencyCode,
+  current_period_end: unixSeconds.nullish(),
+  items: z.looseObject({ data: z.array(subscriptionItemSchema) }).nullish(),
+});
+type Subscription = z.infer<typeof subscriptionSchema>;
+
+const customerSchema = z.looseObject({
+  id: z.string().min(1),
+  email: text,
+  name: text,
+  address,
+  invoice_settings: z
+    .looseObject({ default_payment_method: z.union([z.string().min(1), paymentMethodSchema]).nullish() })
+    .nullish(),
+});
+
+const previousCustomerSchema = z.looseObject({ invoice_settings: z.looseObject({}).nullish() });
+
+function parsePart<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue?.path.map(String).join('.') ?? '';
+  throw new WebhookRejected(`Malformed ${what}: ${path ? `${path}: ` : ''}${issue?.message ?? 'invalid'}`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Mapping
+
+type FailedFields = Omit<Extract<ProcessorEvent, { kind: 'payment_failed' }>, 'eventId' | 'occurredAt'>;
+type SucceededFields = Omit<Extract<ProcessorEvent, { kind: 'payment_succeeded' }>, 'eventId' | 'occurredAt'>;
+
+function fromFailedPaymentIntent(intent: PaymentIntent): FailedFields | null {
+  const error = intent.last_payment_error;
+  const method = error?.payment_method ?? null;
+  const customer = customerSnapshot(intent.customer, {
+    ...billingFallback(method?.billing_details),
+    email: method?.billing_details?.email ?? intent.receipt_email,
+  });
+  if (!customer) return null;
+  return {
+    kind: 'payment_failed',
+    customer,
+    subscription: null,
+    payment: {
+      pspPaymentId: intent.id,
+      references: distinct([intent.id, idOf(intent.latest_charge), error?.charge, idOf(intent.invoice)]),
+      amount: intent.amount,
+      currency: intent.currency,
+      declineCode: present(error?.decline_code) ?? present(error?.code),
+    },
+    paymentMethod: method ? fromPaymentMethod(method) : null,
+  };
+}
+
+function fromFailedCharge(charge: Charge): FailedFields | null {
+  const customer = customerSnapshot(charge.customer, {
+    ...billingFallback(charge.billing_details),
+    email: charge.billing_details?.email ?? charge.receipt_email,
+  });
+  if (!customer) return null;
+  const intentId = idOf(charge.payment_intent);
+  return {
+    kind: 'payment_failed',
+    customer,
+    subscription: null,
+    payment: {
+      pspPaymentId: intentId ?? charge.id,
+      references: distinct([intentId, charge.id, idOf(charge.invoice)]),
+      amount: charge.amount,
+      currency: charge.currency,
+      declineCode: chargeDeclineCode(charge),
+    },
+    paymentMethod: chargePaymentMethod(charge),
+  };
+}
+
+/**
+ * A Charge has no decline_code field: for issuer declines Stripe puts the decline code in
+ * outcome.reason (failure_code is then the error code, e.g. card_declined). For other outcome types
+ * the reason is a Radar verdict (highest_risk_level, rule...), not a decline code.
+ */
+function chargeDeclineCode(charge: Charge): string | null {
+  const outcome = charge.outcome;
+  const declineCode = outcome?.type === 'issuer_declined' ? present(outcome.reason) : null;
+  return declineCode ?? present(charge.failure_code);
+}
+
+function chargePaymentMethod(charge: Charge): PaymentMethodSnapshot | null {
+  const details = charge.payment_method_details;
+  if (!details) return null;
+  if (details.card) return cardSnapshot(details.card);
+  const type = present(details.type);
+  return type ? { type, brand: null, lastFour: null, expMonth: null, expYear: null } : null;
+}
+
+/**
+ * An invoice carries no decline code (last_finalization_error is about finalizing, not paying): the
+ * payment_intent/charge events for the same attempt bring it.
+ */
+function fromFailedInvoice(invoice: Invoice): FailedFields | null {
+  const customer = customerSnapshot(invoice.customer, invoiceFallback(invoice));
+  if (!customer) return null;
+  const { intents, charges } = invoicePayments(invoice);
+  const method = invoice.default_payment_method;
+  return {
+    kind: 'payment_failed',
+    customer,
+    subscription: invoiceSubscription(invoice),
+    payment: {
+      pspPaymentId: intents[0] ?? charges[0] ?? invoice.id,
+      references: distinct([...intents, ...charges, invoice.id]),
+      amount: invoice.amount_remaining ?? invoice.amount_due,
+      currency: invoice.currency,
+      declineCode: null,
+    },
+    paymentMethod: method != null && typeof method !== 'string' ? fromPaymentMethod(method) : null,
+  };
+}
+
+function fromPaidInvoice(invoice: Invoice): SucceededFields | null {
+  const customer = customerSnapshot(invoice.customer, invoiceFallback(invoice));
+  if (!customer) return null;
+  const { intents, charges } = invoicePayments(invoice);
+  return {
+    kind: 'payment_succeeded',
+    customer,
+    subscription: invoiceSubscription(invoice),
+    references: distinct([...intents, ...charges, invoice.id]),
+    amount: invoice.amount_paid ?? null,
+    currency: invoice.currency,
+  };
+}
+
+function fromSucceededPaymentIntent(intent: PaymentIntent): SucceededFields | null {
+  const customer = customerSnapshot(intent.customer, { email: intent.receipt_email });
+  if (!customer) return null;
+  return {
+    kind: 'payment_succeeded',
+    customer,
+    subscription: null,
+    references: distinct([intent.id, idOf(intent.latest_charge), idOf(intent.invoice)]),
+    amount: intent.amount_received ?? intent.amount,
+    currency: intent.currency,
+  };
+}
+
+/** Payment intents and charges named by an invoice, the default payment first. */
+function invoicePayments(invoice: Invoice): { intents: string[]; charges: string[] } {
+  const payments = [...(invoice.payments?.data ?? [])].sort((a, b) => Number(b.is_default ?? false) - Number(a.is_default ?? false));
+  return {
+    intents: distinct([idOf(invoice.payment_intent), ...payments.map((p) => idOf(p.payment?.payment_intent))]),
+    charges: distinct([idOf(invoice.charge), ...payments.map((p) => idOf(p.payment?.charge))]),
+  };
+}
+
+function invoiceSubscription(invoice: Invoice): SubscriptionSnapshot | null {
+  const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription) ?? idOf(invoice.subscription);
+  if (!subscriptionId) return null;
+  // Prorations are one-off adjustments, not the recurring price.
+  const lines = (invoice.lines?.data ?? []).filter((line) => isSubscriptionLine(line) && !isProration(line));
+  const periodEnds = lines.flatMap((line) => (line.period ? [line.period.end] : []));
+  return {
+    pspSubscriptionId: subscriptionId,
+    plan: lines.map(linePriceId).find((id) => id !== null) ?? null,
+    amount: lines.length > 0 ? lines.reduce((sum, line) => sum + line.amount, 0) : null,
+    currency: invoice.currency,
+    // An invoice does not say what state its subscription is in.
+    status: null,
+    currentPeriodEnd: periodEnds.length > 0 ? unixToIso(Math.max(...periodEnds)) : null,
+  };
+}
+
+const isSubscriptionLine = (line: InvoiceLine): boolean =>
+  line.parent?.type === 'subscription_item_details' || line.type === 'subscription';
+
+const isProration = (line: InvoiceLine): boolean =>
+  line.proration === true || line.parent?.subscription_item_details?.proration === true;
+
+const linePriceId = (line: InvoiceLine): string | null =>
+  idOf(line.pricing?.price_details?.price) ?? line.price?.id ?? line.plan?.id ?? null;
+
+function fromSubscription(subscription: Subscription): SubscriptionSnapshot {
+  const items = subscription.items?.data ?? [];
+  const unitAmounts = items.map((item) => item.price?.unit_amount ?? item.plan?.amount ?? null);
+  const priced = items.length > 0 && unitAmounts.every((amount) => amount !== null);
+  const itemPeriodEnds = items.flatMap((item) => (item.current_period_end != null ? [item.current_period_end] : []));
+  const periodEnd =
+    subscription.current_period_end ?? (itemPeriodEnds.length > 0 ? Math.max(...itemPeriodEnds) : null);
+  return {
+    pspSubscriptionId: subscription.id,
+    plan: items[0]?.price?.id ?? items[0]?.plan?.id ?? null,
+    amount: priced ? items.reduce((sum, item, i) => sum + unitAmounts[i]! * (item.quantity ?? 1), 0) : null,
+    currency: subscription.currency,
+    status: subscription.status,
+    currentPeriodEnd: periodEnd !== null ? unixToIso(periodEnd) : null,
+  };
+}
+
+function fromPaymentMethod(method: PaymentMethodObject): PaymentMethodSnapshot {
+  if (method.card) return { ...cardSnapshot(method.card), type: method.type };
+  return { type: method.type, brand: null, lastFour: null, expMonth: null, expYear: null };
+}
+
+function cardSnapshot(card: NonNullable<z.infer<typeof cardDetails>>): PaymentMethodSnapshot {
+  return {
+    type: 'card',
+    brand: present(card.brand),
+    lastFour: present(card.last4),
+    expMonth: card.exp_month ?? null,
+    expYear: card.exp_year ?? null,
+  };
+}
+
+/**
+ * customer.updated names the new default payment method by id unless the endpoint expands it; the
+ * snapshot cannot carry the id, so the details stay unknown until a payment_method.* event brings them.
+ */
+const unknownCard = (): PaymentMethodSnapshot => ({ type: 'card', brand: null, lastFour: null, expMonth: null, expYear: null });
+
+interface ContactFallback {
+  email?: string | null | undefined;
+  name?: string | null | undefined;
+  country?: string | null | undefined;
+}
+
+const billingFallback = (details: z.infer<typeof billingDetails>): ContactFallback => ({
+  email: details?.email,
+  name: details?.name,
+  country: details?.address?.country,
+});
+
+const invoiceFallback = (invoice: Invoice): ContactFallback => ({
+  email: invoice.customer_email,
+  name: invoice.customer_name,
+  country: invoice.customer_address?.country,
+});
+
+/** Stripe knows no customer timezone; the billing country is the fallback the contract allows. */
+function customerSnapshot(ref: CustomerReference, fallback: ContactFallback): CustomerSnapshot | null {
+  if (ref == null) return null;
+  const expanded = typeof ref === 'string' ? null : ref;
+  return {
+    pspCustomerId: typeof ref === 'string' ? ref : ref.id,
+    email: present(expanded?.email) ?? present(fallback.email),
+    name: present(expanded?.name) ?? present(fallback.name),
+    timezone: null,
+    country: countryCode(expanded?.address?.country) ?? countryCode(fallback.country),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Small helpers
+
+const idOf = (ref: Reference): string | null => (ref == null ? null : typeof ref === 'string' ? ref : ref.id);
+
+const present = (value: string | null | undefined): string | null => (value == null || value.trim() === '' ? null : value);
+
+const countryCode = (value: string | null | undefined): string | null =>
+  value != null && /^[A-Za-z]{2}$/.test(value) ? value.toUpperCase() : null;
+
+function distinct(ids: ReadonlyArray<string | null | undefined>): string[] {
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string' && id !== ''))];
+}
+
+const unixToIso = (seconds: number): string => new Date(seconds * 1000).toISOString();
+
+const firstLine = (message: string): string => message.split('\n', 1)[0]!.trim();

@@ -1,0 +1,24 @@
+import type { Payment } from '../domain/payments.ts';
+
+/** §2.4: the payment object of lists and events. */
+export function paymentResource(payment: Payment) {
+  return {
+    id: payment.id,
+    customer_id: payment.customer_id,
+    subscription_id: payment.subscription_id,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: payment.status,
+    decline_code: payment.decline_code,
+    decline_category: payment.decline_category,
+    decline_subcategory: payment.decline_subcategory,
+    psp: payment.psp,
+    psp_payment_id: payment.psp_payment_id,
+    retry_count: payment.retry_count,
+    max_retries: payment.max_retries,
+    next_retry_at: payment.next_retry_at,
+    recovered_at: payment.recovered_at,
+    created_at: payment.created_at,
+    updated_at: payment.updated_at,
+  };
+}

@@ -1,0 +1,15 @@
+import { webhookPath } from '../domain/processor-setup.ts';
+import type { ProcessorConnection } from '../store/processor-connections.ts';
+
+/** A connection as merchants see it: where to point the processor's webhooks; never a secret. */
+export function processorConnectionResource(connection: ProcessorConnection, baseUrl: string) {
+  const { credentials } = connection;
+  return {
+    id: connection.id,
+    psp: connection.psp,
+    webhook_url: `${baseUrl}${webhookPath(connection)}`,
+    retries_enabled: credentials.kind === 'braintree' || (credentials.kind === 'stripe' && credentials.apiKey !== null),
+    created_at: connection.createdAt,
+    updated_at: connection.updatedAt,
+  };
+}

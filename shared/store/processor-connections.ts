@@ -1,0 +1,102 @@
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import { stateConflict } from '../domain/errors.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { cancelledPositions } from './dynamo.ts';
+import { tenantPk } from './keys.ts';
+
+const { db, tableName } = runtime;
+
+/** Secrets to verify a processor's webhooks and, optionally, to call its API for retries. Never returned by the API. */
+export type ProcessorCredentials =
+  | { kind: 'stripe'; webhookSecret: string; apiKey: string | null }
+  | { kind: 'braintree'; merchantId: string; publicKey: string; privateKey: string; merchantAccountId: string | null }
+  | { kind: 'generic'; webhookSecret: string };
+
+export interface ProcessorConnection {
+  id: string;
+  tenant: Tenant;
+  psp: string;
+  credentials: ProcessorCredentials;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const recordSk = (psp: string): string => `PROCESSOR#${psp}`;
+/** Webhooks arrive with only the connection id in the URL: this item finds the tenant and secrets from it. */
+const lookupPk = (connectionId: string): string => `CONNECTION#${connectionId}`;
+
+function toItem(connection: ProcessorConnection) {
+  return {
+    entity: 'processor_connection',
+    id: connection.id,
+    merchant_id: connection.tenant.merchantId,
+    environment: connection.tenant.environment,
+    psp: connection.psp,
+    credentials: connection.credentials,
+    created_at: connection.createdAt,
+    updated_at: connection.updatedAt,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): ProcessorConnection {
+  return {
+    id: item.id as string,
+    tenant: { merchantId: item.merchant_id as string, environment: item.environment as Tenant['environment'] },
+    psp: item.psp as string,
+    credentials: item.credentials as ProcessorCredentials,
+    createdAt: item.created_at as string,
+    updatedAt: item.updated_at as string,
+  };
+}
+
+export async function findConnectionForPsp(tenant: Tenant, psp: string): Promise<ProcessorConnection | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: recordSk(psp) }, ConsistentRead: true }),
+  );
+  return Item ? fromItem(Item) : undefined;
+}
+
+export async function findConnection(connectionId: string): Promise<ProcessorConnection | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: lookupPk(connectionId), sk: 'CONNECTION' } }));
+  return Item ? fromItem(Item) : undefined;
+}
+
+export async function listConnections(tenant: Tenant): Promise<ProcessorConnection[]> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': 'PROCESSOR#' },
+    }),
+  );
+  return Items.map(fromItem);
+}
+
+/**
+ * Creates or replaces the tenant's connection for one processor, keeping its id (and so its webhook
+ * URL) stable. `previousId` is what the caller read: a concurrent create or replace makes this fail.
+ */
+export async function saveConnection(connection: ProcessorConnection, previousId: string | null): Promise<void> {
+  const item = toItem(connection);
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: { pk: tenantPk(connection.tenant), sk: recordSk(connection.psp), ...item },
+              ConditionExpression: previousId === null ? 'attribute_not_exists(pk)' : 'id = :id',
+              ExpressionAttributeValues: previousId === null ? undefined : { ':id': previousId },
+            },
+          },
+          { Put: { TableName: tableName, Item: { pk: lookupPk(connection.id), sk: 'CONNECTION', ...item } } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancelledPositions(error)?.length) throw stateConflict(`The ${connection.psp} connection changed concurrently; retry the request`);
+    throw error;
+  }
+}

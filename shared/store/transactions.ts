@@ -1,0 +1,26 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import { cancelledPositions, isTransactionConflict } from './dynamo.ts';
+
+const { db } = runtime;
+
+export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/** Why a transaction did not commit: which of its writes failed their condition, or that it raced another transaction. */
+export type TransactionOutcome = { committed: true } | { committed: false; failedConditions: number[] };
+
+/**
+ * Runs writes that must succeed or fail together. A condition failure or a clash with a concurrent
+ * transaction comes back as a value, since callers decide what it means (duplicate, retry, conflict).
+ */
+export async function transact(items: TransactItem[]): Promise<TransactionOutcome> {
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+    return { committed: true };
+  } catch (error) {
+    const failed = cancelledPositions(error);
+    if (failed?.length) return { committed: false, failedConditions: failed };
+    if (isTransactionConflict(error)) return { committed: false, failedConditions: [] };
+    throw error;
+  }
+}

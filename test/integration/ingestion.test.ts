@@ -1,0 +1,266 @@
+import { describe, expect, it } from 'vitest';
+import { runtime } from '../../shared/composition.ts';
+import type { Tenant } from '../../shared/domain/tenant.ts';
+import { advanceClock, call, newMerchant } from '../support/api.ts';
+import { stripeChargeFailure } from '../support/stripe-events.ts';
+import { tenantItems } from '../support/tenant-items.ts';
+import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric, postStripe, STRIPE_SECRET } from '../support/webhooks.ts';
+
+async function setUp(psp: 'stripe' | 'acme' = 'acme') {
+  const merchant = await newMerchant();
+  const tenant: Tenant = { merchantId: merchant.merchantId, environment: 'test' };
+  const body = psp === 'stripe' ? { webhook_secret: STRIPE_SECRET } : { webhook_secret: GENERIC_SECRET };
+  const path = await connect(merchant.keys.test_admin, psp, body);
+  return { ...merchant, tenant, path };
+}
+
+const payments = (tenant: Tenant) => tenantItems(tenant, 'PAYMENT#');
+const customers = (tenant: Tenant) => tenantItems(tenant, 'CUSTOMER#');
+
+describe('failed-payment ingestion (generic processor)', () => {
+  it('records a soft decline as a pending payment with its retry scheduled, and creates the customer', async () => {
+    // Prepare
+    const { tenant, path } = await setUp();
+    const event = genericFailure({ code: 'insufficient_funds', amount: 2900, currency: 'EUR' });
+    const before = runtime.clock.now().getTime();
+    // Act
+    const response = await postGeneric(path, event);
+    // Assess
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ received: true, outcome: 'created', event_id: event.id });
+    const [payment] = await payments(tenant);
+    expect(payment).toMatchObject({
+      id: response.body.payment_id,
+      customer_id: response.body.customer_id,
+      amount: 2900,
+      currency: 'eur',
+      status: 'pending',
+      decline_code: 'insufficient_funds',
+      decline_category: 'soft_retry',
+      decline_subcategory: 'Balance',
+      psp: 'acme',
+      psp_payment_id: event.payment.id,
+      retry_count: 0,
+      max_retries: 4,
+      recovered_at: null,
+    });
+    expect(payment!.id).toMatch(/^pay_/);
+    expect(payment!.subscription_id).toMatch(/^sub_/);
+    expect(payment!.mapping_version).toMatch(/^\d{4}-\d{2}-\d{2}\.\d+$/);
+    const delay = new Date(payment!.next_retry_at).getTime() - before;
+    expect(delay).toBeGreaterThanOrEqual(48 * 3600_000);
+    expect(delay).toBeLessThan(48 * 3600_000 + 60_000);
+    const [customer] = await customers(tenant);
+    expect(customer).toMatchObject({
+      id: response.body.customer_id,
+      email: event.customer.email,
+      name: event.customer.name,
+      psp: 'acme',
+      psp_customer_id: event.customer.id,
+      status: 'active',
+      total_payments: 1,
+      failed_payments: 1,
+      recovered_payments: 0,
+      timezone: 'Europe/Berlin',
+      payment_method: { type: 'card', brand: 'visa', last_four: '4242', exp_month: 12, exp_year: 2027 },
+    });
+    expect(customer!.subscriptions).toEqual([
+      expect.objectContaining({ psp_subscription_id: event.subscription.id, plan: 'pro', amount: 2900, currency: 'eur', id: payment!.subscription_id }),
+    ]);
+    const due = await runtime.local!.scheduler.due(new Date(payment!.next_retry_at));
+    expect(due.filter((job) => job.payload.payment_id === payment!.id)).toEqual([
+      expect.objectContaining({ kind: 'payment-retry', payload: { payment_id: payment!.id, attempt: 1 } }),
+    ]);
+    const events = (await tenantItems(tenant, 'EVENT#')).map((e) => e.type).sort();
+    expect(events).toEqual(['customer.created', 'payment.failed']);
+  });
+
+  it.each([
+    ['expired_card', 'hard_customer', 'communication_pending', 0],
+    ['stolen_card', 'terminal', 'terminal', 0],
+    ['weird_code_42', 'unknown', 'communication_pending', 0],
+  ])('routes %s to %s (%s)', async (code, category, status, maxRetries) => {
+    const { tenant, path } = await setUp();
+    expect((await postGeneric(path, genericFailure({ code }))).status).toBe(200);
+    const [payment] = await payments(tenant);
+    expect(payment).toMatchObject({ decline_category: category, status, max_retries: maxRetries, next_retry_at: null });
+    const [customer] = await customers(tenant);
+    expect(customer!.failed_payments).toBe(status === 'terminal' ? 0 : 1);
+  });
+
+  it('adds a second failure to the same customer, one customer per processor customer id', async () => {
+    const { tenant, path } = await setUp();
+    await postGeneric(path, genericFailure({ customerId: 'cust_same' }));
+    await postGeneric(path, genericFailure({ customerId: 'cust_same' }));
+    expect(await payments(tenant)).toHaveLength(2);
+    const all = await customers(tenant);
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ total_payments: 2, failed_payments: 2 });
+  });
+
+  it('ends with one customer and one payment when the same event is delivered twice, or ten times at once', async () => {
+    const { tenant, path } = await setUp();
+    const event = genericFailure();
+    expect((await postGeneric(path, event)).body.outcome).toBe('created');
+    expect((await postGeneric(path, event)).body.outcome).toBe('duplicate');
+    const burst = genericFailure({ customerId: 'cust_burst' });
+    const responses = await Promise.all(Array.from({ length: 10 }, () => postGeneric(path, burst)));
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    expect(responses.filter((r) => r.body.outcome === 'created')).toHaveLength(1);
+    expect(await payments(tenant)).toHaveLength(2);
+    expect(await customers(tenant)).toHaveLength(2);
+    const burstCustomer = (await customers(tenant)).find((c) => c.psp_customer_id === 'cust_burst');
+    expect(burstCustomer).toMatchObject({ total_payments: 1, failed_payments: 1 });
+  });
+
+  it('creates one customer when two different first failures for it arrive at once', async () => {
+    const { tenant, path } = await setUp();
+    await Promise.all([postGeneric(path, genericFailure({ customerId: 'cust_race' })), postGeneric(path, genericFailure({ customerId: 'cust_race' }))]);
+    const all = await customers(tenant);
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ total_payments: 2, failed_payments: 2 });
+  });
+
+  it('refuses bad signatures, stale timestamps and malformed bodies with 400 and stores nothing', async () => {
+    const { tenant, path } = await setUp();
+    const event = genericFailure();
+    const wrongSecret = await postGeneric(path, event, { secret: 'another-secret-entirely-123' });
+    const stale = await postGeneric(path, event, { timestamp: nowSeconds() - 301 });
+    const future = await postGeneric(path, event, { timestamp: nowSeconds() + 301 });
+    const unsigned = await call('POST', path, { body: event });
+    const malformed = await call('POST', path, { rawBody: '{not json', headers: { 'x-recovery-signature': 't=1,v1=00' } });
+    for (const response of [wrongSecret, stale, future, unsigned, malformed]) {
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('invalid_request');
+    }
+    const missingField = { ...genericFailure(), payment: { id: 'x', currency: 'usd', decline_code: 'insufficient_funds' } };
+    expect((await postGeneric(path, missingField)).status).toBe(400);
+    expect(await tenantItems(tenant, '')).toEqual(expect.not.arrayContaining([expect.objectContaining({ entity: 'payment' })]));
+    expect(await payments(tenant)).toHaveLength(0);
+    expect(await customers(tenant)).toHaveLength(0);
+  });
+
+  it('answers 404 for an unknown connection, or a connection of another processor', async () => {
+    const { path } = await setUp();
+    const unknown = await postGeneric('/webhooks/acme/con_00000000000000000000000000', genericFailure());
+    expect(unknown.status).toBe(404);
+    const otherPsp = await postGeneric(path.replace('/acme/', '/other/'), genericFailure());
+    expect(otherPsp.status).toBe(404);
+  });
+
+  it('acknowledges event types it does not use with 200 and stores nothing', async () => {
+    const { tenant, path } = await setUp();
+    const response = await postGeneric(path, { id: 'evt_x', type: 'invoice.created', created: nowSeconds() });
+    expect(response.status).toBe(200);
+    expect(response.body.outcome).toBe('ignored');
+    expect(await payments(tenant)).toHaveLength(0);
+  });
+
+  it('marks the payment recovered on success, once, and the customer recovered when nothing is pending', async () => {
+    const { tenant, path } = await setUp();
+    const failure = genericFailure({ amount: 1500, currency: 'usd' });
+    await postGeneric(path, failure);
+    const success = { ...failure, id: `${failure.id}_ok`, type: 'payment.succeeded', payment: { ...failure.payment, decline_code: null } };
+    advanceClock(3600);
+    expect((await postGeneric(path, success)).body.outcome).toBe('updated');
+    expect((await postGeneric(path, { ...success, id: `${success.id}_again` })).body.outcome).toBe('duplicate');
+    const [payment] = await payments(tenant);
+    expect(payment).toMatchObject({ status: 'recovered', next_retry_at: null });
+    expect(payment!.recovered_at).not.toBeNull();
+    const [customer] = await customers(tenant);
+    expect(customer).toMatchObject({ status: 'recovered', failed_payments: 0, recovered_payments: 1, recovered_amounts: { usd: 1500 } });
+    const due = await runtime.local!.scheduler.due(new Date(Date.now() + 400 * 86400_000));
+    expect(due.filter((job) => job.payload.payment_id === payment!.id)).toEqual([]);
+    expect((await tenantItems(tenant, 'EVENT#')).filter((e) => e.type === 'payment.recovered')).toHaveLength(1);
+  });
+
+  it('marks the customer churned when the subscription is canceled, once', async () => {
+    const { tenant, path } = await setUp();
+    const failure = genericFailure();
+    await postGeneric(path, failure);
+    const cancel = { id: `${failure.id}_cancel`, type: 'subscription.canceled', created: nowSeconds(), customer: failure.customer, subscription: { ...failure.subscription, status: 'canceled' } };
+    expect((await postGeneric(path, cancel)).body.outcome).toBe('updated');
+    expect((await postGeneric(path, { ...cancel, id: `${cancel.id}_2` })).body.outcome).toBe('duplicate');
+    const [customer] = await customers(tenant);
+    expect(customer!.status).toBe('churned');
+    expect(customer!.subscriptions[0].status).toBe('canceled');
+    expect((await tenantItems(tenant, 'EVENT#')).filter((e) => e.type === 'customer.subscription_canceled')).toHaveLength(1);
+  });
+
+  it('records a card update on a known customer and ignores unknown customers', async () => {
+    const { tenant, path } = await setUp();
+    const failure = genericFailure();
+    await postGeneric(path, failure);
+    const update = {
+      id: `${failure.id}_pm`,
+      type: 'payment_method.updated',
+      created: nowSeconds(),
+      customer: failure.customer,
+      payment_method: { type: 'card', brand: 'mastercard', last_four: '5454', exp_month: 1, exp_year: 2030 },
+    };
+    expect((await postGeneric(path, update)).body.outcome).toBe('updated');
+    const [customer] = await customers(tenant);
+    expect(customer!.payment_method).toEqual({ type: 'card', brand: 'mastercard', last_four: '5454', exp_month: 1, exp_year: 2030 });
+    const stranger = { ...update, id: 'evt_stranger', customer: { ...failure.customer, id: 'nobody' } };
+    expect((await postGeneric(path, stranger)).body.outcome).toBe('ignored');
+  });
+});
+
+describe('Stripe webhooks', () => {
+  it.each([
+    ['payment_intent, charge, invoice', ['paymentIntent', 'charge', 'invoice']],
+    ['invoice, charge, payment_intent', ['invoice', 'charge', 'paymentIntent']],
+    ['charge, invoice, payment_intent', ['charge', 'invoice', 'paymentIntent']],
+  ] as const)('turns the three failure events of one charge into one payment (%s)', async (_, order) => {
+    const { tenant, path } = await setUp('stripe');
+    const events = stripeChargeFailure({ declineCode: 'insufficient_funds' });
+    for (const name of order) expect((await postStripe(path, events[name])).status).toBe(200);
+    const all = await payments(tenant);
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({
+      psp: 'stripe',
+      psp_payment_id: events.ids.pi,
+      decline_code: 'insufficient_funds',
+      decline_category: 'soft_retry',
+      status: 'pending',
+      amount: 4900,
+      currency: 'usd',
+    });
+    const [customer] = await customers(tenant);
+    expect(customer).toMatchObject({ psp_customer_id: events.ids.cus, total_payments: 1, failed_payments: 1 });
+    expect(customer!.subscriptions).toEqual([expect.objectContaining({ psp_subscription_id: events.ids.sub, id: all[0]!.subscription_id })]);
+    expect(customer!.payment_method).toMatchObject({ brand: 'visa', last_four: '0341' });
+  });
+
+  it('takes the decline code from a later sibling when the first event had none', async () => {
+    const { tenant, path } = await setUp('stripe');
+    const events = stripeChargeFailure({ declineCode: 'insufficient_funds' });
+    const bare = structuredClone(events.invoice);
+    await postStripe(path, bare);
+    expect((await payments(tenant))[0]).toMatchObject({ decline_category: 'unknown', status: 'communication_pending' });
+    await postStripe(path, events.charge);
+    const [payment] = await payments(tenant);
+    expect(payment).toMatchObject({ decline_code: 'insufficient_funds', decline_category: 'soft_retry', status: 'pending' });
+    expect(payment!.next_retry_at).not.toBeNull();
+  });
+
+  it('recovers on invoice.paid and churns on customer.subscription.deleted', async () => {
+    const { tenant, path } = await setUp('stripe');
+    const events = stripeChargeFailure({ declineCode: 'expired_card' });
+    await postStripe(path, events.paymentIntent);
+    await postStripe(path, events.invoice);
+    expect((await postStripe(path, events.paid)).body.outcome).toBe('updated');
+    expect((await payments(tenant))[0]).toMatchObject({ status: 'recovered' });
+    const canceled = await postStripe(path, events.canceled);
+    expect(canceled.body).toMatchObject({ outcome: 'updated' });
+    expect((await customers(tenant))[0]).toMatchObject({ status: 'churned' });
+  });
+
+  it('refuses a payload signed with another secret, or signed more than 300 s ago', async () => {
+    const { tenant, path } = await setUp('stripe');
+    const events = stripeChargeFailure({ declineCode: 'insufficient_funds' });
+    expect((await postStripe(path, events.charge, { secret: 'whsec_wrong000000000000' })).status).toBe(400);
+    expect((await postStripe(path, events.charge, { timestamp: nowSeconds() - 301 })).status).toBe(400);
+    expect(await payments(tenant)).toHaveLength(0);
+  });
+});

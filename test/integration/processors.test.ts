@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { call, newMerchant } from '../support/api.ts';
+
+describe('processor connections', () => {
+  it('connects stripe, braintree and a generic processor; lists them with webhook URLs and no secrets', async () => {
+    // Prepare
+    const { keys } = await newMerchant();
+    // Act
+    const stripe = await call('PUT', '/v1/processors/stripe', { key: keys.test_admin, body: { webhook_secret: 'whsec_abcdef0123456789', api_key: 'sk_test_abc123' } });
+    const braintree = await call('PUT', '/v1/processors/braintree', {
+      key: keys.test_admin,
+      body: { merchant_id: 'm1', public_key: 'pub', private_key: 'priv', merchant_account_id: 'acct' },
+    });
+    const adyen = await call('PUT', '/v1/processors/adyen', { key: keys.test_admin, body: { webhook_secret: 'a-long-generic-secret-value' } });
+    // Assess
+    for (const response of [stripe, braintree, adyen]) expect(response.status).toBe(200);
+    expect(stripe.body.data).toMatchObject({ psp: 'stripe', retries_enabled: true });
+    expect(stripe.body.data.id).toMatch(/^con_/);
+    expect(stripe.body.data.webhook_url).toMatch(new RegExp(`/webhooks/stripe/${stripe.body.data.id}$`));
+    expect(adyen.body.data.webhook_url).toMatch(new RegExp(`/webhooks/adyen/${adyen.body.data.id}$`));
+    const listed = await call('GET', '/v1/processors', { key: keys.test_admin });
+    expect(listed.body.data.map((c: { psp: string }) => c.psp)).toEqual(['adyen', 'braintree', 'stripe']);
+    const text = JSON.stringify(listed.body);
+    for (const secret of ['whsec_abcdef0123456789', 'sk_test_abc123', 'priv', 'a-long-generic-secret-value']) expect(text).not.toContain(secret);
+  });
+
+  it('keeps the connection id (and webhook URL) when secrets are replaced', async () => {
+    const { keys } = await newMerchant();
+    const first = await call('PUT', '/v1/processors/stripe', { key: keys.test_admin, body: { webhook_secret: 'whsec_first000000000000' } });
+    const second = await call('PUT', '/v1/processors/stripe', { key: keys.test_admin, body: { webhook_secret: 'whsec_second00000000000' } });
+    expect(second.body.data.id).toBe(first.body.data.id);
+    expect(second.body.data.retries_enabled).toBe(false);
+  });
+
+  it('keeps connections per environment', async () => {
+    const { keys } = await newMerchant();
+    await call('PUT', '/v1/processors/stripe', { key: keys.test_admin, body: { webhook_secret: 'whsec_test0000000000000' } });
+    expect((await call('GET', '/v1/processors', { key: keys.live_admin })).body.data).toEqual([]);
+  });
+
+  it.each([
+    ['stripe', { webhook_secret: 'not-a-whsec' }, 422, 'webhook_secret'],
+    ['stripe', {}, 400, 'webhook_secret'],
+    ['braintree', { merchant_id: 'm', public_key: 'p' }, 400, 'private_key'],
+    ['adyen', { webhook_secret: 'short' }, 422, 'webhook_secret'],
+    ['Bad Name', { webhook_secret: 'a-long-generic-secret-value' }, 400, 'psp'],
+  ])('validates %s credentials (%j → %i on %s)', async (psp, body, status, param) => {
+    const { keys } = await newMerchant();
+    const response = await call('PUT', `/v1/processors/${encodeURIComponent(psp)}`, { key: keys.test_admin, body });
+    expect(response.status).toBe(status);
+    expect(response.body.error.param).toBe(param);
+  });
+
+  it('needs the admin scope', async () => {
+    const { keys } = await newMerchant();
+    const response = await call('PUT', '/v1/processors/stripe', { key: keys.test_write, body: { webhook_secret: 'whsec_x000000000000000' } });
+    expect(response.status).toBe(403);
+    expect((await call('GET', '/v1/processors', { key: keys.test_read })).status).toBe(403);
+  });
+});
