@@ -1,26 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RecoveryStack } from '../../lib/recovery-stack.ts';
 import { constructIdFor } from '../../lib/route-function.ts';
-import { readStackConfig } from '../../lib/stack-config.ts';
+import { JOBS } from '../../shared/jobs.ts';
 import { FALLBACK_HANDLER, ROUTES, type Route } from '../../shared/routes.ts';
 import { GLOBAL_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '../../shared/store/table-schema.ts';
-
-type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, any> };
-
-/** The stack as `cdk synth` builds it (cdk.json's context and feature flags), minus esbuild. */
-function synthesize(extraContext: Record<string, unknown> = {}) {
-  const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
-  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [], ...extraContext } });
-  const stack = new RecoveryStack(app, 'Test', { config: readStackConfig(app.node) });
-  return { app, stack, template: Template.fromStack(stack) };
-}
-
-const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+import { list, synthesize, type Resource, type Statement } from './template.ts';
 
 let built: ReturnType<typeof synthesize>;
 let resources: Record<string, Resource>;
@@ -60,11 +45,12 @@ const allows = (statements: Statement[], action: string) =>
   statements.filter((statement) => statement.Effect === 'Allow' && list(statement.Action).includes(action));
 
 describe('functions', () => {
-  it('has exactly one function per route, plus one fallback per API', () => {
+  it('has exactly one function per route and per job kind, plus one fallback per API', () => {
     // Assess
     for (const route of ROUTES) expect(functionsFor(route.handler), route.handler).toHaveLength(1);
+    for (const job of JOBS) expect(functionsFor(job.handler), job.handler).toHaveLength(1);
     expect(functionsFor(FALLBACK_HANDLER)).toHaveLength(2);
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 2);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + JOBS.length + 2);
   });
 
   it('names each function after its handler and describes its route', () => {
@@ -76,12 +62,14 @@ describe('functions', () => {
   });
 
   it('runs every function on nodejs22.x, arm64, traced, with its own retained log group and TABLE_NAME', () => {
+    // Jobs run behind no gateway, so they are not held to its 29 s.
+    const jobIds = new Set(JOBS.flatMap((job) => functionsFor(job.handler).map(([id]) => id)));
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties.Runtime, id).toBe('nodejs22.x');
       expect(fn.Properties.Architectures, id).toEqual(['arm64']);
       expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
       expect(fn.Properties.MemorySize, id).toBe(512);
-      expect(fn.Properties.Timeout, id).toBe(29);
+      expect(fn.Properties.Timeout, id).toBe(jobIds.has(id) ? 60 : 29);
       expect(fn.Properties.Environment.Variables).toMatchObject({ TABLE_NAME: { Ref: expect.any(String) }, NODE_OPTIONS: '--enable-source-maps' });
       const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref;
       expect(resources[logGroupId]?.Type, id).toBe('AWS::Logs::LogGroup');
@@ -125,17 +113,22 @@ describe('table', () => {
 
 describe('least privilege', () => {
   const XRAY = new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
+  const SCHEDULES = new Set(['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule']);
 
-  it('has no wildcard actions, and Resource "*" only for X-Ray', () => {
+  it('has no wildcard actions; Resource "*" only for X-Ray, and a wildcard only over the schedules of the stack\'s group', () => {
     const statements = ofType('AWS::IAM::Policy').flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
     expect(statements.length).toBeGreaterThan(0);
+    const groupSchedules = built.stack.resolve(built.stack.scheduling.scheduleArns);
     for (const statement of statements) {
       for (const action of list(statement.Action)) expect(action).not.toContain('*');
       const resourcesOf = list(statement.Resource as unknown);
-      if (resourcesOf.some((resource) => JSON.stringify(resource).includes('*'))) {
-        expect(resourcesOf).toEqual(['*']);
-        expect(list(statement.Action).every((action) => XRAY.has(action))).toBe(true);
+      if (!resourcesOf.some((resource) => JSON.stringify(resource).includes('*'))) continue;
+      if (list(statement.Action).every((action) => SCHEDULES.has(action))) {
+        expect(resourcesOf).toEqual([groupSchedules]);
+        continue;
       }
+      expect(resourcesOf).toEqual(['*']);
+      expect(list(statement.Action).every((action) => XRAY.has(action))).toBe(true);
     }
   });
 

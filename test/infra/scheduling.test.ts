@@ -1,0 +1,319 @@
+import { Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnRole, Role } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Data } from '../../lib/data.ts';
+import { RouteFunction } from '../../lib/route-function.ts';
+import { boundedName, Scheduling } from '../../lib/scheduling.ts';
+import type { JobDefinition } from '../../shared/jobs.ts';
+import { JOBS } from '../../shared/jobs.ts';
+import { ROUTES } from '../../shared/routes.ts';
+import { findDependencyCycle, list, synthesize, testApp, type Resource, type Statement } from './template.ts';
+
+const ACCOUNT = '111111111111';
+const REGION = 'eu-west-1';
+const SCHEDULING_ENV = ['SCHEDULE_GROUP', 'SCHEDULER_ROLE_ARN', 'JOB_TARGETS'];
+const SCHEDULE_ACTIONS = ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'];
+
+/**
+ * A job list of our own, so these tests do not wait for shared/jobs.ts to fill up. The handlers are
+ * stand-ins: NodejsFunction wants an existing entry file even when bundling is skipped, and nothing
+ * here depends on what the module does.
+ */
+const FAKE_JOBS: readonly JobDefinition[] = [
+  { kind: 'payment-retry', handler: 'platform/not-found' },
+  { kind: 'campaign-step', handler: 'auth/me' },
+];
+
+/** Scheduling alone in a stack with a known account and region, so ARNs come out as plain strings. */
+function buildScheduling(jobs: readonly JobDefinition[], stackName = 'SchedulingTest') {
+  const app = testApp();
+  const stack = new Stack(app, stackName, { env: { account: ACCOUNT, region: REGION } });
+  const data = new Data(stack, 'Data');
+  const scheduling = new Scheduling(stack, 'Scheduling', { data, jobs });
+  const receiver = new RouteFunction(stack, 'Receiver', { handler: 'webhooks/stripe', description: 'schedules jobs', data, access: 'write' });
+  const bystander = new RouteFunction(stack, 'Bystander', { handler: 'api-keys/list', description: 'schedules nothing', data, access: 'read' });
+  scheduling.grantScheduling(receiver);
+  const template = Template.fromStack(stack);
+  return { app, stack, scheduling, receiver, bystander, template, resources: template.toJSON().Resources as Record<string, Resource> };
+}
+
+/** Pseudo parameters as a deployment in ACCOUNT and REGION would see them. */
+const PSEUDO: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': REGION, 'AWS::AccountId': ACCOUNT, 'AWS::URLSuffix': 'amazonaws.com' };
+
+/** A template value as CloudFormation would compute it, for values built only from strings and pseudo parameters. */
+function evaluate(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null) {
+    if ('Fn::Join' in value) {
+      const [separator, parts] = value['Fn::Join'] as [string, unknown[]];
+      return parts.map(evaluate).join(separator);
+    }
+    if ('Ref' in value && String(value.Ref) in PSEUDO) return PSEUDO[String(value.Ref)]!;
+  }
+  throw new Error(`Cannot evaluate ${JSON.stringify(value)}`);
+}
+
+const functionArn = (name: string) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name}`;
+
+function logicalIdOf(stack: Stack, fn: RouteFunction): string {
+  return stack.getLogicalId(fn.function.node.defaultChild as CfnFunction);
+}
+
+function roleIdOf(stack: Stack, owner: { role: Role }): string {
+  return stack.getLogicalId(owner.role.node.defaultChild as CfnRole);
+}
+
+function statementsOfRole(resources: Record<string, Resource>, roleId: string): Statement[] {
+  return Object.values(resources)
+    .filter((resource) => resource.Type === 'AWS::IAM::Policy')
+    .filter((policy) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleId))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+const withAction = (statements: Statement[], prefix: string) =>
+  statements.filter((statement) => list(statement.Action).some((action) => action.startsWith(prefix)));
+
+function environmentOf(resources: Record<string, Resource>, functionId: string): Record<string, unknown> {
+  return resources[functionId]!.Properties.Environment.Variables;
+}
+
+describe('Scheduling, with a job list of its own', () => {
+  let built: ReturnType<typeof buildScheduling>;
+  let invokeRoleId: string;
+  let groupId: string;
+
+  beforeAll(() => {
+    built = buildScheduling(FAKE_JOBS);
+    invokeRoleId = roleIdOf(built.stack, built.scheduling);
+    groupId = built.stack.getLogicalId(built.scheduling.group.node.defaultChild as CfnScheduleGroup);
+  });
+
+  /** What a function allowed to schedule must have; the job functions and the receiver alike. */
+  function expectSchedulingGranted(fn: RouteFunction) {
+    const { stack, resources } = built;
+    const environment = environmentOf(resources, logicalIdOf(stack, fn));
+    expect(environment.SCHEDULE_GROUP).toBe('SchedulingTest');
+    expect(environment.SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [invokeRoleId, 'Arn'] });
+    expect(JSON.parse(evaluate(environment.JOB_TARGETS))).toEqual({
+      'payment-retry': functionArn('SchedulingTest-job-payment-retry'),
+      'campaign-step': functionArn('SchedulingTest-job-campaign-step'),
+    });
+
+    const statements = statementsOfRole(resources, roleIdOf(stack, fn));
+    const scheduling = withAction(statements, 'scheduler:');
+    expect(scheduling).toHaveLength(1);
+    expect(list(scheduling[0]!.Action).toSorted()).toEqual(SCHEDULE_ACTIONS);
+    expect(scheduling[0]!.Condition).toBeUndefined();
+    expect(list(scheduling[0]!.Resource).map(evaluate)).toEqual([`arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule/SchedulingTest/*`]);
+
+    const passRole = withAction(statements, 'iam:');
+    expect(passRole).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'iam:PassRole',
+        Resource: { 'Fn::GetAtt': [invokeRoleId, 'Arn'] },
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      },
+    ]);
+  }
+
+  it('creates a schedule group named after the stack, removed with it', () => {
+    // Assess
+    built.template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    built.template.hasResource('AWS::Scheduler::ScheduleGroup', { Properties: { Name: 'SchedulingTest' }, DeletionPolicy: 'Delete' });
+  });
+
+  it('makes one function per job kind, with a fixed name, a 60 s timeout and write access to the table', () => {
+    expect([...built.scheduling.jobFunctions.keys()]).toEqual(FAKE_JOBS.map((job) => job.kind));
+    for (const job of FAKE_JOBS) {
+      const fn = built.scheduling.jobFunctions.get(job.kind)!;
+      const properties = built.resources[logicalIdOf(built.stack, fn)]!.Properties;
+      expect(properties.FunctionName).toBe(`SchedulingTest-job-${job.kind}`);
+      expect(properties.Timeout).toBe(60);
+      expect(properties.Tags).toContainEqual({ Key: 'handler', Value: job.handler });
+      const statements = statementsOfRole(built.resources, roleIdOf(built.stack, fn));
+      expect(withAction(statements, 'dynamodb:PutItem').length, job.kind).toBeGreaterThan(0);
+    }
+  });
+
+  it("lets only EventBridge Scheduler assume the invoke role, for this account's schedule group", () => {
+    const role = built.resources[invokeRoleId]!;
+    expect(role.Type).toBe('AWS::IAM::Role');
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': ACCOUNT, 'aws:SourceArn': { 'Fn::GetAtt': [groupId, 'Arn'] } } },
+      },
+    ]);
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    expect(role.Properties.Policies).toBeUndefined();
+  });
+
+  it('lets the invoke role invoke exactly the job functions, by their deployed names', () => {
+    // Prepare
+    const deployedNames = [...built.scheduling.jobFunctions.values()].map(
+      (fn) => built.resources[logicalIdOf(built.stack, fn)]!.Properties.FunctionName as string,
+    );
+    // Act
+    const statements = statementsOfRole(built.resources, invokeRoleId);
+    // Assess
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'lambda:InvokeFunction' });
+    expect(statements[0]!.Condition).toBeUndefined();
+    const resources = list(statements[0]!.Resource).map(evaluate);
+    expect(resources.toSorted()).toEqual(deployedNames.map(functionArn).toSorted());
+    for (const resource of resources) expect(resource).not.toContain('*');
+  });
+
+  it('gives a granted function the adapter configuration, schedule rights on its group only and PassRole on the invoke role only', () => {
+    expectSchedulingGranted(built.receiver);
+  });
+
+  it('grants every job function the same, so a job can schedule its follow-up (its own ARN included)', () => {
+    for (const fn of built.scheduling.jobFunctions.values()) expectSchedulingGranted(fn);
+  });
+
+  it('leaves functions it was not asked to grant without scheduler configuration or rights', () => {
+    // Act
+    const environment = environmentOf(built.resources, logicalIdOf(built.stack, built.bystander));
+    const statements = statementsOfRole(built.resources, roleIdOf(built.stack, built.bystander));
+    // Assess
+    for (const name of SCHEDULING_ENV) expect(environment).not.toHaveProperty(name);
+    expect(withAction(statements, 'scheduler:')).toEqual([]);
+    expect(withAction(statements, 'iam:')).toEqual([]);
+  });
+
+  it('deploys the group before the functions that schedule into it', () => {
+    for (const fn of [built.receiver, ...built.scheduling.jobFunctions.values()]) {
+      expect(list(built.resources[logicalIdOf(built.stack, fn)]!.DependsOn ?? [])).toContain(groupId);
+    }
+  });
+
+  it('synthesizes without dependency cycles and without unacknowledged cdk-nag findings', () => {
+    expect(findDependencyCycle(built.resources)).toBeUndefined();
+    expect(new AwsSolutionsChecks(built.app).validateScope(built.stack).violations).toEqual([]);
+  });
+});
+
+describe('Scheduling with no job kinds yet', () => {
+  it('configures an empty target map, leaves the invoke role without permissions, and stays valid', () => {
+    // Act
+    const built = buildScheduling([]);
+    // Assess
+    const environment = environmentOf(built.resources, logicalIdOf(built.stack, built.receiver));
+    expect(environment.JOB_TARGETS).toBe('{}');
+    expect(environment.SCHEDULE_GROUP).toBe('SchedulingTest');
+    expect(statementsOfRole(built.resources, roleIdOf(built.stack, built.scheduling))).toEqual([]);
+    built.template.resourceCountIs('AWS::Lambda::Function', 2);
+    expect(findDependencyCycle(built.resources)).toBeUndefined();
+    expect(new AwsSolutionsChecks(built.app).validateScope(built.stack).violations).toEqual([]);
+  });
+});
+
+describe('physical names', () => {
+  it('stay within 64 characters, deterministic and distinct, for the longest stage name', () => {
+    // Prepare
+    const longest = `PaymentRecovery-${'a'.repeat(40)}`;
+    const sibling = `PaymentRecovery-${'a'.repeat(39)}b`;
+    // Act
+    const { resources } = buildScheduling(FAKE_JOBS, longest);
+    // Assess
+    const names = Object.values(resources)
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function' || resource.Type === 'AWS::Scheduler::ScheduleGroup')
+      .map((resource) => resource.Properties.FunctionName ?? resource.Properties.Name)
+      .filter((name): name is string => typeof name === 'string');
+    expect(names).toHaveLength(FAKE_JOBS.length + 1);
+    for (const name of names) expect(name.length, name).toBeLessThanOrEqual(64);
+    expect(boundedName(longest, 'job-payment-retry')).toBe(boundedName(longest, 'job-payment-retry'));
+    expect(boundedName(longest, 'job-payment-retry')).toMatch(/-job-payment-retry$/);
+    expect(boundedName(longest, 'job-payment-retry')).not.toBe(boundedName(sibling, 'job-payment-retry'));
+    expect(boundedName('PaymentRecovery-prod', 'job-payment-retry')).toBe('PaymentRecovery-prod-job-payment-retry');
+  });
+});
+
+describe('Scheduling in the deployed stack', () => {
+  let built: ReturnType<typeof synthesize>;
+  let resources: Record<string, Resource>;
+
+  beforeAll(() => {
+    built = synthesize();
+    resources = built.template.toJSON().Resources;
+  });
+
+  /** The function RouteApi made for a route, by the handler tag RouteFunction sets. */
+  function functionIdFor(handler: string): string {
+    const ids = Object.entries(resources)
+      .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
+      .filter(([, fn]) => (fn.Properties.Tags ?? []).some((tag: { Key: string; Value: string }) => tag.Key === 'handler' && tag.Value === handler))
+      .map(([id]) => id);
+    expect(ids, handler).toHaveLength(1);
+    return ids[0]!;
+  }
+
+  const roleOfFunction = (functionId: string): string => resources[functionId]!.Properties.Role['Fn::GetAtt'][0];
+
+  const scheduling = ROUTES.filter((route) => route.services?.includes('scheduler'));
+  const others = ROUTES.filter((route) => !route.services?.includes('scheduler'));
+
+  it.runIf(scheduling.length > 0)('configures and entitles every route that declares the scheduler', () => {
+    const invokeRoleArn = { 'Fn::GetAtt': [roleIdOf(built.stack, built.stack.scheduling), 'Arn'] };
+    const groupSchedules = built.stack.resolve(built.stack.scheduling.scheduleArns);
+    for (const route of scheduling) {
+      const functionId = functionIdFor(route.handler);
+      const environment = environmentOf(resources, functionId);
+      for (const name of SCHEDULING_ENV) expect(environment, `${route.handler} ${name}`).toHaveProperty(name);
+      expect(environment.SCHEDULER_ROLE_ARN).toEqual(invokeRoleArn);
+      const statements = statementsOfRole(resources, roleOfFunction(functionId));
+      const schedules = withAction(statements, 'scheduler:');
+      expect(schedules, route.handler).toHaveLength(1);
+      expect(list(schedules[0]!.Action).toSorted()).toEqual(SCHEDULE_ACTIONS);
+      expect(schedules[0]!.Resource).toEqual(groupSchedules);
+      expect(withAction(statements, 'iam:'), route.handler).toEqual([
+        expect.objectContaining({
+          Action: 'iam:PassRole',
+          Resource: invokeRoleArn,
+          Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+        }),
+      ]);
+    }
+  });
+
+  it('gives routes that do not declare the scheduler neither its configuration nor its rights', () => {
+    for (const route of others) {
+      const functionId = functionIdFor(route.handler);
+      const environment = environmentOf(resources, functionId);
+      for (const name of SCHEDULING_ENV) expect(environment, `${route.handler} ${name}`).not.toHaveProperty(name);
+      const statements = statementsOfRole(resources, roleOfFunction(functionId));
+      expect(withAction(statements, 'scheduler:'), route.handler).toEqual([]);
+      expect(withAction(statements, 'iam:'), route.handler).toEqual([]);
+    }
+  });
+
+  it('targets a function for every job kind of shared/jobs.ts, and only those', () => {
+    const [schedulerRoute] = scheduling;
+    const environment = schedulerRoute ? environmentOf(resources, functionIdFor(schedulerRoute.handler)) : undefined;
+    for (const job of JOBS) {
+      const functionId = functionIdFor(job.handler);
+      expect(resources[functionId]!.Properties.FunctionName).toBe(`Test-job-${job.kind}`);
+    }
+    if (environment) {
+      const targets = JSON.parse(evaluate(environment.JOB_TARGETS)) as Record<string, string>;
+      expect(Object.keys(targets).toSorted()).toEqual(JOBS.map((job) => job.kind).toSorted());
+      for (const job of JOBS) expect(targets[job.kind]).toBe(functionArn(`Test-job-${job.kind}`));
+    }
+    const invokeStatements = statementsOfRole(resources, roleIdOf(built.stack, built.stack.scheduling));
+    expect(invokeStatements.flatMap((statement) => list(statement.Resource)).map(evaluate).toSorted()).toEqual(
+      JOBS.map((job) => functionArn(`Test-job-${job.kind}`)).toSorted(),
+    );
+  });
+
+  it('has no dependency cycles', () => {
+    expect(findDependencyCycle(resources)).toBeUndefined();
+  });
+});

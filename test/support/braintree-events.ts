@@ -1,0 +1,43 @@
+import { call } from './api.ts';
+import { notificationXml, signedBraintreeNotification, subscriptionXml } from './braintree-signing.ts';
+import { BRAINTREE_CREDENTIALS } from './webhooks.ts';
+
+let counter = 0;
+const keys = { publicKey: BRAINTREE_CREDENTIALS.public_key, privateKey: BRAINTREE_CREDENTIALS.private_key };
+
+function post(path: string, xml: string) {
+  const { bt_signature, bt_payload } = signedBraintreeNotification(xml, keys);
+  return call('POST', path, {
+    rawBody: new URLSearchParams({ bt_signature, bt_payload }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+}
+
+/** Posts a signed subscription_charged_unsuccessfully notification whose latest transaction has this response code. */
+export function postBraintreeFailure(path: string, processorResponseCode: string, options: { subscriptionId?: string; customerId?: string } = {}) {
+  counter += 1;
+  const subscriptionId = options.subscriptionId ?? `bt_sub_${Date.now().toString(36)}_${counter}`;
+  const xml = notificationXml(
+    'subscription_charged_unsuccessfully',
+    new Date().toISOString(),
+    subscriptionXml({
+      id: subscriptionId,
+      planId: 'gold',
+      price: '19.99',
+      status: 'Past Due',
+      billingPeriodEndDate: '2026-12-31',
+      transactions: [
+        {
+          id: `txn_${counter}`,
+          amount: '19.99',
+          currencyIsoCode: 'USD',
+          status: 'processor_declined',
+          processorResponseCode,
+          customer: { id: options.customerId ?? `bt_cus_${counter}`, email: `bt${counter}@example.com`, firstName: 'Ada', lastName: 'Lovelace' },
+          creditCard: { cardType: 'Visa', last4: '1111', expirationMonth: '06', expirationYear: '2029' },
+        },
+      ],
+    }),
+  );
+  return post(path, xml);
+}

@@ -1,0 +1,359 @@
+import braintree from 'braintree';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { WebhookRejected, type ProcessorEvent } from '../../shared/domain/processor-events.ts';
+import { parseBraintreeWebhook, subscriptionReference, toMinorUnits } from '../../shared/processors/braintree-webhook.ts';
+import {
+  notificationXml,
+  signBraintreePayload,
+  signedBraintreeNotification,
+  subscriptionXml,
+  type SubscriptionXml,
+  type TransactionXml,
+} from '../support/braintree-signing.ts';
+
+const CREDENTIALS = { merchantId: 'merchant_unit', publicKey: 'public_unit', privateKey: 'private_unit_0123456789' };
+const TIMESTAMP = '2030-03-17T17:46:40Z';
+
+const officialTestGateway = new braintree.BraintreeGateway({ environment: braintree.Environment.Sandbox, ...CREDENTIALS });
+
+const failedTransaction: TransactionXml = {
+  id: 'txn_failed',
+  amount: '12.50',
+  currencyIsoCode: 'USD',
+  status: 'processor_declined',
+  processorResponseCode: '2001',
+  createdAt: '2030-03-17T17:45:00Z',
+  customer: { id: 'cust_1', email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+  creditCard: { cardType: 'Visa', last4: '1111', expirationMonth: '09', expirationYear: '2031' },
+  billingCountry: 'gb',
+};
+
+const pastDueSubscription: SubscriptionXml = {
+  id: 'sub_1',
+  planId: 'pro-monthly',
+  price: '12.50',
+  status: 'Past Due',
+  billingPeriodStartDate: '2030-03-17',
+  billingPeriodEndDate: '2030-04-16',
+  transactions: [failedTransaction],
+};
+
+function deliver(kind: string, subscription: SubscriptionXml, timestamp = TIMESTAMP): Promise<ProcessorEvent> {
+  const signed = signedBraintreeNotification(notificationXml(kind, timestamp, subscriptionXml(subscription)), CREDENTIALS);
+  return parseBraintreeWebhook(signed.bt_signature, signed.bt_payload, CREDENTIALS, 'test');
+}
+
+async function rejection(act: () => Promise<unknown>): Promise<WebhookRejected> {
+  try {
+    await act();
+  } catch (err) {
+    if (err instanceof WebhookRejected) return err;
+    throw new Error(`expected WebhookRejected, got ${String(err)}`);
+  }
+  throw new Error('expected WebhookRejected, but the webhook was accepted');
+}
+
+describe('Braintree subscription notifications', () => {
+  it('maps subscription_charged_unsuccessfully from the latest transaction', async () => {
+    const event = await deliver('subscription_charged_unsuccessfully', pastDueSubscription);
+
+    expect(event).toEqual({
+      eventId: `bt:subscription_charged_unsuccessfully:${TIMESTAMP}:sub_1:txn_failed`,
+      occurredAt: '2030-03-17T17:46:40.000Z',
+      kind: 'payment_failed',
+      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      subscription: {
+        pspSubscriptionId: 'sub_1',
+        plan: 'pro-monthly',
+        amount: 1250,
+        currency: 'usd',
+        status: 'Past Due',
+        currentPeriodEnd: '2030-04-17T00:00:00.000Z',
+      },
+      payment: {
+        pspPaymentId: 'txn_failed',
+        references: ['txn_failed', 'sub:sub_1:2030-03-17'],
+        amount: 1250,
+        currency: 'usd',
+        declineCode: '2001',
+      },
+      paymentMethod: { type: 'card', brand: 'Visa', lastFour: '1111', expMonth: 9, expYear: 2031 },
+    });
+  });
+
+  it('picks the newest transaction by createdAt, wherever it is in the list', async () => {
+    const older: TransactionXml = { ...failedTransaction, id: 'txn_old', status: 'settled', processorResponseCode: '1000', createdAt: '2030-02-15T10:00:00Z' };
+
+    const event = await deliver('subscription_charged_unsuccessfully', { ...pastDueSubscription, transactions: [older, failedTransaction] });
+
+    expect(event).toMatchObject({ kind: 'payment_failed', payment: { pspPaymentId: 'txn_failed', declineCode: '2001' } });
+  });
+
+  it('has no decline code when the processor gave none (a gateway rejection)', async () => {
+    const rejected: TransactionXml = { ...failedTransaction, status: 'gateway_rejected', processorResponseCode: '' };
+
+    const event = await deliver('subscription_charged_unsuccessfully', { ...pastDueSubscription, transactions: [rejected] });
+
+    expect(event).toMatchObject({ kind: 'payment_failed', payment: { declineCode: null } });
+  });
+
+  it('maps subscription_charged_successfully so that it meets the failure of the same billing period', async () => {
+    const success: TransactionXml = { ...failedTransaction, id: 'txn_paid', status: 'submitted_for_settlement', processorResponseCode: '1000', createdAt: '2030-03-20T09:00:00Z' };
+    const failed = await deliver('subscription_charged_unsuccessfully', pastDueSubscription);
+
+    const paid = await deliver('subscription_charged_successfully', {
+      ...pastDueSubscription,
+      status: 'Active',
+      transactions: [success, failedTransaction],
+    }, '2030-03-20T09:00:05Z');
+
+    expect(paid).toEqual({
+      eventId: 'bt:subscription_charged_successfully:2030-03-20T09:00:05Z:sub_1:txn_paid',
+      occurredAt: '2030-03-20T09:00:05.000Z',
+      kind: 'payment_succeeded',
+      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      subscription: {
+        pspSubscriptionId: 'sub_1',
+        plan: 'pro-monthly',
+        amount: 1250,
+        currency: 'usd',
+        status: 'Active',
+        currentPeriodEnd: '2030-04-17T00:00:00.000Z',
+      },
+      references: ['txn_paid', 'sub:sub_1:2030-03-17'],
+      amount: 1250,
+      currency: 'usd',
+    });
+    if (failed.kind !== 'payment_failed' || paid.kind !== 'payment_succeeded') throw new Error('unexpected kinds');
+    expect(paid.references.filter((id) => failed.payment.references.includes(id))).toEqual([subscriptionReference('sub_1', '2030-03-17')]);
+  });
+
+  it('keeps failures of different billing periods apart', async () => {
+    const march = await deliver('subscription_charged_unsuccessfully', pastDueSubscription);
+    const april = await deliver('subscription_charged_unsuccessfully', {
+      ...pastDueSubscription,
+      billingPeriodStartDate: '2030-04-17',
+      billingPeriodEndDate: '2030-05-16',
+      transactions: [{ ...failedTransaction, id: 'txn_april', createdAt: '2030-04-17T06:00:00Z' }],
+    });
+
+    if (march.kind !== 'payment_failed' || april.kind !== 'payment_failed') throw new Error('unexpected kinds');
+    expect(march.payment.references.some((id) => april.payment.references.includes(id))).toBe(false);
+  });
+
+  it('maps subscription_canceled, the customer taken from its transactions', async () => {
+    const event = await deliver('subscription_canceled', { ...pastDueSubscription, status: 'Canceled' });
+
+    expect(event).toEqual({
+      eventId: `bt:subscription_canceled:${TIMESTAMP}:sub_1:txn_failed`,
+      occurredAt: '2030-03-17T17:46:40.000Z',
+      kind: 'subscription_canceled',
+      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      subscription: {
+        pspSubscriptionId: 'sub_1',
+        plan: 'pro-monthly',
+        amount: 1250,
+        currency: 'usd',
+        status: 'Canceled',
+        currentPeriodEnd: '2030-04-17T00:00:00.000Z',
+      },
+    });
+  });
+
+  it('converts amounts by the currency minor unit', async () => {
+    const yen = await deliver('subscription_charged_unsuccessfully', {
+      ...pastDueSubscription,
+      price: '1250',
+      transactions: [{ ...failedTransaction, amount: '1250', currencyIsoCode: 'JPY' }],
+    });
+    const dinar = await deliver('subscription_charged_unsuccessfully', {
+      ...pastDueSubscription,
+      price: '1.250',
+      transactions: [{ ...failedTransaction, amount: '1.250', currencyIsoCode: 'BHD' }],
+    });
+
+    expect(yen).toMatchObject({ payment: { amount: 1250, currency: 'jpy' }, subscription: { amount: 1250, currency: 'jpy' } });
+    expect(dinar).toMatchObject({ payment: { amount: 1250, currency: 'bhd' }, subscription: { amount: 1250, currency: 'bhd' } });
+  });
+
+  it('derives the same event id from the same delivery, and another from another notification', async () => {
+    const first = await deliver('subscription_charged_unsuccessfully', pastDueSubscription);
+    const redelivery = await deliver('subscription_charged_unsuccessfully', pastDueSubscription);
+    const later = await deliver('subscription_charged_unsuccessfully', pastDueSubscription, '2030-03-17T18:00:00Z');
+
+    expect(redelivery.eventId).toBe(first.eventId);
+    expect(later.eventId).not.toBe(first.eventId);
+  });
+
+  it('verifies with production keys the same way (no network involved)', async () => {
+    const signed = signedBraintreeNotification(notificationXml('subscription_canceled', TIMESTAMP, subscriptionXml(pastDueSubscription)), CREDENTIALS);
+
+    const event = await parseBraintreeWebhook(signed.bt_signature, signed.bt_payload, CREDENTIALS, 'live');
+
+    expect(event.kind).toBe('subscription_canceled');
+  });
+});
+
+describe('Braintree notifications from the package’s own webhook testing', () => {
+  const sample = (kind: braintree.WebhookNotificationKind, id = 'sub_sample') => officialTestGateway.webhookTesting.sampleNotification(kind, id);
+
+  it('signs exactly as the helpers in test/support do', async () => {
+    const official = await sample('subscription_went_past_due');
+
+    expect(signBraintreePayload(official.bt_payload, CREDENTIALS)).toBe(official.bt_signature);
+  });
+
+  it.each(['check', 'subscription_went_past_due', 'subscription_went_active', 'transaction_settled', 'dispute_opened'] as const)(
+    'ignores %s',
+    async (kind) => {
+      const official = await sample(kind);
+
+      const event = await parseBraintreeWebhook(official.bt_signature, official.bt_payload, CREDENTIALS, 'test');
+
+      expect(event).toMatchObject({ kind: 'ignored', type: kind });
+      expect(event.eventId).toMatch(new RegExp(`^bt:${kind}:`));
+    },
+  );
+
+  it('ignores a cancellation that names no transaction, hence no customer (a subscription never charged)', async () => {
+    const official = await sample('subscription_canceled');
+
+    expect(await parseBraintreeWebhook(official.bt_signature, official.bt_payload, CREDENTIALS, 'test')).toMatchObject({
+      kind: 'ignored',
+      type: 'subscription_canceled',
+    });
+  });
+
+  it('refuses the package’s charge samples, which carry no customer', async () => {
+    const official = await sample('subscription_charged_unsuccessfully');
+
+    const refused = await rejection(() => parseBraintreeWebhook(official.bt_signature, official.bt_payload, CREDENTIALS, 'test'));
+
+    expect(refused.message).toBe('Malformed Braintree subscription_charged_unsuccessfully: the transaction names no customer id.');
+  });
+});
+
+describe('Braintree signature and payload checks', () => {
+  const valid = () => signedBraintreeNotification(notificationXml('subscription_charged_unsuccessfully', TIMESTAMP, subscriptionXml(pastDueSubscription)), CREDENTIALS);
+
+  it('refuses a signature made with another private key', async () => {
+    const forged = signedBraintreeNotification(
+      notificationXml('subscription_charged_unsuccessfully', TIMESTAMP, subscriptionXml(pastDueSubscription)),
+      { ...CREDENTIALS, privateKey: 'someone_else' },
+    );
+
+    expect((await rejection(() => parseBraintreeWebhook(forged.bt_signature, forged.bt_payload, CREDENTIALS, 'test'))).message).toMatch(
+      /^Braintree signature verification failed: signature does not match payload/,
+    );
+  });
+
+  it('refuses a signature for another public key', async () => {
+    const forged = signedBraintreeNotification(
+      notificationXml('subscription_charged_unsuccessfully', TIMESTAMP, subscriptionXml(pastDueSubscription)),
+      { ...CREDENTIALS, publicKey: 'public_other' },
+    );
+
+    expect((await rejection(() => parseBraintreeWebhook(forged.bt_signature, forged.bt_payload, CREDENTIALS, 'test'))).message).toMatch(
+      /^Braintree signature verification failed: no matching public key$/,
+    );
+  });
+
+  it('refuses a payload changed after signing', async () => {
+    const { bt_signature, bt_payload } = valid();
+    const tampered = signedBraintreeNotification(
+      notificationXml('subscription_charged_unsuccessfully', TIMESTAMP, subscriptionXml({ ...pastDueSubscription, price: '1.00' })),
+      CREDENTIALS,
+    ).bt_payload;
+
+    expect(tampered).not.toBe(bt_payload);
+    expect((await rejection(() => parseBraintreeWebhook(bt_signature, tampered, CREDENTIALS, 'test'))).message).toMatch(/^Braintree signature verification failed: signature does not match/);
+  });
+
+  it('refuses empty or illegal input', async () => {
+    const { bt_signature, bt_payload } = valid();
+
+    expect((await rejection(() => parseBraintreeWebhook('', bt_payload, CREDENTIALS, 'test'))).message).toMatch(/^Braintree signature verification failed: signature parameter is required$/);
+    expect((await rejection(() => parseBraintreeWebhook(bt_signature, '', CREDENTIALS, 'test'))).message).toMatch(/^Braintree signature verification failed: payload parameter is required$/);
+    expect((await rejection(() => parseBraintreeWebhook(bt_signature, `${bt_payload}<x>`, CREDENTIALS, 'test'))).message).toMatch(/^Braintree signature verification failed: payload contains illegal characters$/);
+  });
+
+  it('refuses a correctly signed payload that is not XML', async () => {
+    const signed = signedBraintreeNotification('<notification><kind>check', CREDENTIALS);
+
+    expect((await rejection(() => parseBraintreeWebhook(signed.bt_signature, signed.bt_payload, CREDENTIALS, 'test'))).message).toMatch(
+      /^Braintree webhook payload could not be decoded: Unclosed root tag$/,
+    );
+  });
+
+  it('refuses a subscription notification the package cannot read (no transactions element)', async () => {
+    const signed = signedBraintreeNotification(notificationXml('subscription_canceled', TIMESTAMP, '<subscription><id>sub_1</id></subscription>'), CREDENTIALS);
+
+    expect((await rejection(() => parseBraintreeWebhook(signed.bt_signature, signed.bt_payload, CREDENTIALS, 'test'))).message).toMatch(
+      /^Braintree webhook payload could not be decoded: /,
+    );
+  });
+
+  it('refuses a notification without a timestamp', async () => {
+    const signed = signedBraintreeNotification('<notification><kind>check</kind><subject><check type="boolean">true</check></subject></notification>', CREDENTIALS);
+
+    expect((await rejection(() => parseBraintreeWebhook(signed.bt_signature, signed.bt_payload, CREDENTIALS, 'test'))).message).toBe(
+      'Malformed Braintree notification: timestamp: Invalid input: expected string, received undefined',
+    );
+  });
+
+  it('refuses charge notifications missing what a payment needs', async () => {
+    const noCurrency = { ...failedTransaction, currencyIsoCode: undefined };
+    const badAmount = { ...failedTransaction, amount: '12.505' };
+
+    expect((await rejection(() => deliver('subscription_charged_unsuccessfully', { ...pastDueSubscription, transactions: [] }))).message).toBe(
+      'Malformed Braintree subscription_charged_unsuccessfully: the subscription has no transaction.',
+    );
+    expect((await rejection(() => deliver('subscription_charged_successfully', { ...pastDueSubscription, transactions: [noCurrency] }))).message).toBe(
+      'Malformed Braintree subscription_charged_successfully: the transaction has no currencyIsoCode.',
+    );
+    expect((await rejection(() => deliver('subscription_charged_unsuccessfully', { ...pastDueSubscription, transactions: [badAmount] }))).message).toBe(
+      "Malformed Braintree amount '12.505': USD has 2 decimal places.",
+    );
+  });
+});
+
+describe('toMinorUnits', () => {
+  it.each([
+    ['12.50', 'USD', 1250],
+    ['12.5', 'usd', 1250],
+    ['0.01', 'EUR', 1],
+    ['49.99', 'GBP', 4999],
+    ['1250', 'JPY', 1250],
+    ['1250.00', 'JPY', 1250],
+    ['1.250', 'KWD', 1250],
+    ['7', 'USD', 700],
+    ['0.07', 'USD', 7],
+    ['1.10', 'USD', 110],
+  ])('%s %s is %i', (amount, currency, minor) => {
+    expect(toMinorUnits(amount, currency)).toBe(minor);
+  });
+
+  it.each([['12.505', 'USD'], ['12.5', 'JPY'], ['-1.00', 'USD'], ['1e3', 'USD'], ['', 'USD'], ['12,50', 'EUR'], ['99999999999999999', 'USD']])(
+    'refuses %s %s',
+    (amount, currency) => {
+      expect(() => toMinorUnits(amount, currency)).toThrow(WebhookRejected);
+    },
+  );
+
+  it('is exact for every amount a decimal string can state (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1e13 }),
+        fc.constantFrom(['USD', 2] as const, ['JPY', 0] as const, ['BHD', 3] as const, ['EUR', 2] as const),
+        fc.nat({ max: 3 }),
+        (minor, [currency, digits], extraZeros) => {
+          const padded = String(minor).padStart(digits + 1, '0');
+          const whole = padded.slice(0, padded.length - digits);
+          const fraction = padded.slice(padded.length - digits) + '0'.repeat(extraZeros);
+          expect(toMinorUnits(fraction ? `${whole}.${fraction}` : whole, currency)).toBe(minor);
+        },
+      ),
+    );
+  });
+});
