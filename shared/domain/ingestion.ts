@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { findCustomer, findCustomerIdForPsp, saveCustomerWrites } from '../store/customers.ts';
 import { newEvent, recordEventWrite, type ServiceEvent } from '../store/events.ts';
-import { addPaymentReferences, findPayment, findPaymentIdByReferences, newPaymentWrites, savePaymentWrite } from '../store/payments.ts';
+import { addPaymentReferences, findPayment, findPaymentByReferences, newPaymentWrites, savePaymentWrite } from '../store/payments.ts';
 import type { ProcessorConnection } from '../store/processor-connections.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { customerListItem } from '../representations/customer.ts';
@@ -98,10 +98,10 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
  */
 async function completeDuplicate(tenant: Tenant, psp: string, event: FailedEvent, references: string[], now: Date): Promise<IngestionResult> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const paymentId = await findPaymentIdByReferences(tenant, psp, references);
-    const payment = paymentId === undefined ? undefined : await findPayment(tenant, paymentId);
-    if (!payment) throw new Error(`Payment reference for ${event.payment.pspPaymentId} exists without its payment`);
-    await addPaymentReferences(tenant, psp, payment.id, references);
+    const match = await findPaymentByReferences(tenant, psp, references);
+    const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
+    if (!match || !payment) throw new Error(`Payment reference for ${event.payment.pspPaymentId} exists without its payment`);
+    await addPaymentReferences(tenant, psp, payment.id, match.unlinked);
     const writes: TransactItem[] = [];
     let enriched = (event.payment.declineCode === null ? undefined : reclassify(payment, event.payment.declineCode, now)) ?? payment;
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
@@ -143,8 +143,8 @@ function channelOf(payment: Payment): RecoveryChannel {
 
 async function recordRecovery(tenant: Tenant, psp: string, references: string[], now: Date): Promise<IngestionResult> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const paymentId = await findPaymentIdByReferences(tenant, psp, references);
-    const payment = paymentId === undefined ? undefined : await findPayment(tenant, paymentId);
+    const match = await findPaymentByReferences(tenant, psp, references);
+    const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
     // A success for a charge that never failed here, or a repeat of one already counted.
     if (!payment) return { outcome: 'ignored' };
     if (!isOpen(payment.status)) return { outcome: 'duplicate', payment_id: payment.id };

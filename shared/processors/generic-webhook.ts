@@ -25,8 +25,10 @@ export function verifyGenericSignature(rawBody: string, signatureHeader: string 
   if (signatureHeader === undefined || signatureHeader.trim() === '') {
     throw new WebhookRejected(`Missing ${GENERIC_SIGNATURE_HEADER} header.`);
   }
-  const { timestamp, signatures } = parseHeader(signatureHeader);
-  const expected = Buffer.from(hmacHex(secret, timestamp, rawBody), 'hex');
+  const { signedTimestamp, signatures } = parseHeader(signatureHeader);
+  // The signed content uses t exactly as sent; only the window check reads it as a number.
+  const expected = Buffer.from(hmacHex(secret, signedTimestamp, rawBody), 'hex');
+  const timestamp = Number(signedTimestamp);
   // Every candidate is compared in constant time; which one matched is not secret.
   const matched = signatures.some((candidate) => timingSafeEqual(candidate, expected));
   if (!matched) throw new WebhookRejected(`No ${GENERIC_SIGNATURE_HEADER} v1 signature matches the body.`);
@@ -97,8 +99,8 @@ export function parseGenericWebhook(rawBody: string, signatureHeader: string | u
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
 
-function parseHeader(header: string): { timestamp: number; signatures: Buffer[] } {
-  let timestamp: number | null = null;
+function parseHeader(header: string): { signedTimestamp: string; signatures: Buffer[] } {
+  let timestamp: string | null = null;
   const signatures: Buffer[] = [];
   for (const item of header.split(',')) {
     const separator = item.indexOf('=');
@@ -107,7 +109,7 @@ function parseHeader(header: string): { timestamp: number; signatures: Buffer[] 
     if (key === 't') {
       if (timestamp !== null) throw new WebhookRejected(`${GENERIC_SIGNATURE_HEADER} has more than one t=.`);
       if (!/^\d{1,12}$/.test(value)) throw new WebhookRejected(`${GENERIC_SIGNATURE_HEADER} t= must be unix seconds.`);
-      timestamp = Number(value);
+      timestamp = value;
     } else if (key === 'v1' && HEX_SHA256.test(value)) {
       signatures.push(Buffer.from(value, 'hex'));
     }
@@ -115,10 +117,10 @@ function parseHeader(header: string): { timestamp: number; signatures: Buffer[] 
   }
   if (timestamp === null) throw new WebhookRejected(`${GENERIC_SIGNATURE_HEADER} has no t= timestamp.`);
   if (signatures.length === 0) throw new WebhookRejected(`${GENERIC_SIGNATURE_HEADER} has no v1= signature (64 hex digits).`);
-  return { timestamp, signatures };
+  return { signedTimestamp: timestamp, signatures };
 }
 
-const hmacHex = (secret: string, timestamp: number, body: string): string =>
+const hmacHex = (secret: string, timestamp: number | string, body: string): string =>
   createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
 
 // ---------------------------------------------------------------------------------------------------
@@ -135,7 +137,7 @@ const currency = z
   .string()
   .regex(/^[A-Za-z]{3}$/, { error: 'must be a three-letter ISO 4217 code' })
   .transform((code) => code.toLowerCase());
-const amount = z.int({ error: 'must be an integer in the smallest currency unit' }).nonnegative();
+const amount = z.int({ error: 'must be an integer in the smallest currency unit' }).nonnegative({ error: 'must not be negative' });
 
 const timezone = z
   .string()

@@ -79,7 +79,7 @@ export function parseStripeWebhook(
       return {
         ...base,
         kind: 'payment_method_updated',
-        customer: customerSnapshot(customer, {})!,
+        customer: snapshotOf(customer, {}),
         paymentMethod: typeof newDefault === 'string' ? unknownCard() : fromPaymentMethod(newDefault),
       };
     }
@@ -507,9 +507,13 @@ const invoiceFallback = (invoice: Invoice): ContactFallback => ({
   country: invoice.customer_address?.country,
 });
 
-/** Stripe knows no customer timezone; the billing country is the fallback the contract allows. */
+/** Null when the object belongs to no customer. */
 function customerSnapshot(ref: CustomerReference, fallback: ContactFallback): CustomerSnapshot | null {
-  if (ref == null) return null;
+  return ref == null ? null : snapshotOf(ref, fallback);
+}
+
+/** Stripe knows no customer timezone; the billing country is the fallback the contract allows. */
+function snapshotOf(ref: NonNullable<CustomerReference>, fallback: ContactFallback): CustomerSnapshot {
   const expanded = typeof ref === 'string' ? null : ref;
   return {
     pspCustomerId: typeof ref === 'string' ? ref : ref.id,

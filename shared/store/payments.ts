@@ -35,14 +35,25 @@ export async function getPayment(tenant: Tenant, paymentId: string): Promise<Pay
   return payment;
 }
 
+export interface ReferenceMatch {
+  paymentId: string;
+  /** The given references that do not point at the payment yet. */
+  unlinked: string[];
+}
+
 /** The payment any of these processor ids already points at, if one does. */
-export async function findPaymentIdByReferences(tenant: Tenant, psp: string, references: readonly string[]): Promise<string | undefined> {
-  if (references.length === 0) return undefined;
-  const keys = [...new Set(references)].slice(0, 100).map((reference) => ({ pk: tenantPk(tenant), sk: paymentRefSk(psp, reference) }));
+export async function findPaymentByReferences(tenant: Tenant, psp: string, references: readonly string[]): Promise<ReferenceMatch | undefined> {
+  const unique = [...new Set(references)].slice(0, 100);
+  if (unique.length === 0) return undefined;
+  const keys = unique.map((reference) => ({ pk: tenantPk(tenant), sk: paymentRefSk(psp, reference) }));
   const { Responses } = await db.send(
-    new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'payment_id' } } }),
+    new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'sk, payment_id' } } }),
   );
-  return Responses?.[tableName]?.[0]?.payment_id as string | undefined;
+  const found = Responses?.[tableName] ?? [];
+  const paymentId = found[0]?.payment_id as string | undefined;
+  if (paymentId === undefined) return undefined;
+  const linked = new Set(found.map((item) => item.sk as string));
+  return { paymentId, unlinked: unique.filter((reference) => !linked.has(paymentRefSk(psp, reference))) };
 }
 
 /** A new payment and its references; a reference that already exists means another event recorded this charge first. */

@@ -25,6 +25,7 @@ export function postBraintreeFailure(path: string, processorResponseCode: string
       planId: 'gold',
       price: '19.99',
       status: 'Past Due',
+      billingPeriodStartDate: '2026-12-01',
       billingPeriodEndDate: '2026-12-31',
       transactions: [
         {

@@ -185,6 +185,13 @@ describe('X-Recovery-Signature', () => {
     expect(rejection(() => parseGenericWebhook(body, `t=soon,${v1}`, SECRET, NOW)).message).toBe('X-Recovery-Signature t= must be unix seconds.');
   });
 
+  it('is checked over t exactly as sent', () => {
+    const padded = `0${NOW}`;
+    const v1 = createHmac('sha256', SECRET).update(`${padded}.${body}`).digest('hex');
+
+    expect(parseGenericWebhook(body, `t=${padded},v1=${v1}`, SECRET, NOW).kind).toBe('payment_failed');
+  });
+
   it('is refused when made with another secret', () => {
     expect(rejection(() => parseGenericWebhook(body, documentedSignature(body, NOW, 'other'), SECRET, NOW)).message).toBe(
       'No X-Recovery-Signature v1 signature matches the body.',

@@ -1,0 +1,76 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startDynamoDbLocal, type LocalEngine } from '../bin/local/dynamodb-local.ts';
+import { ensureTable, localEnvironment } from '../bin/local/table.ts';
+
+export const RESULTS_DIR = join(import.meta.dirname, 'results');
+
+/** An in-memory DynamoDB Local with the table, and the environment pointing the runtime at it. */
+export async function benchEngine(): Promise<LocalEngine> {
+  const engine = await startDynamoDbLocal();
+  await ensureTable(engine.endpoint, 'recovery-bench');
+  Object.assign(process.env, localEnvironment(engine.endpoint, 'recovery-bench'), { LOG_LEVEL: 'error' });
+  return engine;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export function summarize(samples: readonly number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    count: sorted.length,
+    median: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? Number.NaN),
+    mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)),
+  };
+}
+
+export function writeResult(name: string, result: unknown): string {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${name}.json`);
+  writeFileSync(file, `${JSON.stringify({ measured_at: new Date().toISOString(), machine: machine(), ...(result as object) }, null, 2)}\n`);
+  return file;
+}
+
+function machine() {
+  return { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: (globalThis as any).navigator?.hardwareConcurrency ?? null };
+}
+
+/** True for requests of the local scheduler (table items standing in for EventBridge Scheduler). */
+function isLocalSchedulerRequest(input: any): boolean {
+  return input?.Item?.pk === 'LOCALJOB' || input?.Key?.pk === 'LOCALJOB';
+}
+
+/**
+ * Counts the DynamoDB requests a piece of work sends through the shared document client. The local
+ * scheduler's writes are counted apart: in AWS those are EventBridge Scheduler calls, not DynamoDB.
+ */
+export function requestCounter(client: { middlewareStack: { add: (mw: any, options: any) => void } }) {
+  let count = 0;
+  let scheduler = 0;
+  client.middlewareStack.add(
+    (next: (args: any) => Promise<unknown>) => async (args: any) => {
+      if (isLocalSchedulerRequest(args.input)) scheduler += 1;
+      else count += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchRequestCounter' },
+  );
+  return {
+    reset: () => {
+      count = 0;
+      scheduler = 0;
+    },
+    get count() {
+      return count;
+    },
+    get schedulerCalls() {
+      return scheduler;
+    },
+  };
+}
