@@ -1,5 +1,4 @@
 import type { Construct, IDependable } from 'constructs';
-import { ROUTES } from '../shared/routes.ts';
 import type { Data } from './data.ts';
 import { RouteApi } from './route-api.ts';
 
@@ -18,7 +17,7 @@ export class MerchantApi extends RouteApi {
     super(scope, id, {
       name: 'api',
       description: 'Payment recovery: merchant REST API and processor webhooks',
-      routes: ROUTES.filter((route) => route.surface === 'rest' || route.surface === 'webhook'),
+      surfaces: ['rest', 'webhook'],
       ...props,
     });
   }

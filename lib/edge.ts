@@ -45,7 +45,7 @@ export class EdgeApi extends RouteApi {
     super(scope, id, {
       name: 'edge',
       description: 'Payment recovery: cancel-session API for browsers',
-      routes,
+      surfaces: ['edge'],
       data: props.data,
       stageName: props.stageName,
       cloudWatchAccount: props.cloudWatchAccount,

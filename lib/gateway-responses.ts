@@ -22,8 +22,7 @@ const RESPONSES: EnvelopedResponse[] = [
   { type: ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', code: 'resource_not_found', message: '"Unrecognized request URL."' },
   { type: ResponseType.THROTTLED, statusCode: '429', code: 'rate_limit_exceeded', message: '"Too many requests. Retry shortly."' },
   { type: ResponseType.QUOTA_EXCEEDED, statusCode: '429', code: 'rate_limit_exceeded', message: '"Too many requests. Retry shortly."' },
-  // 413 rather than §7's 400 for invalid_request: the status tells HTTP clients not to retry as is.
-  { type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', code: 'invalid_request', message: '"Request body too large."' },
+  { type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', code: 'payload_too_large', message: '"Request body too large."' },
   { type: ResponseType.DEFAULT_4XX, code: 'invalid_request', message: GATEWAY_MESSAGE },
   // Never the gateway's own text for 5xx: same generic answer as the functions' internal_error.
   {

@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
-import { FALLBACK_HANDLER, type Route } from '../shared/routes.ts';
+import { FALLBACK_HANDLER, ROUTES, type Route, type Surface } from '../shared/routes.ts';
 import type { Data } from './data.ts';
 import { addEnvelopedGatewayResponses } from './gateway-responses.ts';
 import { constructIdFor, LOG_RETENTION, RouteFunction } from './route-function.ts';
@@ -44,7 +44,8 @@ export interface RouteApiProps {
   /** Short name, suffixed to the stack name: the API's name in the console. */
   name: string;
   description: string;
-  routes: readonly Route[];
+  /** The surfaces this API fronts; its routes are the route table's entries on them. */
+  surfaces: readonly Surface[];
   data: Data;
   stageName: string;
   /** The region's API Gateway logging role; the stage waits for it, as logging fails until it is set. */
@@ -69,7 +70,8 @@ export class RouteApi extends Construct {
 
   constructor(scope: Construct, id: string, props: RouteApiProps) {
     super(scope, id);
-    assertDeployablePaths(props.routes);
+    const routes = ROUTES.filter((route) => props.surfaces.includes(route.surface));
+    assertDeployablePaths(routes);
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: LOG_RETENTION });
     this.api = new RestApi(this, 'RestApi', {
@@ -94,7 +96,7 @@ export class RouteApi extends Construct {
     addEnvelopedGatewayResponses(this.api, props.gatewayResponseHeaders);
 
     const functions = new Map<Route, RouteFunction>();
-    for (const route of props.routes) {
+    for (const route of routes) {
       const fn = new RouteFunction(this, constructIdFor(route.handler), {
         handler: route.handler,
         description: `${route.method} ${route.path}`,
@@ -112,7 +114,8 @@ export class RouteApi extends Construct {
       description: 'Any path or method no route serves: 404 or 405 in the error envelope',
       data: props.data,
       access: 'none',
-      environment: props.environment,
+      // Its 405 answers list only methods this API serves.
+      environment: { ...props.environment, API_SURFACES: props.surfaces.join(',') },
     });
     // One invoke permission for the whole API instead of one per method: the fallback sits on every
     // resource, and per-method statements would outgrow Lambda's 20 KB resource-policy limit.
@@ -120,7 +123,7 @@ export class RouteApi extends Construct {
     this.api.root.addMethod('ANY', fallback);
     // Every resource, not only those with methods: a resource with no method matching would
     // otherwise answer 403 "Missing Authentication Token" instead of reaching the fallback.
-    for (const path of resourcePaths(props.routes)) this.api.root.resourceForPath(path).addMethod('ANY', fallback);
+    for (const path of resourcePaths(routes)) this.api.root.resourceForPath(path).addMethod('ANY', fallback);
     this.api.root.addProxy({ defaultIntegration: fallback, anyMethod: true });
 
     acknowledgeApiFindings(this);

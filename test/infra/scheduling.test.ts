@@ -42,7 +42,7 @@ function buildScheduling(jobs: readonly JobDefinition[], stackName = 'Scheduling
 }
 
 /** Pseudo parameters as a deployment in ACCOUNT and REGION would see them. */
-const PSEUDO: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': REGION, 'AWS::AccountId': ACCOUNT, 'AWS::URLSuffix': 'amazonaws.com' };
+const PSEUDO: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': REGION, 'AWS::AccountId': ACCOUNT };
 
 /** A template value as CloudFormation would compute it, for values built only from strings and pseudo parameters. */
 function evaluate(value: unknown): string {
@@ -213,6 +213,12 @@ describe('Scheduling with no job kinds yet', () => {
     built.template.resourceCountIs('AWS::Lambda::Function', 2);
     expect(findDependencyCycle(built.resources)).toBeUndefined();
     expect(new AwsSolutionsChecks(built.app).validateScope(built.stack).violations).toEqual([]);
+  });
+});
+
+describe('job definitions', () => {
+  it('refuses two definitions of one kind, which would need two targets for one JOB_TARGETS entry', () => {
+    expect(() => buildScheduling([FAKE_JOBS[0]!, { ...FAKE_JOBS[0]!, handler: 'auth/me' }])).toThrow(/Two job definitions for payment-retry/);
   });
 });
 

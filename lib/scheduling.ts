@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { Construct } from 'constructs';
+import type { JobDefinition } from '../shared/jobs.ts';
+import type { JobKind } from '../shared/ports/scheduler.ts';
+import type { Data } from './data.ts';
+import { constructIdFor, RouteFunction } from './route-function.ts';
+
+/** Lambda function names and schedule group names both stop at 64 characters. */
+const NAME_LIMIT = 64;
+
+/** A job retries a payment through a processor (with its own backoff) or sends a message; no gateway limits it. */
+const JOB_TIMEOUT = Duration.seconds(60);
+
+const SCHEDULER_SERVICE = 'scheduler.amazonaws.com';
+
+/**
+ * `<stack>-<suffix>`, within 64 characters. A stage name may be up to 40 characters, which would push
+ * the longest names over; then the stack name is cut and followed by a hash of it, so the name stays
+ * deterministic and two long stage names sharing a prefix still get different names.
+ */
+export function boundedName(stackName: string, suffix?: string): string {
+  const name = suffix === undefined ? stackName : `${stackName}-${suffix}`;
+  if (name.length <= NAME_LIMIT) return name;
+  const hash = createHash('sha256').update(stackName).digest('hex').slice(0, 8);
+  const tail = suffix === undefined ? `-${hash}` : `-${hash}-${suffix}`;
+  return `${stackName.slice(0, NAME_LIMIT - tail.length)}${tail}`;
+}
+
+/**
+ * cdk-nag names a wildcard-resource finding after the resource as synthesized, with each reference
+ * written `<Name>` (`arn:<AWS::Partition>:scheduler:<AWS::Region>:...`), so the acknowledgement below
+ * can name exactly the one wildcard it accepts.
+ */
+function nagResourceName(scope: Construct, arn: string): string {
+  const flatten = (node: unknown): string => {
+    if (typeof node === 'string') return node;
+    if (typeof node === 'object' && node !== null) {
+      if ('Fn::Join' in node) {
+        const [separator, parts] = node['Fn::Join'] as [string, unknown[]];
+        return parts.map(flatten).join(separator);
+      }
+      if ('Ref' in node) return `<${String(node.Ref)}>`;
+    }
+    throw new Error(`Cannot name ${JSON.stringify(node)} for cdk-nag`);
+  };
+  return flatten(Stack.of(scope).resolve(arn));
+}
+
+/** What `grantScheduling` needs of a function: RouteFunction has both. */
+export interface SchedulingGrantee {
+  readonly function: LambdaFunction;
+  readonly role: IRole;
+}
+
+export interface SchedulingProps {
+  data: Data;
+  /** The job table (shared/jobs.ts); a prop so tests can pass their own. */
+  jobs: readonly JobDefinition[];
+}
+
+/**
+ * One-time jobs through EventBridge Scheduler: a schedule group for this stack's schedules, one
+ * function per job kind as their target, and the role Scheduler assumes to invoke those functions
+ * and nothing else. Functions that schedule jobs get their configuration and rights through
+ * `grantScheduling`: the adapter (shared/adapters/aws/eventbridge-scheduler.ts) reads SCHEDULE_GROUP,
+ * SCHEDULER_ROLE_ARN and JOB_TARGETS at cold start.
+ */
+export class Scheduling extends Construct {
+  readonly group: ScheduleGroup;
+  /** Assumed by EventBridge Scheduler when a schedule fires. */
+  readonly role: Role;
+  readonly jobFunctions: ReadonlyMap<JobKind, RouteFunction>;
+  /** ARN pattern of every schedule in the group: what granted functions may create, move and delete. */
+  readonly scheduleArns: string;
+  /** Job kind → target function ARN, formed from the fixed function names (see the constructor). */
+  private readonly targets: Partial<Record<JobKind, string>>;
+
+  constructor(scope: Construct, id: string, props: SchedulingProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    if (Token.isUnresolved(stack.stackName)) throw new Error('Scheduling needs a literal stack name to name its group and job functions');
+
+    this.group = new ScheduleGroup(this, 'Group', {
+      scheduleGroupName: boundedName(stack.stackName),
+      // Its schedules only target this stack's job functions, which go with the stack; a retained
+      // group would also block re-creating the stack under the same name. Its pending schedules go
+      // too; what was due stays recorded in the retained table (next_retry_at, enrollments).
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.scheduleArns = stack.formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.group.scheduleGroupName}/*`,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+
+    this.role = new Role(this, 'InvokeRole', {
+      description: 'Assumed by EventBridge Scheduler to invoke the job functions',
+      // Only schedules of this account's group can use it (confused-deputy protection). Scheduler
+      // requires the group ARN here, not a schedule's.
+      assumedBy: new ServicePrincipal(SCHEDULER_SERVICE, {
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account, 'aws:SourceArn': this.group.scheduleGroupArn } },
+      }),
+    });
+
+    // Each job function's ARN comes from its fixed name, not from `functionArn`: job functions
+    // schedule follow-up jobs, so JOB_TARGETS in their own environment names their own ARN, which
+    // as a reference would make the function depend on itself.
+    const functions = new Map<JobKind, RouteFunction>();
+    const targets: Partial<Record<JobKind, string>> = {};
+    for (const job of props.jobs) {
+      if (functions.has(job.kind)) throw new Error(`Two job definitions for ${job.kind}`);
+      const functionName = boundedName(stack.stackName, `job-${job.kind}`);
+      functions.set(
+        job.kind,
+        new RouteFunction(this, constructIdFor(`job/${job.kind}`), {
+          handler: job.handler,
+          description: `Scheduled ${job.kind} jobs (EventBridge Scheduler target)`,
+          data: props.data,
+          access: 'write',
+          functionName,
+          timeout: JOB_TIMEOUT,
+        }),
+      );
+      targets[job.kind] = stack.formatArn({
+        service: 'lambda',
+        resource: 'function',
+        resourceName: functionName,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      });
+    }
+    this.jobFunctions = functions;
+    this.targets = targets;
+
+    const targetArns = Object.values(targets);
+    // With no job kinds yet the role stays without permissions: nothing to invoke, and no
+    // statement with an empty resource list (which IAM rejects).
+    if (targetArns.length > 0) {
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: targetArns }));
+    }
+
+    for (const fn of functions.values()) this.grantScheduling(fn);
+  }
+
+  /**
+   * Lets a function create, move and delete this group's schedules, handing Scheduler this
+   * construct's role and no other, and gives it the adapter's configuration.
+   */
+  grantScheduling(grantee: SchedulingGrantee): void {
+    const { function: fn, role } = grantee;
+    fn.addEnvironment('SCHEDULE_GROUP', this.group.scheduleGroupName);
+    fn.addEnvironment('SCHEDULER_ROLE_ARN', this.role.roleArn);
+    fn.addEnvironment('JOB_TARGETS', Stack.of(this).toJsonString(this.targets));
+    // Calls to a group that does not exist yet would fail; the first deployment creates it first.
+    fn.node.addDependency(this.group);
+
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+        resources: [this.scheduleArns],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.role.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': SCHEDULER_SERVICE } },
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagResourceName(this, this.scheduleArns)}]`,
+      reason:
+        "Schedule names are job ids made at run time (one per payment attempt or campaign step), so no fixed list exists; the wildcard covers only this stack's schedule group, and the schedules' target role can invoke only the job functions.",
+    });
+  }
+}
