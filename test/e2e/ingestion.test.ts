@@ -79,7 +79,8 @@ describe('processor webhooks through the local server', () => {
         ],
       }),
     );
-    const form = new URLSearchParams(signedBraintreeNotification(xml, { publicKey: BRAINTREE.public_key, privateKey: BRAINTREE.private_key })).toString();
+    const { bt_signature, bt_payload } = signedBraintreeNotification(xml, { publicKey: BRAINTREE.public_key, privateKey: BRAINTREE.private_key });
+    const form = new URLSearchParams({ bt_signature, bt_payload }).toString();
     const response = await post(url, form, { 'Content-Type': 'application/x-www-form-urlencoded' });
     expect(response).toMatchObject({ status: 200, body: { outcome: 'created' } });
     const tampered = form.replace('bt_signature=e2e_public%7C', 'bt_signature=e2e_public%7C0');
