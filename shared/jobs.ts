@@ -10,7 +10,7 @@ export interface JobDefinition {
   handler: string;
 }
 
-export const JOBS: readonly JobDefinition[] = [];
+export const JOBS: readonly JobDefinition[] = [{ kind: 'payment-retry', handler: 'jobs/payment-retry' }];
 
 export function jobFor(kind: JobKind): JobDefinition | undefined {
   return JOBS.find((job) => job.kind === kind);

@@ -31,6 +31,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/api-keys', handler: 'api-keys/create', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'POST', path: '/v1/api-keys/{id}/rotate', handler: 'api-keys/rotate', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'POST', path: '/v1/api-keys/{id}/revoke', handler: 'api-keys/revoke', surface: 'rest', scope: ['admin'], table: 'write' },
+  { method: 'POST', path: '/v1/payments/{id}/retry', handler: 'payments/retry', surface: 'rest', scope: ['write'], table: 'write', services: ['scheduler'] },
   { method: 'GET', path: '/v1/processors', handler: 'processors/list', surface: 'rest', scope: ['admin'], table: 'read' },
   { method: 'PUT', path: '/v1/processors/{psp}', handler: 'processors/connect', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'POST', path: '/webhooks/stripe/{connection_id}', handler: 'webhooks/stripe', surface: 'webhook', table: 'write', services: ['scheduler'] },

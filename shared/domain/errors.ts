@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'insufficient_scope'
   | 'trial_expired'
   | 'ip_not_allowed'
+  | 'recovery_attempt_limit_exceeded'
   | 'resource_not_found'
   | 'method_not_allowed'
   | 'state_conflict'

@@ -104,6 +104,10 @@ async function completeDuplicate(tenant: Tenant, psp: string, event: FailedEvent
     await addPaymentReferences(tenant, psp, payment.id, match.unlinked);
     const writes: TransactItem[] = [];
     let enriched = (event.payment.declineCode === null ? undefined : reclassify(payment, event.payment.declineCode, now)) ?? payment;
+    const newReferences = match.unlinked.filter((reference) => !payment.psp_references.includes(reference));
+    if (newReferences.length > 0) {
+      enriched = { ...enriched, psp_references: [...payment.psp_references, ...newReferences], version: payment.version + 1 };
+    }
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
     if (customer) {
       const refreshed = refreshCustomer(customer, event.customer, event.subscription, now);

@@ -40,6 +40,12 @@ export interface Payment {
   customer_action: string | null;
   cooldown_hours: number | null;
   psp_subscription_id: string | null;
+  /** Every processor id naming the failed charge (what a live retry needs: invoice, payment intent, subscription period). */
+  psp_references: string[];
+  /** When the attempt now in flight started (status retrying). */
+  retry_initiated_at: string | null;
+  /** Attempts in a row that got no answer from the processor (for backoff); reset by any answer. */
+  consecutive_no_answers: number;
   retries: RetryAttempt[];
   recovery_channel: RecoveryChannel | null;
   /** Optimistic-lock counter: every state change is conditioned on it. */

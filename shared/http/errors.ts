@@ -10,6 +10,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   insufficient_scope: 403,
   trial_expired: 403,
   ip_not_allowed: 403,
+  recovery_attempt_limit_exceeded: 403,
   resource_not_found: 404,
   method_not_allowed: 405,
   state_conflict: 409,

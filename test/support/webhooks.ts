@@ -44,7 +44,9 @@ export function postGeneric(path: string, event: object, options: { secret?: str
 
 let sequence = 0;
 /** A generic payment.failed event for a fresh (or given) customer and charge. */
-export function genericFailure(overrides: { code?: string | null; customerId?: string; paymentId?: string; amount?: number; currency?: string; email?: string } = {}) {
+export function genericFailure(
+  overrides: { code?: string | null; customerId?: string; paymentId?: string; amount?: number; currency?: string; email?: string; lastFour?: string } = {},
+) {
   sequence += 1;
   return {
     id: `evt_${sequence}_${Math.random().toString(36).slice(2)}`,
@@ -53,6 +55,6 @@ export function genericFailure(overrides: { code?: string | null; customerId?: s
     customer: { id: overrides.customerId ?? `cust_${sequence}`, email: overrides.email ?? `buyer${sequence}@example.com`, name: `Buyer ${sequence}`, timezone: 'Europe/Berlin' },
     subscription: { id: `subx_${sequence}`, plan: 'pro', amount: overrides.amount ?? 2900, currency: overrides.currency ?? 'EUR', status: 'past_due', current_period_end: '2026-12-21T00:00:00Z' },
     payment: { id: overrides.paymentId ?? `chg_${sequence}`, amount: overrides.amount ?? 2900, currency: overrides.currency ?? 'EUR', decline_code: overrides.code === undefined ? 'insufficient_funds' : overrides.code },
-    payment_method: { type: 'card', brand: 'visa', last_four: '4242', exp_month: 12, exp_year: 2027 },
+    payment_method: { type: 'card', brand: 'visa', last_four: overrides.lastFour ?? '4242', exp_month: 12, exp_year: 2027 },
   };
 }

@@ -1,0 +1,16 @@
+import * as z from 'zod';
+import { runtime } from '#shared/composition';
+import { runRetryAttempt } from '#shared/domain/retry-execution';
+import { jobHandler } from '#shared/job-handler';
+
+const payload = z.object({
+  payment_id: z.string().regex(/^pay_[0-9a-z]{26}$/),
+  attempt: z.number().int().min(1),
+  trigger: z.enum(['automatic', 'manual']).default('automatic'),
+  claimed: z.boolean().default(false),
+});
+
+/** Scheduled by ingestion (automatic) or the retry endpoint (manual): one attempt at the processor. */
+export const handler = jobHandler(payload, (tenant, job) =>
+  runRetryAttempt(tenant, { paymentId: job.payment_id, attempt: job.attempt, trigger: job.trigger, claimed: job.claimed }, () => runtime.clock.now()),
+);

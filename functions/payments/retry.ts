@@ -1,0 +1,16 @@
+import { retryPaymentNow } from '#shared/domain/retry-execution';
+import { restHandler } from '#shared/http/rest-handler';
+import { ok } from '#shared/http/responses';
+import { idParam } from '#shared/http/schemas';
+
+/** POST /v1/payments/{id}/retry (§4.3): an immediate retry from pending or communication_pending. */
+export const handler = restHandler({ params: idParam('pay') }, async ({ auth, params, now }) => {
+  const payment = await retryPaymentNow(auth.tenant, params.id, now);
+  return ok({
+    id: payment.id,
+    status: payment.status,
+    retry_count: payment.retry_count,
+    retry_initiated_at: payment.retry_initiated_at,
+    message: `Retry attempt ${payment.retry_count} submitted to ${payment.psp}.`,
+  });
+});

@@ -1,0 +1,218 @@
+/**
+ * Live retries at Braintree through the official `braintree` package: the past-due subscription's
+ * charge is retried (`subscription.retryCharge`, a sale submitted for settlement), with the
+ * merchant's own API keys.
+ *
+ * Braintree has no idempotency keys: every retryCharge that reaches it is a new sale. A request
+ * whose answer is lost (a timeout, a dropped connection, a 5xx after the sale was made) may
+ * therefore have charged the customer, and sending it again could charge twice. So the adapter never
+ * repeats a sale itself, and every attempt first reads the subscription: a successful transaction
+ * for the failed billing period means the charge already went through (a previous attempt whose
+ * answer was lost, Braintree's own retry, or the merchant), and the answer is succeeded without
+ * charging; a subscription that is no longer Past Due has nothing left to retry. The window that
+ * remains is two attempts racing between that read and the sale, which the runner's claim on the
+ * attempt (a conditional write) rules out.
+ */
+import { createHash } from 'node:crypto';
+import braintree from 'braintree';
+import type { Payment } from '../../domain/payments.ts';
+import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
+import type { ProcessorCredentials, ProcessorConnection } from '../../store/processor-connections.ts';
+import { subscriptionReference, toMinorUnits } from '../../processors/braintree-webhook.ts';
+
+export interface BraintreeProcessorOptions {
+  /** Where the gateway is, for a local fake of the Braintree API in tests; by default from the tenant's environment. */
+  environmentOverride?: braintree.Environment;
+  /**
+   * Bound on one retry() call (it makes at most two requests); also each request's own timeout.
+   * When it passes the answer is a retryable no_answer (default 10 s).
+   */
+  timeoutMs?: number;
+}
+
+type BraintreeCredentials = Extract<ProcessorCredentials, { kind: 'braintree' }>;
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+const SUCCEEDED: RetryOutcome = { outcome: 'succeeded' };
+const NO_KEYS: RetryOutcome = { outcome: 'no_answer', retryable: false, reason: 'No Braintree API keys on the connection: live retries are off' };
+
+/** Transaction statuses that mean the money was (or is being) collected. */
+const COLLECTED = new Set<string>([
+  'authorizing',
+  'authorized',
+  'submitted_for_settlement',
+  'settlement_pending',
+  'settling',
+  'settled',
+  'settlement_confirmed',
+]);
+
+/** One gateway per connection and credentials (replacing the keys keeps the connection id), per environment. */
+const gateways = new WeakMap<braintree.Environment, Map<string, braintree.BraintreeGateway>>();
+
+function gatewayFor(
+  connection: ProcessorConnection,
+  credentials: BraintreeCredentials,
+  environment: braintree.Environment,
+  timeoutMs: number,
+): braintree.BraintreeGateway {
+  let byConnection = gateways.get(environment);
+  if (!byConnection) {
+    byConnection = new Map();
+    gateways.set(environment, byConnection);
+  }
+  const secret = createHash('sha256').update(credentials.privateKey).digest('base64url');
+  const cacheKey = [connection.id, credentials.merchantId, credentials.publicKey, secret, timeoutMs].join('|');
+  let gateway = byConnection.get(cacheKey);
+  if (!gateway) {
+    gateway = new braintree.BraintreeGateway({
+      environment,
+      merchantId: credentials.merchantId,
+      publicKey: credentials.publicKey,
+      privateKey: credentials.privateKey,
+    });
+    // The package's only timeout setting (60 s by default): idle time per request.
+    gateway.config.timeout = timeoutMs;
+    byConnection.set(cacheKey, gateway);
+  }
+  return gateway;
+}
+
+export function createBraintreeProcessor(options: BraintreeProcessorOptions = {}): PaymentProcessor {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return {
+    async retry(request) {
+      const { connection, payment } = request;
+      const credentials = connection?.credentials;
+      if (!connection || credentials?.kind !== 'braintree') return NO_KEYS;
+      const subscriptionId = payment.psp_subscription_id;
+      if (!subscriptionId) {
+        return {
+          outcome: 'no_answer',
+          retryable: false,
+          reason: `Braintree transaction ${payment.psp_payment_id} belongs to no subscription: only subscription charges can be retried`,
+        };
+      }
+      const environment =
+        options.environmentOverride ?? (request.tenant.environment === 'live' ? braintree.Environment.Production : braintree.Environment.Sandbox);
+      const gateway = gatewayFor(connection, credentials, environment, timeoutMs);
+      return withinDeadline(timeoutMs, async (ensureInTime) => {
+        try {
+          const subscription = await gateway.subscription.find(subscriptionId);
+          const periodStart = failedPeriodStart(payment, subscriptionId);
+          if ((subscription.transactions ?? []).some((transaction) => COLLECTED.has(transaction.status) && settles(transaction, periodStart, payment))) {
+            return SUCCEEDED;
+          }
+          if (subscription.status !== 'Past Due') {
+            return {
+              outcome: 'no_answer',
+              retryable: false,
+              reason: `Braintree subscription ${subscriptionId} is ${subscription.status}, not Past Due: there is no failed charge to retry`,
+            };
+          }
+          ensureInTime();
+          const result = await gateway.subscription.retryCharge(subscriptionId, decimalAmount(payment.amount, payment.currency), true);
+          return saleOutcome(result);
+        } catch (error) {
+          return outcomeOfError(error);
+        }
+      });
+    },
+  };
+}
+
+/** The billing period the failure belongs to, from the `sub:<id>:<period start>` reference ingestion stores. */
+function failedPeriodStart(payment: Payment, subscriptionId: string): string | null {
+  const prefix = subscriptionReference(subscriptionId, '');
+  const reference = payment.psp_references.find((value) => value.startsWith(prefix) && value.length > prefix.length);
+  return reference ? reference.slice(prefix.length) : null;
+}
+
+/** Whether a collected transaction paid the failed period; without the period, any charge after the failure was recorded. */
+function settles(transaction: braintree.Transaction, periodStart: string | null, payment: Payment): boolean {
+  if (periodStart !== null) return transaction.subscription?.billingPeriodStartDate === periodStart;
+  const at = Date.parse(transaction.createdAt);
+  return !Number.isNaN(at) && at >= Date.parse(payment.created_at);
+}
+
+/** Minor units as Braintree's decimal string, with the currency's digits as the webhook parser reads them. */
+function decimalAmount(amount: number, currency: string): string {
+  const digits = String(toMinorUnits('1', currency)).length - 1;
+  const text = String(amount).padStart(digits + 1, '0');
+  return digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
+
+function saleOutcome(result: braintree.ValidatedResponse<braintree.Transaction>): RetryOutcome {
+  if (result.success) return SUCCEEDED;
+  const transaction = result.transaction as braintree.Transaction | undefined;
+  switch (transaction?.status) {
+    case 'processor_declined':
+    case 'settlement_declined':
+      return { outcome: 'declined', declineCode: transaction.processorResponseCode || transaction.processorSettlementResponseCode || null };
+    case 'gateway_rejected': {
+      const reason = transaction.gatewayRejectionReason;
+      if (reason === 'duplicate') {
+        // Braintree's duplicate check matched a recent identical sale, which may be a charge whose
+        // answer was lost: the next attempt's look at the subscription settles it.
+        return { outcome: 'no_answer', retryable: true, reason: 'Braintree rejected the charge as a duplicate of a recent one' };
+      }
+      return { outcome: 'declined', declineCode: transaction.processorResponseCode || (reason ? `gateway_rejected:${reason}` : null) };
+    }
+    case 'failed':
+      return {
+        outcome: 'no_answer',
+        retryable: true,
+        reason: `Braintree could not reach the card processor: ${transaction.processorResponseCode} ${transaction.processorResponseText}`.trim(),
+      };
+  }
+  // Validation errors (such as 91531, the subscription is not Past Due): the same request would fail again.
+  const errors = result.errors?.deepErrors().map((error) => `${error.code} ${error.message}`) ?? [];
+  return { outcome: 'no_answer', retryable: false, reason: `Braintree refused the retry: ${errors.length ? errors.join('; ') : result.message}` };
+}
+
+/** The package rejects with Errors whose name is one of its errorTypes. */
+function outcomeOfError(error: unknown): RetryOutcome {
+  if (!(error instanceof Error)) throw error;
+  switch (error.name) {
+    case 'serverError':
+    case 'serviceUnavailableError':
+    case 'gatewayTimeoutError':
+    case 'requestTimeoutError':
+    case 'tooManyRequestsError':
+    case 'unexpectedError': // network errors, timeouts, other HTTP statuses
+      return { outcome: 'no_answer', retryable: true, reason: `Braintree ${error.name}: ${error.message}` };
+    case 'authenticationError':
+    case 'authorizationError':
+    case 'notFoundError':
+    case 'upgradeRequired':
+      return { outcome: 'no_answer', retryable: false, reason: `Braintree ${error.name}: ${error.message}` };
+    default:
+      throw error;
+  }
+}
+
+class DeadlinePassed extends Error {}
+
+/**
+ * The work's outcome, or a retryable no_answer once `ms` have passed. `ensureInTime` keeps the work
+ * from sending the sale after the caller was told there was no answer.
+ */
+async function withinDeadline(ms: number, work: (ensureInTime: () => void) => Promise<RetryOutcome>): Promise<RetryOutcome> {
+  let expired = false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<RetryOutcome>((resolve) => {
+    timer = setTimeout(() => {
+      expired = true;
+      resolve({ outcome: 'no_answer', retryable: true, reason: `Braintree did not answer within ${ms} ms` });
+    }, ms);
+  });
+  const ensureInTime = (): void => {
+    if (expired) throw new DeadlinePassed('The retry ran out of time before charging');
+  };
+  try {
+    return await Promise.race([work(ensureInTime), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

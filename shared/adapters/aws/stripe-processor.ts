@@ -1,0 +1,227 @@
+/**
+ * Live retries at Stripe through the official `stripe` package, with the merchant's own secret key.
+ *
+ * What is charged again is the object that failed, never a new one: the open invoice when the failure
+ * came from Stripe Billing (`invoices.pay`, which charges the invoice's, subscription's or customer's
+ * default payment method, so a card the customer updated is used), otherwise the payment intent
+ * (`paymentIntents.confirm`). An invoice and a payment intent can each be paid only once, so even
+ * two different attempts cannot charge the customer twice; the attempt's idempotency key makes a
+ * repeated request for the same attempt replay Stripe's first answer instead of being refused, which
+ * is what makes the SDK's own network retries (and a runner re-sending the attempt) safe.
+ */
+import Stripe from 'stripe';
+import type { Payment } from '../../domain/payments.ts';
+import type { PaymentProcessor, RetryOutcome, RetryRequest } from '../../ports/payment-processor.ts';
+
+export interface StripeProcessorOptions {
+  /** API address overrides, for a local fake of the Stripe API in tests. */
+  host?: string;
+  port?: number;
+  protocol?: 'http' | 'https';
+  /**
+   * Bound on one retry() call, Stripe requests and their network retries included; also each HTTP
+   * request's own timeout. When it passes the answer is a retryable no_answer (default 10 s).
+   */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+/** Only on requests that are safe to repeat: GETs, and POSTs carrying the attempt's idempotency key. */
+const NETWORK_RETRIES = 2;
+
+const SUCCEEDED: RetryOutcome = { outcome: 'succeeded' };
+const NO_API_KEY: RetryOutcome = { outcome: 'no_answer', retryable: false, reason: 'No Stripe API key on the connection: live retries are off' };
+
+/** One client per API key (and address), reused across invocations of a warm Lambda. */
+const clients = new Map<string, Stripe>();
+
+function clientFor(apiKey: string, options: StripeProcessorOptions, timeoutMs: number): Stripe {
+  const cacheKey = [options.protocol ?? '', options.host ?? '', options.port ?? '', timeoutMs, apiKey].join('|');
+  let client = clients.get(cacheKey);
+  if (!client) {
+    client = new Stripe(apiKey, {
+      // Off by default so that a request nobody reasoned about is not repeated; the calls below opt in.
+      maxNetworkRetries: 0,
+      timeout: timeoutMs,
+      host: options.host,
+      port: options.port,
+      protocol: options.protocol,
+    });
+    clients.set(cacheKey, client);
+  }
+  return client;
+}
+
+export function createStripeProcessor(options: StripeProcessorOptions = {}): PaymentProcessor {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return {
+    async retry(request) {
+      const credentials = request.connection?.credentials;
+      const apiKey = credentials?.kind === 'stripe' ? credentials.apiKey : null;
+      if (!apiKey) return NO_API_KEY;
+      const references = stripeReferences(request.payment);
+      const invoiceId = references.find((id) => id.startsWith('in_'));
+      const intentId = references.find((id) => id.startsWith('pi_'));
+      if (!invoiceId && !intentId) {
+        return {
+          outcome: 'no_answer',
+          retryable: false,
+          reason: `Stripe payment ${request.payment.psp_payment_id} names no invoice or payment intent: a bare charge cannot be attempted again`,
+        };
+      }
+      const stripe = clientFor(apiKey, options, timeoutMs);
+      return withinDeadline(timeoutMs, async (ensureInTime) => {
+        try {
+          return invoiceId
+            ? await payInvoice(stripe, invoiceId, request.idempotencyKey)
+            : await confirmIntent(stripe, intentId!, request.idempotencyKey, ensureInTime);
+        } catch (error) {
+          return outcomeOfError(error);
+        }
+      });
+    },
+  };
+}
+
+/** Every Stripe id naming the failed charge; `psp_references` is filled by ingestion (pi_, ch_, in_). */
+function stripeReferences(payment: Payment): string[] {
+  return [...payment.psp_references, payment.psp_payment_id];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Invoices
+
+async function payInvoice(stripe: Stripe, invoiceId: string, idempotencyKey: string): Promise<RetryOutcome> {
+  try {
+    // No parameters: Stripe charges off-session (the default) with the invoice's, the subscription's
+    // or the customer's default payment method, in that order.
+    const invoice = await stripe.invoices.pay(invoiceId, {}, { idempotencyKey, maxNetworkRetries: NETWORK_RETRIES });
+    return invoiceOutcome(invoice);
+  } catch (error) {
+    // "Invoice is already paid" comes without a code; the invoice itself says whether it is settled
+    // (by an attempt whose answer was lost, by Stripe's Smart Retries or by the customer).
+    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code !== 'invoice_payment_intent_requires_action') {
+      const invoice = await stripe.invoices.retrieve(invoiceId, {}, { maxNetworkRetries: NETWORK_RETRIES });
+      if (invoice.status === 'paid') return SUCCEEDED;
+      if (invoice.status === 'void' || invoice.status === 'uncollectible' || invoice.status === 'draft') {
+        return { outcome: 'no_answer', retryable: false, reason: `Stripe invoice ${invoiceId} is ${invoice.status}: there is nothing to pay` };
+      }
+    }
+    throw error;
+  }
+}
+
+function invoiceOutcome(invoice: Stripe.Invoice): RetryOutcome {
+  if (invoice.status === 'paid') return SUCCEEDED;
+  // A payment method that settles later (bank debits): the invoice.paid webhook brings the result.
+  return { outcome: 'no_answer', retryable: true, reason: `Stripe invoice ${invoice.id} is ${invoice.status} after payment: the payment is still processing` };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Payment intents
+
+/**
+ * A payment intent that failed off-session is back in requires_payment_method with its payment method
+ * cleared (the card that failed is only in last_payment_error), so confirming it needs one: its own if
+ * it still has one, else the customer's default (which is where an updated card lands), else the card
+ * that failed, which is what a retry of a soft decline means.
+ */
+async function confirmIntent(stripe: Stripe, intentId: string, idempotencyKey: string, ensureInTime: () => void): Promise<RetryOutcome> {
+  const intent = await stripe.paymentIntents.retrieve(intentId, { expand: ['customer'] }, { maxNetworkRetries: NETWORK_RETRIES });
+  if (intent.status !== 'requires_payment_method' && intent.status !== 'requires_confirmation') return intentOutcome(intent);
+  const paymentMethod = paymentMethodToCharge(intent);
+  if (!paymentMethod) {
+    return { outcome: 'no_answer', retryable: false, reason: `Stripe payment intent ${intentId} has no payment method to charge: the customer must add one` };
+  }
+  ensureInTime();
+  const confirmed = await stripe.paymentIntents.confirm(
+    intentId,
+    { payment_method: paymentMethod, off_session: true },
+    { idempotencyKey, maxNetworkRetries: NETWORK_RETRIES },
+  );
+  return intentOutcome(confirmed);
+}
+
+function paymentMethodToCharge(intent: Stripe.PaymentIntent): string | null {
+  const customer = intent.customer;
+  const customerDefault =
+    customer !== null && typeof customer === 'object' && !('deleted' in customer && customer.deleted)
+      ? (idOf(customer.invoice_settings?.default_payment_method) ?? idOf(customer.default_source))
+      : null;
+  return idOf(intent.payment_method) ?? customerDefault ?? idOf(intent.last_payment_error?.payment_method);
+}
+
+const idOf = (value: string | { id: string } | null | undefined): string | null =>
+  value == null ? null : typeof value === 'string' ? value : value.id;
+
+function intentOutcome(intent: Stripe.PaymentIntent): RetryOutcome {
+  switch (intent.status) {
+    case 'succeeded':
+    case 'requires_capture': // authorized; the merchant captures
+      return SUCCEEDED;
+    case 'processing':
+      return { outcome: 'no_answer', retryable: true, reason: `Stripe payment intent ${intent.id} is processing: the result arrives by webhook` };
+    case 'requires_action':
+      // Off-session, nobody can complete 3-D Secure: the customer has to come back.
+      return { outcome: 'declined', declineCode: 'authentication_required' };
+    case 'requires_payment_method': {
+      const error = intent.last_payment_error;
+      return { outcome: 'declined', declineCode: error?.decline_code ?? error?.code ?? null };
+    }
+    default:
+      return { outcome: 'no_answer', retryable: false, reason: `Stripe payment intent ${intent.id} is ${intent.status}: it cannot be charged again` };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+
+function outcomeOfError(error: unknown): RetryOutcome {
+  if (!(error instanceof Stripe.errors.StripeError)) throw error;
+  const errors = Stripe.errors;
+  // invoices.pay when the charge needs 3-D Secure, which an off-session retry cannot provide.
+  if (error.code === 'invoice_payment_intent_requires_action') return { outcome: 'declined', declineCode: 'authentication_required' };
+  if (error instanceof errors.StripeCardError) return { outcome: 'declined', declineCode: error.decline_code ?? error.code ?? null };
+  const reason = `Stripe ${error.type}${error.statusCode ? ` (HTTP ${error.statusCode})` : ''}: ${error.message}`;
+  if (
+    error instanceof errors.StripeRateLimitError ||
+    error instanceof errors.StripeAPIError || // 5xx, 409 lock conflicts
+    error instanceof errors.StripeConnectionError || // network errors and timeouts
+    // The key was sent before with other parameters (the customer's default card changed in between):
+    // a later attempt, with a new key, finds the invoice or intent in its current state.
+    error instanceof errors.StripeIdempotencyError
+  ) {
+    return { outcome: 'no_answer', retryable: true, reason };
+  }
+  // Authentication, permission and invalid requests: trying again later would get the same answer.
+  return { outcome: 'no_answer', retryable: false, reason };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Deadline
+
+class DeadlinePassed extends Error {}
+
+/**
+ * The work's outcome, or a retryable no_answer once `ms` have passed. Stripe requests cannot be
+ * aborted, so one in flight may still land later, under the same idempotency key; `ensureInTime`
+ * keeps the work from starting a charge after the caller was told there was no answer.
+ */
+async function withinDeadline(ms: number, work: (ensureInTime: () => void) => Promise<RetryOutcome>): Promise<RetryOutcome> {
+  let expired = false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<RetryOutcome>((resolve) => {
+    timer = setTimeout(() => {
+      expired = true;
+      resolve({ outcome: 'no_answer', retryable: true, reason: `Stripe did not answer within ${ms} ms` });
+    }, ms);
+  });
+  const ensureInTime = (): void => {
+    if (expired) throw new DeadlinePassed('The retry ran out of time before charging');
+  };
+  try {
+    return await Promise.race([work(ensureInTime), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,14 @@
+import { runtime } from '../composition.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import type { PaymentProcessor } from '../ports/payment-processor.ts';
+import { liveProcessorFor } from './live-processors.ts';
+import { sandboxProcessor } from './sandbox-processor.ts';
+
+/**
+ * Test-mode keys get simulated retries (§5: "svc_test_ … simulated retries"), and so does everything
+ * on the local server, which never reaches a real processor; live mode in AWS charges for real.
+ */
+export function processorFor(tenant: Tenant, psp: string): PaymentProcessor {
+  if (runtime.mode === 'local' || tenant.environment === 'test') return sandboxProcessor;
+  return liveProcessorFor(psp);
+}

@@ -1,0 +1,29 @@
+import type { PaymentProcessor, RetryOutcome, RetryRequest } from '../ports/payment-processor.ts';
+
+/**
+ * The test-mode processor: outcomes are chosen by the customer's card (last four digits), like
+ * Stripe's test cards, so merchants can script their integration tests. docs/testing.md lists them.
+ */
+export const SANDBOX_CARDS: Readonly<Record<string, RetryOutcome>> = {
+  '4242': { outcome: 'succeeded' },
+  '9995': { outcome: 'declined', declineCode: 'insufficient_funds' },
+  '0119': { outcome: 'declined', declineCode: 'processing_error' },
+  '0069': { outcome: 'declined', declineCode: 'expired_card' },
+  '0127': { outcome: 'declined', declineCode: 'incorrect_cvc' },
+  '9979': { outcome: 'declined', declineCode: 'stolen_card' },
+  '0019': { outcome: 'declined', declineCode: 'fraudulent' },
+  '0000': { outcome: 'no_answer', reason: 'sandbox: the processor did not answer', retryable: true },
+};
+
+/** Any other card: the retry declines with the original code until the last allowed attempt, which succeeds. */
+function defaultOutcome(request: RetryRequest): RetryOutcome {
+  const { payment, attempt } = request;
+  if (attempt >= Math.max(1, payment.max_retries)) return { outcome: 'succeeded' };
+  return { outcome: 'declined', declineCode: payment.decline_code };
+}
+
+export const sandboxProcessor: PaymentProcessor = {
+  async retry(request) {
+    return (request.cardLastFour !== null && SANDBOX_CARDS[request.cardLastFour]) || defaultOutcome(request);
+  },
+};

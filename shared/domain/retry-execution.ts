@@ -1,0 +1,162 @@
+import { processorFor } from '../adapters/payment-processor.ts';
+import { scheduler } from '../adapters/scheduler.ts';
+import { findCustomer, saveCustomerWrites } from '../store/customers.ts';
+import { newEvent, recordEventWrite } from '../store/events.ts';
+import { getMerchant } from '../store/merchants.ts';
+import { findPayment, getPayment, savePaymentWrite } from '../store/payments.ts';
+import { findConnectionForPsp } from '../store/processor-connections.ts';
+import { transact, type TransactItem } from '../store/transactions.ts';
+import { countRecoveryAttemptWrite } from '../store/usage.ts';
+import { customerListItem } from '../representations/customer.ts';
+import { paymentResource } from '../representations/payment.ts';
+import { ServiceError, stateConflict } from './errors.ts';
+import { withStatus } from './failure-accounting.ts';
+import type { Payment } from './payments.ts';
+import { PLANS } from './plans.ts';
+import { retryJobId } from './recovery-routing.ts';
+import { applyOutcome, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
+import { nextRetryAt } from './retry-policy.ts';
+import type { Tenant } from './tenant.ts';
+
+const MAX_ATTEMPTS = 6;
+
+export class AttemptLimitReached extends ServiceError {
+  constructor(limit: number) {
+    super(
+      'recovery_attempt_limit_exceeded',
+      `This month's ${limit} recovery attempts are used up. Upgrade the plan, or wait until the 1st of next month (UTC).`,
+    );
+  }
+}
+
+/**
+ * Claims the next attempt of a payment: one conditional transaction moves it to retrying, increments
+ * retry_count and counts the attempt against the month's plan limit, so of any number of concurrent
+ * claims (a manual retry, a scheduled one, a second runner) exactly one wins.
+ */
+export async function claimRetry(tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date): Promise<Payment> {
+  const payment = await getPayment(tenant, paymentId);
+  if (!canStartRetry(payment, trigger)) {
+    throw stateConflict(`Payment '${payment.id}' cannot be retried: its status is '${payment.status}'.`);
+  }
+  const merchant = await getMerchant(tenant.merchantId);
+  const limit = PLANS[merchant.plan].recoveryAttemptsPerMonth;
+  const claimed = claimAttempt(payment, now);
+  const result = await transact([savePaymentWrite(tenant, claimed, payment.version), countRecoveryAttemptWrite(tenant, now, limit)]);
+  if (result.committed) return claimed;
+  if (result.failedConditions.includes(1)) throw new AttemptLimitReached(limit);
+  const current = await getPayment(tenant, paymentId);
+  throw stateConflict(`Payment '${current.id}' cannot be retried: its status is '${current.status}'.`);
+}
+
+/** Queues the claimed attempt to run now (the processor call happens in the retry job, not in the request). */
+export async function dispatchClaimedAttempt(tenant: Tenant, payment: Payment, trigger: RetryTrigger, now: Date): Promise<void> {
+  await scheduler.schedule({
+    id: `${retryJobId(payment.id, payment.retry_count)}-run`,
+    kind: 'payment-retry',
+    runAt: now,
+    tenant,
+    payload: { payment_id: payment.id, attempt: payment.retry_count, trigger, claimed: true },
+  });
+}
+
+async function scheduleAttempt(tenant: Tenant, payment: Payment, at: Date): Promise<void> {
+  const attempt = payment.retry_count + 1;
+  await scheduler.schedule({
+    id: retryJobId(payment.id, attempt),
+    kind: 'payment-retry',
+    runAt: at,
+    tenant,
+    payload: { payment_id: payment.id, attempt, trigger: 'automatic', claimed: false },
+  });
+}
+
+export interface AttemptReport {
+  outcome: 'stale' | 'limit_reached' | 'succeeded' | 'declined' | 'no_answer';
+  payment_id: string;
+  status?: Payment['status'];
+}
+
+/**
+ * Runs one attempt: claims it first unless the caller already did, asks the processor, and records
+ * the answer. A job that finds the payment moved on (recovered by a webhook, claimed by someone
+ * else, superseded attempt) does nothing.
+ */
+export async function runRetryAttempt(
+  tenant: Tenant,
+  job: { paymentId: string; attempt: number; trigger: RetryTrigger; claimed: boolean },
+  clock: () => Date,
+): Promise<AttemptReport> {
+  let payment: Payment | undefined;
+  if (job.claimed) {
+    payment = await findPayment(tenant, job.paymentId);
+    if (!payment || payment.status !== 'retrying' || payment.retry_count !== job.attempt) return { outcome: 'stale', payment_id: job.paymentId };
+  } else {
+    const current = await findPayment(tenant, job.paymentId);
+    if (!current || current.status !== 'pending' || current.retry_count + 1 !== job.attempt) return { outcome: 'stale', payment_id: job.paymentId };
+    try {
+      payment = await claimRetry(tenant, job.paymentId, job.trigger, clock());
+    } catch (error) {
+      if (error instanceof AttemptLimitReached) return handOverAtLimit(tenant, current, clock());
+      if (error instanceof ServiceError && error.code === 'state_conflict') return { outcome: 'stale', payment_id: job.paymentId };
+      throw error;
+    }
+  }
+  const connection = await findConnectionForPsp(tenant, payment.psp);
+  const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+  const outcome = await processorFor(tenant, payment.psp).retry({
+    tenant,
+    connection,
+    payment,
+    attempt: payment.retry_count,
+    idempotencyKey: retryJobId(payment.id, payment.retry_count),
+    cardLastFour: customer?.payment_method?.last_four ?? null,
+  });
+  return recordOutcome(tenant, payment.id, payment.retry_count, outcome, job.trigger, clock);
+}
+
+async function recordOutcome(
+  tenant: Tenant,
+  paymentId: string,
+  attempt: number,
+  outcome: Parameters<typeof applyOutcome>[0]['outcome'],
+  trigger: RetryTrigger,
+  clock: () => Date,
+): Promise<AttemptReport> {
+  for (let round = 0; round < MAX_ATTEMPTS; round++) {
+    const now = clock();
+    const payment = await getPayment(tenant, paymentId);
+    // A processor webhook may have settled the payment while the attempt ran; it then counted it.
+    if (payment.status !== 'retrying' || payment.retry_count !== attempt) return { outcome: 'stale', payment_id: paymentId, status: payment.status };
+    const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+    const result = applyOutcome({ payment, customer, outcome, trigger, now, nextRetryAt: (hours) => nextRetryAt(now, hours) });
+    const writes: TransactItem[] = [savePaymentWrite(tenant, result.payment, payment.version)];
+    if (customer && result.customer) writes.push(...saveCustomerWrites(tenant, result.customer, customer.version));
+    for (const type of result.events) {
+      const data = type === 'customer.retained' && result.customer ? customerListItem(result.customer) : paymentResource(result.payment);
+      writes.push(recordEventWrite(tenant, newEvent(tenant, type, data, now)));
+    }
+    if (!(await transact(writes)).committed) continue;
+    if (result.nextAttemptAt) await scheduleAttempt(tenant, result.payment, result.nextAttemptAt);
+    return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status };
+  }
+  throw new Error(`Could not record the outcome of attempt ${attempt} of ${paymentId} after repeated conflicts`);
+}
+
+/** Over the month's limit, a scheduled retry cannot run: the customer is asked to act instead. */
+async function handOverAtLimit(tenant: Tenant, payment: Payment, now: Date): Promise<AttemptReport> {
+  const next: Payment = { ...payment, status: 'communication_pending', next_retry_at: null, updated_at: now.toISOString(), version: payment.version + 1 };
+  const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+  const writes: TransactItem[] = [savePaymentWrite(tenant, next, payment.version)];
+  if (customer) writes.push(...saveCustomerWrites(tenant, withStatus(customer, now), customer.version));
+  await transact(writes);
+  return { outcome: 'limit_reached', payment_id: payment.id, status: next.status };
+}
+
+/** POST /v1/payments/{id}/retry: claims the next attempt now and hands it to the retry job. */
+export async function retryPaymentNow(tenant: Tenant, paymentId: string, now: Date): Promise<Payment> {
+  const claimed = await claimRetry(tenant, paymentId, 'manual', now);
+  await scheduler.cancel(retryJobId(claimed.id, claimed.retry_count));
+  await dispatchClaimedAttempt(tenant, claimed, 'manual', now);
+  return claimed;
+}

@@ -1,0 +1,25 @@
+import { runtime } from '../composition.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { tenantPk } from './keys.ts';
+import type { TransactItem } from './transactions.ts';
+
+const { tableName } = runtime;
+
+/** Calendar month in UTC, e.g. 2026-11: the period the plan's recovery-attempt limit counts over. */
+export const usagePeriod = (at: Date): string => at.toISOString().slice(0, 7);
+
+/**
+ * Counts one recovery attempt against the month's limit, inside the transaction that claims the
+ * attempt: the condition makes the limit exact however many attempts start at once.
+ */
+export function countRecoveryAttemptWrite(tenant: Tenant, at: Date, limit: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: { pk: tenantPk(tenant), sk: `USAGE#${usagePeriod(at)}` },
+      UpdateExpression: 'ADD recovery_attempts :one SET entity = :entity',
+      ConditionExpression: 'attribute_not_exists(recovery_attempts) OR recovery_attempts < :limit',
+      ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':entity': 'usage' },
+    },
+  };
+}
