@@ -8,9 +8,14 @@ const payload = z.object({
   attempt: z.number().int().min(1),
   trigger: z.enum(['automatic', 'manual']).default('automatic'),
   claimed: z.boolean().default(false),
+  watchdog: z.boolean().default(false),
 });
 
-/** Scheduled by ingestion (automatic) or the retry endpoint (manual): one attempt at the processor. */
+/** Scheduled by ingestion (automatic) or the retry endpoint (manual): one attempt at the processor, or its watchdog. */
 export const handler = jobHandler(payload, (tenant, job) =>
-  runRetryAttempt(tenant, { paymentId: job.payment_id, attempt: job.attempt, trigger: job.trigger, claimed: job.claimed }, () => runtime.clock.now()),
+  runRetryAttempt(
+    tenant,
+    { paymentId: job.payment_id, attempt: job.attempt, trigger: job.trigger, claimed: job.claimed, watchdog: job.watchdog },
+    () => runtime.clock.now(),
+  ),
 );

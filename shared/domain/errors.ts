@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'trial_expired'
   | 'ip_not_allowed'
   | 'recovery_attempt_limit_exceeded'
+  | 'campaign_limit_exceeded'
   | 'resource_not_found'
   | 'method_not_allowed'
   | 'state_conflict'

@@ -1,4 +1,5 @@
 import { newId } from '../ids.ts';
+import { nextRetryAt } from './retry-policy.ts';
 import { classifyDecline, type DeclineClassification } from './decline-classification.ts';
 import { customerStatus, toPaymentMethod, type Customer, type Subscription } from './customers.ts';
 import { isOpen, type Payment, type PaymentStatus, type RecoveryChannel } from './payments.ts';
@@ -21,6 +22,8 @@ export function newPayment(input: {
   charge: FailedCharge;
   customerId: string;
   subscription: Subscription | null;
+  /** The customer's zone, so the first retry avoids their night. */
+  timeZone: string | null;
   now: Date;
 }): Payment {
   const { psp, charge, customerId, subscription, now } = input;
@@ -43,7 +46,7 @@ export function newPayment(input: {
     max_retries: classification.maxRetries,
     next_retry_at:
       status === 'pending' && classification.cooldownHours !== null
-        ? new Date(now.getTime() + classification.cooldownHours * 3600_000).toISOString()
+        ? nextRetryAt({ failedAt: now, cooldownHours: classification.cooldownHours, subcategory: classification.subcategory, timeZone: input.timeZone }).toISOString()
         : null,
     recovered_at: null,
     created_at: at,
@@ -65,18 +68,16 @@ export function newPayment(input: {
  * A failure first recorded without a decline code is unknown; when a sibling event brings the code
  * before anything was attempted, the payment is classified again so it takes the right route.
  */
-export function reclassify(payment: Payment, declineCode: string, now: Date): Payment | undefined {
+export function reclassify(payment: Payment, declineCode: string, timeZone: string | null, now: Date): Payment | undefined {
   if (payment.decline_code !== null || payment.status !== 'communication_pending' || payment.retry_count > 0) return undefined;
   const reclassified = newPayment({
     psp: payment.psp,
     charge: { pspPaymentId: payment.psp_payment_id, references: [], amount: payment.amount, currency: payment.currency, declineCode },
     customerId: payment.customer_id ?? '',
     subscription: null,
-    now: new Date(payment.created_at),
+    timeZone,
+    now,
   });
-  const nextRetryAt = reclassified.status === 'pending' && reclassified.cooldown_hours !== null
-    ? new Date(now.getTime() + reclassified.cooldown_hours * 3600_000).toISOString()
-    : null;
   return {
     ...payment,
     status: reclassified.status,
@@ -84,7 +85,7 @@ export function reclassify(payment: Payment, declineCode: string, now: Date): Pa
     decline_category: reclassified.decline_category,
     decline_subcategory: reclassified.decline_subcategory,
     max_retries: reclassified.max_retries,
-    next_retry_at: nextRetryAt,
+    next_retry_at: reclassified.next_retry_at,
     mapping_version: reclassified.mapping_version,
     customer_action: reclassified.customer_action,
     cooldown_hours: reclassified.cooldown_hours,

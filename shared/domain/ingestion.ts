@@ -66,7 +66,14 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
     const existing = customerId === undefined ? undefined : await findCustomer(tenant, customerId);
     const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now);
     if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
-    const payment = newPayment({ psp, charge: event.payment, customerId: refreshed.customer.id, subscription: refreshed.subscription, now });
+    const payment = newPayment({
+      psp,
+      charge: event.payment,
+      customerId: refreshed.customer.id,
+      subscription: refreshed.subscription,
+      timeZone: refreshed.customer.timezone,
+      now,
+    });
     const customer = countFailure(refreshed.customer, payment, now);
     const events: ServiceEvent[] = [
       ...(existing ? [] : [newEvent(tenant, 'customer.created', customerListItem(customer), now)]),
@@ -103,12 +110,13 @@ async function completeDuplicate(tenant: Tenant, psp: string, event: FailedEvent
     if (!match || !payment) throw new Error(`Payment reference for ${event.payment.pspPaymentId} exists without its payment`);
     await addPaymentReferences(tenant, psp, payment.id, match.unlinked);
     const writes: TransactItem[] = [];
-    let enriched = (event.payment.declineCode === null ? undefined : reclassify(payment, event.payment.declineCode, now)) ?? payment;
+    const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+    const timeZone = event.customer.timezone ?? customer?.timezone ?? null;
+    let enriched = (event.payment.declineCode === null ? undefined : reclassify(payment, event.payment.declineCode, timeZone, now)) ?? payment;
     const newReferences = match.unlinked.filter((reference) => !payment.psp_references.includes(reference));
     if (newReferences.length > 0) {
       enriched = { ...enriched, psp_references: [...payment.psp_references, ...newReferences], version: payment.version + 1 };
     }
-    const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
     if (customer) {
       const refreshed = refreshCustomer(customer, event.customer, event.subscription, now);
       if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);

@@ -1,9 +1,9 @@
 /** Commercial plans and the limits they carry (§8). Numbers the spec leaves open are argued in docs/decisions.md. */
 export const PLANS = {
-  starter: { requestsPerWindow: 20, recoveryAttemptsPerMonth: 1_000 },
-  growth: { requestsPerWindow: 100, recoveryAttemptsPerMonth: 10_000 },
-  scale: { requestsPerWindow: 100, recoveryAttemptsPerMonth: 50_000 },
-  enterprise: { requestsPerWindow: 1000, recoveryAttemptsPerMonth: 500_000 },
+  starter: { requestsPerWindow: 20, recoveryAttemptsPerMonth: 1_000, campaigns: { open: 10, active: 3 } },
+  growth: { requestsPerWindow: 100, recoveryAttemptsPerMonth: 10_000, campaigns: { open: 50, active: 10 } },
+  scale: { requestsPerWindow: 100, recoveryAttemptsPerMonth: 50_000, campaigns: { open: 100, active: 25 } },
+  enterprise: { requestsPerWindow: 1000, recoveryAttemptsPerMonth: 500_000, campaigns: { open: 250, active: 100 } },
 } as const;
 
 export type Plan = keyof typeof PLANS;

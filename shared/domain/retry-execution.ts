@@ -20,6 +20,23 @@ import type { Tenant } from './tenant.ts';
 
 const MAX_ATTEMPTS = 6;
 
+/**
+ * An attempt still unanswered after this long is given back (the sweeper): longer than any processor
+ * call may take (10 s timeout, SDK retries) and the job's own Lambda timeout, so a live call is never cut short.
+ */
+export const ATTEMPT_WATCHDOG_MINUTES = 15;
+const watchdogJobId = (paymentId: string, attempt: number): string => `${retryJobId(paymentId, attempt)}-watchdog`;
+
+async function armWatchdog(tenant: Tenant, payment: Payment, now: Date): Promise<void> {
+  await scheduler.schedule({
+    id: watchdogJobId(payment.id, payment.retry_count),
+    kind: 'payment-retry',
+    runAt: new Date(now.getTime() + ATTEMPT_WATCHDOG_MINUTES * 60_000),
+    tenant,
+    payload: { payment_id: payment.id, attempt: payment.retry_count, trigger: 'automatic', claimed: true, watchdog: true },
+  });
+}
+
 export class AttemptLimitReached extends ServiceError {
   constructor(limit: number) {
     super(
@@ -43,7 +60,10 @@ export async function claimRetry(tenant: Tenant, paymentId: string, trigger: Ret
   const limit = PLANS[merchant.plan].recoveryAttemptsPerMonth;
   const claimed = claimAttempt(payment, now);
   const result = await transact([savePaymentWrite(tenant, claimed, payment.version), countRecoveryAttemptWrite(tenant, now, limit)]);
-  if (result.committed) return claimed;
+  if (result.committed) {
+    await armWatchdog(tenant, claimed, now);
+    return claimed;
+  }
   if (result.failedConditions.includes(1)) throw new AttemptLimitReached(limit);
   const current = await getPayment(tenant, paymentId);
   throw stateConflict(`Payment '${current.id}' cannot be retried: its status is '${current.status}'.`);
@@ -84,9 +104,14 @@ export interface AttemptReport {
  */
 export async function runRetryAttempt(
   tenant: Tenant,
-  job: { paymentId: string; attempt: number; trigger: RetryTrigger; claimed: boolean },
+  job: { paymentId: string; attempt: number; trigger: RetryTrigger; claimed: boolean; watchdog?: boolean },
   clock: () => Date,
 ): Promise<AttemptReport> {
+  if (job.watchdog) {
+    // The attempt never reported back (a crashed runner, a lost answer): give it back for a later try.
+    const reason = `No answer within ${ATTEMPT_WATCHDOG_MINUTES} minutes`;
+    return recordOutcome(tenant, job.paymentId, job.attempt, { outcome: 'no_answer', reason, retryable: true }, job.trigger, clock);
+  }
   let payment: Payment | undefined;
   if (job.claimed) {
     payment = await findPayment(tenant, job.paymentId);
@@ -129,7 +154,14 @@ async function recordOutcome(
     // A processor webhook may have settled the payment while the attempt ran; it then counted it.
     if (payment.status !== 'retrying' || payment.retry_count !== attempt) return { outcome: 'stale', payment_id: paymentId, status: payment.status };
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
-    const result = applyOutcome({ payment, customer, outcome, trigger, now, nextRetryAt: (hours) => nextRetryAt(now, hours) });
+    const result = applyOutcome({
+      payment,
+      customer,
+      outcome,
+      trigger,
+      now,
+      nextRetryAt: (cooldownHours, subcategory) => nextRetryAt({ failedAt: now, cooldownHours, subcategory, timeZone: customer?.timezone ?? null }),
+    });
     const writes: TransactItem[] = [savePaymentWrite(tenant, result.payment, payment.version)];
     if (customer && result.customer) writes.push(...saveCustomerWrites(tenant, result.customer, customer.version));
     for (const type of result.events) {
@@ -137,6 +169,7 @@ async function recordOutcome(
       writes.push(recordEventWrite(tenant, newEvent(tenant, type, data, now)));
     }
     if (!(await transact(writes)).committed) continue;
+    await scheduler.cancel(watchdogJobId(paymentId, attempt));
     if (result.nextAttemptAt) await scheduleAttempt(tenant, result.payment, result.nextAttemptAt);
     return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status };
   }

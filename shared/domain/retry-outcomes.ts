@@ -62,7 +62,8 @@ export function applyOutcome(input: {
   outcome: RetryOutcome;
   trigger: RetryTrigger;
   now: Date;
-  nextRetryAt: (cooldownHours: number) => Date;
+  /** Places the next soft-decline attempt (the retry policy, in the customer's zone). */
+  nextRetryAt: (cooldownHours: number, subcategory: string | null) => Date;
 }): AttemptResult {
   const { payment, customer, outcome, trigger, now } = input;
   const at = now.toISOString();
@@ -110,7 +111,7 @@ export function applyOutcome(input: {
     return { payment: terminal, customer: next, nextAttemptAt: null, events: ['payment.retry_failed', 'payment.terminal'] };
   }
   if (classification.category === 'soft_retry' && failed.retry_count < failed.max_retries) {
-    const when = input.nextRetryAt(classification.cooldownHours ?? failed.cooldown_hours ?? 24);
+    const when = input.nextRetryAt(classification.cooldownHours ?? failed.cooldown_hours ?? 24, classification.subcategory);
     return {
       payment: { ...failed, status: 'pending', next_retry_at: when.toISOString(), cooldown_hours: classification.cooldownHours ?? failed.cooldown_hours },
       customer,

@@ -38,8 +38,10 @@ function expectPayment(payment: any, code: string, expected: Expected) {
     cooldown_hours: expected.cooldownHours,
   });
   if (expected.category === 'soft_retry') {
+    // At least the row's cooldown; the retry policy may move it later (out of the night, to a payday).
     const delay = new Date(payment.next_retry_at).getTime() - new Date(payment.created_at).getTime();
-    expect(delay).toBe(expected.cooldownHours! * 3600_000);
+    expect(delay).toBeGreaterThanOrEqual(expected.cooldownHours! * 3600_000);
+    expect(delay).toBeLessThanOrEqual((expected.cooldownHours! + 6 * 24) * 3600_000);
   } else {
     expect(payment.next_retry_at).toBeNull();
   }

@@ -49,7 +49,9 @@ describe('failed-payment ingestion (generic processor)', () => {
     expect(payment!.mapping_version).toMatch(/^\d{4}-\d{2}-\d{2}\.\d+$/);
     const delay = new Date(payment!.next_retry_at).getTime() - before;
     expect(delay).toBeGreaterThanOrEqual(48 * 3600_000);
-    expect(delay).toBeLessThan(48 * 3600_000 + 60_000);
+    expect(delay).toBeLessThanOrEqual((48 + 6 * 24) * 3600_000);
+    const localHour = Number(new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Berlin', hour: 'numeric', hourCycle: 'h23' }).format(new Date(payment!.next_retry_at)));
+    expect(localHour >= 8 && localHour < 21).toBe(true);
     const [customer] = await customers(tenant);
     expect(customer).toMatchObject({
       id: response.body.customer_id,

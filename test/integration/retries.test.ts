@@ -210,3 +210,23 @@ describe('POST /v1/payments/{id}/retry', () => {
     expect(await payment(tenant, id)).toMatchObject({ status: 'communication_pending', retry_count: 0 });
   });
 });
+
+describe('attempt watchdog (the sweeper)', () => {
+  it('gives back an attempt that never reported, and the same attempt runs again later', async () => {
+    // Prepare: claim attempt 1 by hand and never run it, as if the runner crashed mid-call.
+    const { tenant, path } = await setUp();
+    const id = await fail(path, 'insufficient_funds', '4242');
+    const { claimRetry } = await import('../../shared/domain/retry-execution.ts');
+    advanceClock(48 * 3600 + 1);
+    await claimRetry(tenant, id, 'automatic', runtime.clock.now());
+    expect(await payment(tenant, id)).toMatchObject({ status: 'retrying', retry_count: 1 });
+    // Act: 15 minutes pass with no answer.
+    advanceClock(15 * 60 + 1);
+    await runDueJobs();
+    // Assess
+    const given = await payment(tenant, id);
+    expect(given).toMatchObject({ status: 'pending', retry_count: 0, consecutive_no_answers: 1 });
+    await toNextRetry(tenant, id);
+    expect(await payment(tenant, id)).toMatchObject({ status: 'recovered', retry_count: 1 });
+  });
+});

@@ -9,9 +9,11 @@
  * repeats a sale itself, and every attempt first reads the subscription: a successful transaction
  * for the failed billing period means the charge already went through (a previous attempt whose
  * answer was lost, Braintree's own retry, or the merchant), and the answer is succeeded without
- * charging; a subscription that is no longer Past Due has nothing left to retry. The window that
- * remains is two attempts racing between that read and the sale, which the runner's claim on the
- * attempt (a conditional write) rules out.
+ * charging; a subscription that is no longer Past Due has nothing left to retry. What remains is a
+ * charge landing between that read and the sale: another attempt of ours cannot, as the runner claims
+ * each attempt with a conditional write, but Braintree's own scheduled retry or the merchant could,
+ * and when the sale repeats the same amount on the same card Braintree's duplicate check (when the
+ * merchant has it on) rejects it.
  */
 import { createHash } from 'node:crypto';
 import braintree from 'braintree';
