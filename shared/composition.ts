@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LocalEventFeed } from './adapters/local/local-event-feed.ts';
 import { LocalOutbox } from './adapters/local/outbox.ts';
 import { LocalScheduler } from './adapters/local/local-scheduler.ts';
 import { requireEnv } from './config.ts';
@@ -17,14 +18,19 @@ export interface Runtime {
   db: DynamoDBDocumentClient;
   clock: Clock;
   /** Present only locally: the adjustable clock and the local stand-ins for outside services. */
-  local?: { clock: AdjustableClock; scheduler: LocalScheduler; outbox: LocalOutbox };
+  local?: { clock: AdjustableClock; scheduler: LocalScheduler; outbox: LocalOutbox; events: LocalEventFeed };
 }
 
 function buildRuntime(env: NodeJS.ProcessEnv): Runtime {
   const tableName = requireEnv('TABLE_NAME', env);
   const db = createDocumentClient();
   if (env.RUNTIME_MODE === 'local') {
-    const local = { clock: new AdjustableClock(), scheduler: new LocalScheduler(db, tableName), outbox: new LocalOutbox() };
+    const local = {
+      clock: new AdjustableClock(),
+      scheduler: new LocalScheduler(db, tableName),
+      outbox: new LocalOutbox(),
+      events: new LocalEventFeed(),
+    };
     return { mode: 'local', tableName, db, clock: local.clock, local };
   }
   return { mode: 'aws', tableName, db, clock: systemClock };

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { runtime } from '../../shared/composition.ts';
 import { dispatch } from './dispatch.ts';
+import { drainEvents } from './event-runner.ts';
 import { runDueJobs } from './job-runner.ts';
 import type { HttpRequest } from './lambda-event.ts';
 
@@ -50,8 +51,11 @@ async function devRoute(request: HttpRequest, response: ServerResponse): Promise
       sendJson(response, 200, { now: clock.advance(seconds).toISOString() });
     }
   } else if (route === 'POST /__dev/run-due') {
+    // Events first (they may schedule work), then due jobs, then the events those jobs wrote.
+    const before = await drainEvents();
     const ran = await runDueJobs();
-    sendJson(response, 200, { now: clock.now().toISOString(), ran });
+    const after = await drainEvents();
+    sendJson(response, 200, { now: clock.now().toISOString(), ran, events_delivered: before.events + after.events });
   } else if (route === 'GET /__dev/outbox') {
     sendJson(response, 200, { data: local.outbox.entries() });
   } else {
@@ -60,14 +64,19 @@ async function devRoute(request: HttpRequest, response: ServerResponse): Promise
   return true;
 }
 
-/** Fires due jobs every few seconds, as EventBridge Scheduler would; `--no-timer` leaves it to /__dev/run-due. */
-export function startJobTimer(intervalMs = 5_000): () => void {
+/**
+ * Delivers events and fires due jobs every second, as the table stream and EventBridge Scheduler
+ * would; `--no-timer` leaves both to /__dev/run-due.
+ */
+export function startJobTimer(intervalMs = 1_000): () => void {
   let running = false;
   const timer = setInterval(async () => {
     if (running) return;
     running = true;
     try {
+      await drainEvents();
       await runDueJobs();
+      await drainEvents();
     } catch (error) {
       console.error(error);
     } finally {

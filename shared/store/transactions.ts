@@ -4,6 +4,14 @@ import { cancelledPositions, isTransactionConflict } from './dynamo.ts';
 
 const { db } = runtime;
 
+/** Event items among the writes: locally they feed the stream stand-in once the transaction commits. */
+function eventItems(items: readonly TransactItem[]): Record<string, unknown>[] {
+  return items.flatMap((item) => {
+    const written = item.Put?.Item;
+    return written && typeof written.sk === 'string' && written.sk.startsWith('EVENT#') ? [written] : [];
+  });
+}
+
 export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 /** Why a transaction did not commit: which of its writes failed their condition, or that it raced another transaction. */
@@ -16,6 +24,7 @@ export type TransactionOutcome = { committed: true } | { committed: false; faile
 export async function transact(items: TransactItem[]): Promise<TransactionOutcome> {
   try {
     await db.send(new TransactWriteCommand({ TransactItems: items }));
+    runtime.local?.events.capture(eventItems(items));
     return { committed: true };
   } catch (error) {
     const failed = cancelledPositions(error);

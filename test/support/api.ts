@@ -48,3 +48,4 @@ export function advanceClock(seconds: number): Date {
 }
 
 export { runDueJobs } from '../../bin/local/job-runner.ts';
+export { drainEvents } from '../../bin/local/event-runner.ts';

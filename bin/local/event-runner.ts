@@ -1,0 +1,64 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { runtime } from '../../shared/composition.ts';
+import { log, withLogScope } from '../../shared/log.ts';
+
+type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
+
+const MAX_DELIVERIES = 3;
+const deliveries = new Map<string, number>();
+let sequence = 0;
+
+function toRecord(item: Record<string, unknown>): DynamoDBRecord {
+  sequence += 1;
+  return {
+    eventName: 'INSERT',
+    eventSource: 'aws:dynamodb',
+    dynamodb: {
+      Keys: marshall({ pk: item.pk, sk: item.sk }) as never,
+      NewImage: marshall(item, { removeUndefinedValues: true }) as never,
+      SequenceNumber: String(sequence).padStart(21, '0'),
+      StreamViewType: 'NEW_IMAGE',
+    },
+  };
+}
+
+export interface EventRun {
+  events: number;
+  failed: number;
+}
+
+/**
+ * Hands the events committed so far to the stream handler, as the table's stream and Lambda's event
+ * source mapping do in AWS, until none are left (consumers may write events of their own). A record
+ * the handler reports failed is delivered again, up to three times, then dropped with an error, where
+ * AWS would send it to the stream's dead-letter queue.
+ */
+export async function drainEvents(): Promise<EventRun> {
+  const feed = runtime.local?.events;
+  if (!feed) throw new Error('The local event runner needs RUNTIME_MODE=local');
+  const { handler } = (await import(new URL('../../functions/streams/events.ts', import.meta.url).href)) as { handler: StreamHandler };
+  const run: EventRun = { events: 0, failed: 0 };
+  for (let round = 0; round < 100; round++) {
+    const items = feed.take();
+    if (items.length === 0) break;
+    const records = items.map(toRecord);
+    const result = await withLogScope(() => handler({ Records: records }));
+    const failure = result.batchItemFailures[0]?.itemIdentifier;
+    const failedAt = failure === undefined ? -1 : records.findIndex((record) => record.dynamodb?.SequenceNumber === failure);
+    run.events += failedAt === -1 ? items.length : failedAt;
+    if (failedAt === -1) continue;
+    const retry = items.slice(failedAt);
+    const id = String(retry[0]!.id);
+    const count = (deliveries.get(id) ?? 0) + 1;
+    deliveries.set(id, count);
+    if (count >= MAX_DELIVERIES) {
+      log.error('event dropped after repeated consumer failures (the stream DLQ in AWS)', { event_id: id });
+      run.failed += 1;
+      retry.shift();
+    }
+    feed.capture(retry);
+    if (count < MAX_DELIVERIES) break;
+  }
+  return run;
+}

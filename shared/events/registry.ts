@@ -1,0 +1,4 @@
+import type { EventConsumer } from './consumers.ts';
+
+/** Every consumer of the event log; the stream handler and the local event runner read this list. */
+export const EVENT_CONSUMERS: readonly EventConsumer[] = [];

@@ -1,0 +1,39 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Tenant } from '../domain/tenant.ts';
+import { describeError, log, setLogContext } from '../log.ts';
+import type { ServiceEvent } from '../store/events.ts';
+import { consumersOf, type EventConsumer } from './consumers.ts';
+
+/** TENANT#<merchant>#<env> → the tenant. */
+function tenantOf(pk: string): Tenant | undefined {
+  const [prefix, merchantId, environment] = pk.split('#');
+  if (prefix !== 'TENANT' || !merchantId || (environment !== 'live' && environment !== 'test')) return undefined;
+  return { merchantId, environment };
+}
+
+/**
+ * Hands each new event item of the stream to its consumers, in order. A failure stops the batch at
+ * that record (ReportBatchItemFailures), so the stream retries from there and never skips an event.
+ */
+export function eventStreamHandler(consumers: readonly EventConsumer[]) {
+  return async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+    for (const record of stream.Records) {
+      const image = record.dynamodb?.NewImage;
+      if (record.eventName !== 'INSERT' || !image) continue;
+      const item = unmarshall(image as Record<string, AttributeValue>);
+      const tenant = typeof item.pk === 'string' ? tenantOf(item.pk) : undefined;
+      if (!tenant || typeof item.sk !== 'string' || !item.sk.startsWith('EVENT#')) continue;
+      const event: ServiceEvent = { id: item.id, type: item.type, created: item.created, livemode: item.livemode, data: item.data };
+      setLogContext({ event_id: event.id, event_type: event.type, merchant_id: tenant.merchantId, environment: tenant.environment });
+      try {
+        for (const consumer of consumersOf(consumers, event.type)) await consumer.handle(tenant, event);
+      } catch (error) {
+        log.error('event consumer failed', describeError(error));
+        return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+      }
+    }
+    return { batchItemFailures: [] };
+  };
+}

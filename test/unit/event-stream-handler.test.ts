@@ -1,0 +1,64 @@
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { describe, expect, it, vi } from 'vitest';
+import type { EventConsumer } from '../../shared/events/consumers.ts';
+import { eventStreamHandler } from '../../shared/events/stream-handler.ts';
+import type { ServiceEvent } from '../../shared/store/events.ts';
+
+function streamOf(items: Record<string, unknown>[]): DynamoDBStreamEvent {
+  return {
+    Records: items.map((item, i) => ({
+      eventName: 'INSERT',
+      dynamodb: { NewImage: marshall(item) as never, SequenceNumber: String(i + 1) },
+    })),
+  };
+}
+
+const eventItem = (id: string, type: string, merchant = 'mer_1') => ({
+  pk: `TENANT#${merchant}#test`,
+  sk: `EVENT#${id}`,
+  entity: 'event',
+  id,
+  type,
+  created: '2026-11-21T00:00:00.000Z',
+  livemode: false,
+  data: { id: 'pay_1' },
+});
+
+describe('event stream handler', () => {
+  it('hands each new event to the consumers of its type, in order, with its tenant', async () => {
+    // Prepare
+    const seen: string[] = [];
+    const consumers: EventConsumer[] = [
+      { name: 'failures', types: ['payment.failed'], handle: async (tenant, event: ServiceEvent) => void seen.push(`failures:${tenant.merchantId}:${event.id}`) },
+      { name: 'all', types: '*', handle: async (_, event) => void seen.push(`all:${event.id}`) },
+    ];
+    // Act
+    const result = await eventStreamHandler(consumers)(
+      streamOf([eventItem('evt_1', 'payment.failed'), { pk: 'TENANT#mer_1#test', sk: 'PAYMENT#pay_1' }, eventItem('evt_2', 'payment.recovered')]),
+    );
+    // Assess
+    expect(result.batchItemFailures).toEqual([]);
+    expect(seen).toEqual(['failures:mer_1:evt_1', 'all:evt_1', 'all:evt_2']);
+  });
+
+  it('stops at a failing record and reports it, so the stream retries from there', async () => {
+    const seen: string[] = [];
+    const consumers: EventConsumer[] = [
+      {
+        name: 'flaky',
+        types: '*',
+        handle: async (_, event) => {
+          if (event.id === 'evt_2') throw new Error('downstream unavailable');
+          seen.push(event.id);
+        },
+      },
+    ];
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const result = await eventStreamHandler(consumers)(streamOf([eventItem('evt_1', 'payment.failed'), eventItem('evt_2', 'payment.failed'), eventItem('evt_3', 'payment.failed')]));
+    expect(errors.mock.calls.join('\n')).toContain('downstream unavailable');
+    errors.mockRestore();
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
+    expect(seen).toEqual(['evt_1']);
+  });
+});
