@@ -9,6 +9,7 @@
  */
 import braintree from 'braintree';
 import * as z from 'zod';
+import { minorUnitDigits, parseDecimalAmount } from '../domain/money.ts';
 import {
   WebhookRejected,
   type CustomerSnapshot,
@@ -260,29 +261,15 @@ const integerOrNull = (value: string | null): number | null => (value !== null &
 // ---------------------------------------------------------------------------------------------------
 // Amounts
 
-/** ISO 4217 minor units where they are not 2. */
-const MINOR_UNIT_DIGITS: ReadonlyMap<string, number> = new Map([
-  ...['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'].map(
-    (code) => [code, 0] as const,
-  ),
-  ...['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'].map((code) => [code, 3] as const),
-  ...['CLF', 'UYW'].map((code) => [code, 4] as const),
-]);
-
 /**
  * A Braintree decimal amount ('12.50') in the currency's smallest unit (1250), by string arithmetic so
  * no binary rounding can creep in. Digits beyond the currency's minor unit must be zeros.
  */
 export function toMinorUnits(amount: string, currency: string): number {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(amount.trim());
-  if (!match) throw new WebhookRejected(`Malformed Braintree amount '${amount}': expected a decimal such as 12.50.`);
-  const digits = MINOR_UNIT_DIGITS.get(currency.toUpperCase()) ?? 2;
-  const whole = match[1]!;
-  const fraction = match[2] ?? '';
-  if (/[^0]/.test(fraction.slice(digits))) {
-    throw new WebhookRejected(`Malformed Braintree amount '${amount}': ${currency.toUpperCase()} has ${digits} decimal places.`);
+  if (!/^\d+(\.\d+)?$/.test(amount.trim())) throw new WebhookRejected(`Malformed Braintree amount '${amount}': expected a decimal such as 12.50.`);
+  const minor = parseDecimalAmount(amount, currency);
+  if (minor === undefined) {
+    throw new WebhookRejected(`Malformed Braintree amount '${amount}': ${currency.toUpperCase()} has ${minorUnitDigits(currency)} decimal places.`);
   }
-  const minor = Number(`${whole}${fraction.slice(0, digits).padEnd(digits, '0')}`);
-  if (!Number.isSafeInteger(minor)) throw new WebhookRejected(`Malformed Braintree amount '${amount}': too large.`);
   return minor;
 }

@@ -20,7 +20,8 @@ import braintree from 'braintree';
 import type { Payment } from '../../domain/payments.ts';
 import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
 import type { ProcessorCredentials, ProcessorConnection } from '../../store/processor-connections.ts';
-import { subscriptionReference, toMinorUnits } from '../../processors/braintree-webhook.ts';
+import { toDecimalString } from '../../domain/money.ts';
+import { subscriptionReference } from '../../processors/braintree-webhook.ts';
 
 export interface BraintreeProcessorOptions {
   /** Where the gateway is, for a local fake of the Braintree API in tests; by default from the tenant's environment. */
@@ -114,7 +115,7 @@ export function createBraintreeProcessor(options: BraintreeProcessorOptions = {}
             };
           }
           ensureInTime();
-          const result = await gateway.subscription.retryCharge(subscriptionId, decimalAmount(payment.amount, payment.currency), true);
+          const result = await gateway.subscription.retryCharge(subscriptionId, toDecimalString(payment.amount, payment.currency), true);
           return saleOutcome(result);
         } catch (error) {
           return outcomeOfError(error);
@@ -138,12 +139,6 @@ function settles(transaction: braintree.Transaction, periodStart: string | null,
   return !Number.isNaN(at) && at >= Date.parse(payment.created_at);
 }
 
-/** Minor units as Braintree's decimal string, with the currency's digits as the webhook parser reads them. */
-function decimalAmount(amount: number, currency: string): string {
-  const digits = String(toMinorUnits('1', currency)).length - 1;
-  const text = String(amount).padStart(digits + 1, '0');
-  return digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
-}
 
 function saleOutcome(result: braintree.ValidatedResponse<braintree.Transaction>): RetryOutcome {
   if (result.success) return SUCCEEDED;
