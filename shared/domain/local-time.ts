@@ -60,15 +60,23 @@ function offsetMinutes(at: Date, timeZone: string): number {
 }
 
 /**
- * The instant a wall-clock time happens in the zone. A time skipped by a DST jump resolves to the
- * instant just after the jump; a repeated one to its first occurrence.
+ * The instant a wall-clock time happens in the zone. A repeated time (DST ends) resolves to its first
+ * occurrence; a skipped one (DST starts) moves forward by the gap, so 02:30 on a 02:00→03:00 night is
+ * 03:30 (Temporal's "compatible" rule), and a skipped 02:00 is the jump itself.
  */
 export function atWallTime(timeZone: string, year: number, month: number, day: number, hour: number, minute = 0): Date {
   const guess = Date.UTC(year, month - 1, day, hour, minute);
-  let instant = guess - offsetMinutes(new Date(guess), timeZone) * 60_000;
-  const corrected = guess - offsetMinutes(new Date(instant), timeZone) * 60_000;
-  if (corrected !== instant) instant = Math.min(instant, corrected);
-  return new Date(instant);
+  // The zone's offsets half a day either side: equal except around a DST change, which they bracket.
+  const first = guess - offsetMinutes(new Date(guess - 12 * 3600_000), timeZone) * 60_000;
+  const second = guess - offsetMinutes(new Date(guess + 12 * 3600_000), timeZone) * 60_000;
+  const matches = (instant: number) => {
+    const wall = wallTime(new Date(instant), timeZone);
+    return wall.year === year && wall.month === month && wall.day === day && wall.hour === hour && wall.minute === minute;
+  };
+  const valid = [first, second].filter(matches);
+  // Both valid: the time repeats, take its first occurrence. Neither: it was skipped, and the later
+  // candidate is the time moved forward by the gap.
+  return new Date(valid.length > 0 ? Math.min(...valid) : Math.max(first, second));
 }
 
 /** The calendar date `days` after the wall date of `at` in the zone. */
