@@ -10,7 +10,10 @@ export interface JobDefinition {
   handler: string;
 }
 
-export const JOBS: readonly JobDefinition[] = [{ kind: 'payment-retry', handler: 'jobs/payment-retry' }];
+export const JOBS: readonly JobDefinition[] = [
+  { kind: 'payment-retry', handler: 'jobs/payment-retry' },
+  { kind: 'campaign-step', handler: 'jobs/campaign-step' },
+];
 
 export function jobFor(kind: JobKind): JobDefinition | undefined {
   return JOBS.find((job) => job.kind === kind);

@@ -1,3 +1,4 @@
+import type { ListRequest, TimeWindow } from './listing.ts';
 import type { PaymentMethodSnapshot } from './processor-events.ts';
 
 /** §2.3. Stored and served in the spec's own field names. */
@@ -42,6 +43,8 @@ export interface Customer {
   payment_method: PaymentMethod | null;
   timezone: string | null;
   country: string | null;
+  /** E.164, for sms steps; from the processor when it has one. */
+  phone: string | null;
   created_at: string;
   updated_at: string;
   version: number;
@@ -72,4 +75,21 @@ export function toPaymentMethod(snapshot: PaymentMethodSnapshot): PaymentMethod 
 export function totalRecovered(customer: Pick<Customer, 'recovered_amounts' | 'primary_currency'>): { amount: number; currency: string | null } {
   const currency = customer.primary_currency;
   return { amount: currency === null ? 0 : (customer.recovered_amounts[currency] ?? 0), currency };
+}
+
+/** GET /v1/customers (§4.2). */
+export const CUSTOMER_SORTS = ['created_at', 'name', 'email', 'total_recovered'] as const;
+export type CustomerSort = (typeof CUSTOMER_SORTS)[number];
+
+export interface CustomerFilters {
+  /** Part of the name or email, any case. */
+  query?: string;
+  status?: CustomerStatus;
+  psp?: string;
+  has_failed_payment?: boolean;
+  created?: TimeWindow;
+}
+
+export interface CustomerListRequest extends ListRequest<CustomerSort> {
+  filters: CustomerFilters;
 }

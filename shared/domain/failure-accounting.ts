@@ -127,6 +127,7 @@ export function newCustomer(psp: string, snapshot: CustomerSnapshot, now: Date):
     payment_method: null,
     timezone: snapshot.timezone,
     country: snapshot.country,
+    phone: snapshot.phone ?? null,
     created_at: at,
     updated_at: at,
     version: 0,
@@ -142,6 +143,7 @@ export function refreshCustomer(customer: Customer, snapshot: CustomerSnapshot, 
     name: snapshot.name ?? customer.name,
     timezone: snapshot.timezone ?? customer.timezone,
     country: snapshot.country ?? customer.country,
+    phone: snapshot.phone ?? customer.phone ?? null,
     subscriptions: merged?.list ?? customer.subscriptions,
   };
   return { customer: refreshed, subscription: merged?.subscription ?? null };

@@ -13,6 +13,8 @@ export interface CustomerSnapshot {
   timezone: string | null;
   /** ISO 3166-1 alpha-2, when known (fallback for the timezone). */
   country: string | null;
+  /** E.164, when the processor has one (needed for sms steps). */
+  phone?: string | null;
 }
 
 export interface SubscriptionSnapshot {

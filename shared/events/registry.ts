@@ -1,4 +1,6 @@
 import type { EventConsumer } from './consumers.ts';
+import { offerApplication } from './offer-application.ts';
+import { dunningConsumer } from './dunning-consumer.ts';
 
 /** Every consumer of the event log; the stream handler and the local event runner read this list. */
-export const EVENT_CONSUMERS: readonly EventConsumer[] = [];
+export const EVENT_CONSUMERS: readonly EventConsumer[] = [dunningConsumer];

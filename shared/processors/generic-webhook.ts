@@ -153,6 +153,9 @@ const customerSchema = z
     }),
     name: optionalText(255),
     timezone,
+    phone: optionalText(16).refine((value) => value === null || /^\+[1-9]\d{6,14}$/.test(value), {
+      error: 'must be an E.164 phone number such as +4915112345678',
+    }),
   })
   .transform((customer) => ({
     pspCustomerId: customer.id,
@@ -160,6 +163,7 @@ const customerSchema = z
     name: customer.name,
     timezone: customer.timezone,
     country: null,
+    phone: customer.phone,
   }));
 
 const periodEnd = z

@@ -156,7 +156,7 @@ const billingDetails = z.looseObject({ email: text, name: text, address }).nulli
 const cardDetails = z
   .looseObject({ brand: text, last4: text, exp_month: z.int().nullish(), exp_year: z.int().nullish() })
   .nullish();
-const customerId = z.union([z.string().min(1), z.looseObject({ id: z.string().min(1), email: text, name: text, address })]);
+const customerId = z.union([z.string().min(1), z.looseObject({ id: z.string().min(1), email: text, name: text, phone: text, address })]);
 const customerReference = customerId.nullish();
 type CustomerReference = z.infer<typeof customerReference>;
 
@@ -279,6 +279,7 @@ const customerSchema = z.looseObject({
   id: z.string().min(1),
   email: text,
   name: text,
+  phone: text,
   address,
   invoice_settings: z
     .looseObject({ default_payment_method: z.union([z.string().min(1), paymentMethodSchema]).nullish() })
@@ -521,6 +522,7 @@ function snapshotOf(ref: NonNullable<CustomerReference>, fallback: ContactFallba
     name: present(expanded?.name) ?? present(fallback.name),
     timezone: null,
     country: countryCode(expanded?.address?.country) ?? countryCode(fallback.country),
+    phone: present(expanded?.phone),
   };
 }
 

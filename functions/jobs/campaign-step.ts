@@ -1,0 +1,14 @@
+import * as z from 'zod';
+import { runtime } from '#shared/composition';
+import { runCampaignStep } from '#shared/domain/dunning';
+import { jobHandler } from '#shared/job-handler';
+
+const payload = z.object({
+  customer_id: z.string().min(1),
+  payment_id: z.string().min(1).nullable(),
+  campaign_id: z.string().min(1),
+  step: z.number().int().min(0),
+});
+
+/** One due dunning step of one enrollment: send it, hold it (paused campaign), or end the sequence. */
+export const handler = jobHandler(payload, (tenant, job) => runCampaignStep(tenant, job, () => runtime.clock.now()));

@@ -1,0 +1,36 @@
+import type { PaymentMethod } from './customers.ts';
+
+/** A customer's passage through one campaign for one failure (or one manual enrollment). */
+export const ENROLLMENT_STATUSES = ['active', 'completed', 'stopped', 'removed'] as const;
+export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
+
+export type StopReason = 'recovered' | 'terminal' | 'card_updated' | 'max_attempts' | 'archived' | 'no_contact';
+
+export interface Enrollment {
+  id: string;
+  campaign_id: string;
+  /** The campaign definition version joined: later updates do not apply to this enrollment (§3.1). */
+  campaign_version: number;
+  customer_id: string;
+  /** The failure that enrolled the customer; null for a manual enrollment without one. */
+  payment_id: string | null;
+  status: EnrollmentStatus;
+  stop_reason: StopReason | null;
+  /** Index of the step to send next. */
+  next_step: number;
+  /** When that step is due (after quiet hours), or null when none is. */
+  next_step_at: string | null;
+  messages_sent: number;
+  /** The step came due while the campaign was paused; activation releases it. */
+  held: boolean;
+  /** The card on file at enrollment, to notice a card update (stop_on_card_update). */
+  card_at_enrollment: PaymentMethod | null;
+  enrolled_at: string;
+  updated_at: string;
+  version: number;
+}
+
+export function sameCard(a: PaymentMethod | null, b: PaymentMethod | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.brand === b.brand && a.last_four === b.last_four && a.exp_month === b.exp_month && a.exp_year === b.exp_year;
+}

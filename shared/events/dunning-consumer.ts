@@ -1,0 +1,33 @@
+import { runtime } from '../composition.ts';
+import { enrollForFailure, settleEnrollments } from '../domain/dunning.ts';
+import type { Payment } from '../domain/payments.ts';
+import type { EventConsumer } from './consumers.ts';
+
+/**
+ * Dunning's side of the event log: failures that need the customer enroll into campaigns; recoveries
+ * and terminal outcomes end the enrollments they settle. Enrolling is idempotent per failure and
+ * campaign, settling is conditional on the enrollment being active, so redelivery is harmless.
+ */
+export const dunningConsumer: EventConsumer = {
+  name: 'dunning',
+  types: ['payment.failed', 'payment.retry_failed', 'payment.recovered', 'payment.terminal'],
+  async handle(tenant, event) {
+    const payment = event.data as unknown as Payment;
+    const now = runtime.clock.now();
+    switch (event.type) {
+      case 'payment.failed':
+        await enrollForFailure(tenant, payment.id, 'failure', now);
+        return;
+      case 'payment.retry_failed':
+        // A retry that ends in dunning: soft retries exhausted (soft_decline campaigns) or a decline only the customer can fix.
+        if (payment.status === 'communication_pending') {
+          await enrollForFailure(tenant, payment.id, payment.decline_category === 'soft_retry' ? 'soft_retries_exhausted' : 'failure', now);
+        }
+        return;
+      case 'payment.recovered':
+      case 'payment.terminal':
+        await settleEnrollments(tenant, payment, now);
+        return;
+    }
+  },
+};

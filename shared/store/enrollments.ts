@@ -1,0 +1,141 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import type { Enrollment } from '../domain/enrollments.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { campaignSk } from './campaigns.ts';
+import { tenantPk } from './keys.ts';
+import type { TransactItem } from './transactions.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * Enrollments sort under their customer and failure, so "this payment's enrollments" and "this
+ * customer's" are key-range queries; gsi3 groups them by campaign for pause, activate and archive.
+ * The key makes "at most once per failure per campaign" a write condition.
+ */
+const enrollmentSk = (customerId: string, subject: string, campaignId: string): string => `ENROLLMENT#${customerId}#${subject}#${campaignId}`;
+const byCampaignPk = (tenant: Tenant, campaignId: string): string => `${tenantPk(tenant)}#ENROLLMENTS#${campaignId}`;
+
+export const enrollmentSubject = (enrollment: Pick<Enrollment, 'payment_id' | 'customer_id'>): string =>
+  enrollment.payment_id ?? `manual:${enrollment.customer_id}`;
+
+function toItem(tenant: Tenant, enrollment: Enrollment) {
+  return {
+    pk: tenantPk(tenant),
+    sk: enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id),
+    gsi3pk: byCampaignPk(tenant, enrollment.campaign_id),
+    gsi3sk: `${enrollment.status}#${enrollment.enrolled_at}#${enrollment.id}`,
+    entity: 'enrollment',
+    ...enrollment,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): Enrollment {
+  const { pk: _pk, sk: _sk, gsi3pk: _g, gsi3sk: _gs, entity: _e, ...enrollment } = item;
+  return enrollment as unknown as Enrollment;
+}
+
+export function enrollmentKey(tenant: Tenant, enrollment: Pick<Enrollment, 'customer_id' | 'payment_id' | 'campaign_id'>) {
+  return { pk: tenantPk(tenant), sk: enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id) };
+}
+
+export async function findEnrollment(tenant: Tenant, key: { customer_id: string; payment_id: string | null; campaign_id: string }): Promise<Enrollment | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: enrollmentKey(tenant, key), ConsistentRead: true }));
+  return Item ? fromItem(Item) : undefined;
+}
+
+async function queryAll(input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Enrollment[]> {
+  const found: Enrollment[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    found.push(...(page.Items ?? []).map(fromItem));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return found;
+}
+
+/** A customer's enrollments, or those of one of their failures. */
+export function enrollmentsOf(tenant: Tenant, customerId: string, paymentId?: string): Promise<Enrollment[]> {
+  return queryAll({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': `ENROLLMENT#${customerId}#${paymentId === undefined ? '' : `${paymentId}#`}` },
+    ConsistentRead: true,
+  });
+}
+
+/** A campaign's enrollments still running (the index is eventually consistent: callers re-check each one). */
+export function activeEnrollmentsOf(tenant: Tenant, campaignId: string): Promise<Enrollment[]> {
+  return queryAll({
+    TableName: tableName,
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'gsi3pk = :pk AND begins_with(gsi3sk, :active)',
+    ExpressionAttributeValues: { ':pk': byCampaignPk(tenant, campaignId), ':active': 'active#' },
+  });
+}
+
+export function newEnrollmentWrite(tenant: Tenant, enrollment: Enrollment): TransactItem {
+  return { Put: { TableName: tableName, Item: toItem(tenant, enrollment), ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+export function saveEnrollmentWrite(tenant: Tenant, enrollment: Enrollment, readVersion: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: toItem(tenant, enrollment),
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': readVersion },
+    },
+  };
+}
+
+export interface CampaignOutcomeCounts {
+  enrolled?: number;
+  active?: number;
+  recovered?: number;
+  terminal?: number;
+  recoveredAmount?: { currency: string; amount: number };
+  /** The campaign has no stats currency yet: this recovery's becomes it. */
+  setPrimaryCurrency?: boolean;
+}
+
+/** Moves a campaign's stats counters in the transaction that changes the enrollment (never recomputed by scanning). */
+export function campaignCountersWrite(tenant: Tenant, campaignId: string, counts: CampaignOutcomeCounts): TransactItem {
+  const adds: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const add = (attribute: string, value: number | undefined) => {
+    if (!value) return;
+    names[`#${attribute}`] = attribute;
+    values[`:${attribute}`] = value;
+    adds.push(`#${attribute} :${attribute}`);
+  };
+  add('enrolled_count', counts.enrolled);
+  add('active_count', counts.active);
+  add('recovered_count', counts.recovered);
+  add('terminal_count', counts.terminal);
+  let set = '';
+  if (counts.recoveredAmount) {
+    names['#amounts'] = 'recovered_amounts';
+    names['#currency'] = counts.recoveredAmount.currency;
+    values[':amount'] = counts.recoveredAmount.amount;
+    values[':zero'] = 0;
+    set = ' SET #amounts.#currency = if_not_exists(#amounts.#currency, :zero) + :amount';
+    if (counts.setPrimaryCurrency) {
+      names['#primary'] = 'primary_currency';
+      values[':currency'] = counts.recoveredAmount.currency;
+      set += ', #primary = :currency';
+    }
+  }
+  return {
+    Update: {
+      TableName: tableName,
+      Key: { pk: tenantPk(tenant), sk: campaignSk(campaignId) },
+      UpdateExpression: `${adds.length ? `ADD ${adds.join(', ')}` : ''}${set}`.trim(),
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}

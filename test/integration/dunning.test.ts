@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { runtime } from '../../shared/composition.ts';
+import type { Tenant } from '../../shared/domain/tenant.ts';
+import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
+import { tenantItems } from '../support/tenant-items.ts';
+import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
+
+const EMAIL_STEPS = [
+  { channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Action needed', delay_hours: 1 },
+  { channel: 'email', template_id: 'tpl_payment_failed', subject: 'Second reminder', delay_hours: 24 },
+  { channel: 'email', template_id: 'tpl_payment_failed', subject: 'Last reminder', delay_hours: 48 },
+];
+
+async function setUp(campaign: Record<string, unknown> = {}) {
+  const merchant = await newMerchant();
+  const tenant: Tenant = { merchantId: merchant.merchantId, environment: 'test' };
+  const path = await connect(merchant.keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+  const created = await call('POST', '/v1/campaigns', {
+    key: merchant.keys.test_write,
+    body: { name: 'Card problems', trigger: 'payment_failed', steps: EMAIL_STEPS, ...campaign },
+  });
+  expect(created.status).toBe(201);
+  const campaignId: string = created.body.data.id;
+  expect((await call('POST', `/v1/campaigns/${campaignId}/activate`, { key: merchant.keys.test_write })).status).toBe(200);
+  return { ...merchant, tenant, path, campaignId };
+}
+
+const outboxFor = (email: string) => runtime.local!.outbox.entries().filter((entry) => entry.to === email);
+
+async function failHard(path: string, email: string, extra: Record<string, unknown> = {}) {
+  const response = await postGeneric(path, genericFailure({ code: 'expired_card', email, ...extra }));
+  expect(response.status).toBe(200);
+  await drainEvents();
+  return response.body.payment_id as string;
+}
+
+/** Advances the clock in steps, firing what comes due, as the scheduler would. */
+async function passHours(hours: number) {
+  for (let i = 0; i < hours; i++) {
+    advanceClock(3600);
+    await runDueJobs();
+    await drainEvents();
+  }
+}
+
+describe('dunning engine', () => {
+  it('enrolls a hard decline, sends each step on time, and counts it on the campaign', async () => {
+    // Prepare
+    const { tenant, path, campaignId, keys } = await setUp();
+    const email = `dun-${Date.now()}@example.com`;
+    // Act
+    await failHard(path, email);
+    // Assess
+    const [enrollment] = await tenantItems(tenant, 'ENROLLMENT#');
+    expect(enrollment).toMatchObject({ campaign_id: campaignId, status: 'active', next_step: 0, campaign_version: 1 });
+    await passHours(1);
+    expect(outboxFor(email).map((m) => m.content.subject)).toEqual(['Action needed']);
+    await passHours(24);
+    expect(outboxFor(email).map((m) => m.content.subject)).toEqual(['Action needed', 'Second reminder']);
+    await passHours(48);
+    expect(outboxFor(email).map((m) => m.content.subject)).toEqual(['Action needed', 'Second reminder', 'Last reminder']);
+    const [done] = await tenantItems(tenant, 'ENROLLMENT#');
+    expect(done).toMatchObject({ status: 'completed', messages_sent: 3 });
+    const stats = (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data;
+    expect(stats).toMatchObject({ enrolled_count: 1 });
+    expect(stats.stats).toMatchObject({ enrolled_count: 1, active_count: 0 });
+    expect((await tenantItems(tenant, 'EVENT#')).filter((e) => e.type === 'campaign.message_sent')).toHaveLength(3);
+  });
+
+  it('does not enroll soft declines (they are retried silently) unless the campaign asks for them', async () => {
+    const { tenant, path } = await setUp();
+    await postGeneric(path, genericFailure({ code: 'insufficient_funds' }));
+    await drainEvents();
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([]);
+  });
+
+  it('enrolls a customer at most once per failure and campaign, even when the event is delivered twice', async () => {
+    const { tenant, path } = await setUp();
+    const event = genericFailure({ code: 'expired_card' });
+    await postGeneric(path, event);
+    await postGeneric(path, event);
+    await drainEvents();
+    const { enrollForFailure } = await import('../../shared/domain/dunning.ts');
+    const [payment] = await tenantItems(tenant, 'PAYMENT#');
+    await enrollForFailure(tenant, payment!.id, 'failure', runtime.clock.now());
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toHaveLength(1);
+  });
+
+  it('moves a step due in quiet hours to the end of the window (wrapping midnight)', async () => {
+    // A window covering every hour but one: the step can only go out in the hour that is left.
+    const hour = (new Date(runtime.clock.now().getTime() + 5 * 3600_000).getUTCHours() + 0) % 24;
+    const { tenant, path } = await setUp({ quiet_hours: { enabled: true, start_hour: (hour + 1) % 24, end_hour: hour, timezone: 'UTC' } });
+    await failHard(path, `quiet-${Date.now()}@example.com`);
+    const [enrollment] = await tenantItems(tenant, 'ENROLLMENT#');
+    expect(new Date(enrollment!.next_step_at).getUTCHours()).toBe(hour);
+    expect(new Date(enrollment!.next_step_at).getUTCMinutes()).toBe(0);
+  });
+
+  it('stops the sequence when the payment is recovered, and credits the campaign', async () => {
+    const { tenant, path, campaignId, keys } = await setUp();
+    const email = `rec-${Date.now()}@example.com`;
+    const failure = genericFailure({ code: 'expired_card', email, amount: 4500, currency: 'usd' });
+    await postGeneric(path, failure);
+    await drainEvents();
+    await passHours(1);
+    await postGeneric(path, { ...failure, id: `${failure.id}_ok`, type: 'payment.succeeded', created: nowSeconds() });
+    await drainEvents();
+    await passHours(80);
+    expect(outboxFor(email)).toHaveLength(1);
+    const [enrollment] = await tenantItems(tenant, 'ENROLLMENT#');
+    expect(enrollment).toMatchObject({ status: 'stopped', stop_reason: 'recovered' });
+    const campaign = (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data;
+    expect(campaign.stats).toMatchObject({ recovered_count: 1, total_recovered_amount: 4500, currency: 'usd', active_count: 0 });
+  });
+
+  it('stops when the customer updates their card', async () => {
+    const { tenant, path } = await setUp();
+    const email = `card-${Date.now()}@example.com`;
+    const failure = genericFailure({ code: 'expired_card', email });
+    await postGeneric(path, failure);
+    await drainEvents();
+    await postGeneric(path, {
+      id: `${failure.id}_pm`,
+      type: 'payment_method.updated',
+      created: nowSeconds(),
+      customer: failure.customer,
+      payment_method: { type: 'card', brand: 'visa', last_four: '1111', exp_month: 1, exp_year: 2031 },
+    });
+    await passHours(2);
+    expect(outboxFor(email)).toHaveLength(0);
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'stopped', stop_reason: 'card_updated' });
+  });
+
+  it('stops after max_attempts messages', async () => {
+    const { tenant, path } = await setUp({ stop_conditions: { max_attempts: 1 } });
+    const email = `max-${Date.now()}@example.com`;
+    await failHard(path, email);
+    await passHours(80);
+    expect(outboxFor(email)).toHaveLength(1);
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'completed', messages_sent: 1 });
+  });
+
+  it('keeps an enrolled customer on the steps they joined with after the campaign is updated', async () => {
+    const { path, campaignId, keys } = await setUp();
+    const email = `ver-${Date.now()}@example.com`;
+    await failHard(path, email);
+    const update = await call('PUT', `/v1/campaigns/${campaignId}`, {
+      key: keys.test_write,
+      body: { steps: [{ channel: 'email', template_id: 'tpl_payment_failed', subject: 'NEW STEP', delay_hours: 1 }] },
+    });
+    expect(update.status).toBe(200);
+    await passHours(80);
+    expect(outboxFor(email).map((m) => m.content.subject)).toEqual(['Action needed', 'Second reminder', 'Last reminder']);
+  });
+});
