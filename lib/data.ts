@@ -1,9 +1,9 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { RATE_LIMIT_PK_PREFIX } from '../shared/store/keys.ts';
-import { GLOBAL_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/store/table-schema.ts';
+import { GLOBAL_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE, type IndexProjection } from '../shared/store/table-schema.ts';
 
 /** What a function may do with the table; 'none' is for functions that never touch it (the fallback). */
 export type TableAccess = 'read' | 'write' | 'none';
@@ -12,6 +12,12 @@ export type TableAccess = 'read' | 'write' | 'none';
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
 /** Transactions need no actions of their own: IAM checks each item's Put/Update/Delete/ConditionCheck. */
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+function cdkProjection(projection: IndexProjection) {
+  return projection === 'ALL'
+    ? { projectionType: ProjectionType.ALL }
+    : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...projection.include] };
+}
 
 /**
  * The single table, built from the same schema module the store code and DynamoDB Local use, and the
@@ -29,6 +35,8 @@ export class Data extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TTL_ATTRIBUTE,
       encryption: TableEncryption.AWS_MANAGED,
+      // The event log's delivery (lib/event-stream.ts): consumers need the new item only.
+      stream: StreamViewType.NEW_IMAGE,
       // Merchants' data outlives any one deployment: deleting the stack (or the table by hand) keeps it.
       removalPolicy: RemovalPolicy.RETAIN,
       deletionProtection: true,
@@ -38,7 +46,7 @@ export class Data extends Construct {
         indexName: index.name,
         partitionKey: { name: index.partition, type: AttributeType.STRING },
         sortKey: { name: index.sort, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        ...cdkProjection(index.projection),
       });
     }
   }

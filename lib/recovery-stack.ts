@@ -1,10 +1,14 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { JOBS } from '../shared/jobs.ts';
+import { Alarms } from './alarms.ts';
 import { MerchantApi } from './api.ts';
 import { ApiGatewayAccount } from './api-gateway-account.ts';
 import { Data } from './data.ts';
 import { EdgeApi } from './edge.ts';
+import { EventStream } from './event-stream.ts';
+import { Queues } from './queues.ts';
+import { RouteFunction } from './route-function.ts';
 import { Scheduling } from './scheduling.ts';
 import type { StackConfig } from './stack-config.ts';
 
@@ -12,21 +16,30 @@ export interface RecoveryStackProps extends StackProps {
   config: StackConfig;
 }
 
+/** How long the event stream may fall behind before someone is told: well inside MAX_RECORD_AGE. */
+const EVENT_STREAM_MAX_AGE = Duration.minutes(15);
+
 /**
- * The whole service: one table, the merchant API (REST and webhooks), the edge API, and the
- * scheduled jobs (EventBridge Scheduler and one function per job kind).
+ * The whole service: one table, the merchant API (REST and webhooks), the edge API, the scheduled
+ * jobs (EventBridge Scheduler and one function per job kind), the event log's consumers on the
+ * table's stream, the queues, and the alarms watching all of them.
  */
 export class RecoveryStack extends Stack {
   readonly data: Data;
   readonly scheduling: Scheduling;
   readonly api: MerchantApi;
   readonly edge: EdgeApi;
+  readonly alarms: Alarms;
+  readonly queues: Queues;
+  readonly events: EventStream;
 
   constructor(scope: Construct, id: string, props: RecoveryStackProps) {
     super(scope, id, props);
     const { config } = props;
     const cloudWatchAccount = config.apiGatewayCloudWatchRole ? new ApiGatewayAccount(this, 'ApiGatewayAccount').account : undefined;
 
+    this.alarms = new Alarms(this, 'Alarms', { email: config.alarmEmail });
+    this.queues = new Queues(this, 'Queues', { alarms: this.alarms });
     this.data = new Data(this, 'Data');
     this.scheduling = new Scheduling(this, 'Scheduling', { data: this.data, jobs: JOBS });
     this.api = new MerchantApi(this, 'Api', { data: this.data, stageName: config.stage, cloudWatchAccount });
@@ -42,6 +55,16 @@ export class RecoveryStack extends Stack {
         if (route.services?.includes('scheduler')) this.scheduling.grantScheduling(fn);
       }
     }
+    this.events = new EventStream(this, 'Events', { data: this.data, deadLetter: this.queues.eventsDeadLetter });
+    // Consumers schedule campaign steps.
+    this.scheduling.grantScheduling(this.events.consumer);
+
+    // Every function, found rather than listed, so a new one cannot be left unwatched.
+    for (const fn of this.node.findAll().filter((node): node is RouteFunction => node instanceof RouteFunction)) {
+      this.alarms.watchFunction(fn);
+    }
+    this.alarms.watchStreamAge(this.events.consumer, EVENT_STREAM_MAX_AGE);
+    for (const api of [this.api, this.edge]) this.alarms.watchApi(api);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Merchant REST API and webhooks; paths start with /v1 and /webhooks' });
     new CfnOutput(this, 'EdgeUrl', { value: this.edge.api.url, description: 'Cancel-session API for browsers' });
@@ -49,6 +72,7 @@ export class RecoveryStack extends Stack {
       value: this.scheduling.group.scheduleGroupName,
       description: 'EventBridge Scheduler group holding pending jobs',
     });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'SNS topic every alarm notifies; subscribe more endpoints here' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'The single table (TABLE_NAME for npm run ops against AWS)' });
   }
 }

@@ -50,12 +50,15 @@ export function constructIdFor(handler: string): string {
  * empty and gains only its log group, X-Ray, and the table access the route declares.
  */
 export class RouteFunction extends Construct {
+  /** The handler module, as in the route table: names the function in tags and alarms. */
+  readonly handler: string;
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: RouteFunctionProps) {
     super(scope, id);
+    this.handler = props.handler;
     this.logGroup = new LogGroup(this, 'Logs', { retention: LOG_RETENTION });
     // An explicit role instead of the default one, which would attach AWSLambdaBasicExecutionRole
     // (CreateLogGroup and PutLogEvents on every log group in the account).

@@ -1,10 +1,11 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_STREAM_HANDLER } from '../../lib/event-stream.ts';
 import { constructIdFor } from '../../lib/route-function.ts';
 import { JOBS } from '../../shared/jobs.ts';
 import { FALLBACK_HANDLER, ROUTES, type Route } from '../../shared/routes.ts';
-import { GLOBAL_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '../../shared/store/table-schema.ts';
+import { GLOBAL_INDEXES, projectionOf, TABLE_KEYS, TTL_ATTRIBUTE } from '../../shared/store/table-schema.ts';
 import { list, synthesize, type Resource, type Statement } from './template.ts';
 
 let built: ReturnType<typeof synthesize>;
@@ -45,12 +46,13 @@ const allows = (statements: Statement[], action: string) =>
   statements.filter((statement) => statement.Effect === 'Allow' && list(statement.Action).includes(action));
 
 describe('functions', () => {
-  it('has exactly one function per route and per job kind, plus one fallback per API', () => {
+  it('has exactly one function per route and per job kind, one event stream consumer, plus one fallback per API', () => {
     // Assess
     for (const route of ROUTES) expect(functionsFor(route.handler), route.handler).toHaveLength(1);
     for (const job of JOBS) expect(functionsFor(job.handler), job.handler).toHaveLength(1);
+    expect(functionsFor(EVENT_STREAM_HANDLER)).toHaveLength(1);
     expect(functionsFor(FALLBACK_HANDLER)).toHaveLength(2);
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + JOBS.length + 2);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + JOBS.length + 1 + 2);
   });
 
   it('names each function after its handler and describes its route', () => {
@@ -62,8 +64,8 @@ describe('functions', () => {
   });
 
   it('runs every function on nodejs22.x, arm64, traced, with its own retained log group and TABLE_NAME', () => {
-    // Jobs run behind no gateway, so they are not held to its 29 s.
-    const jobIds = new Set(JOBS.flatMap((job) => functionsFor(job.handler).map(([id]) => id)));
+    // Jobs and the stream consumer run behind no gateway, so they are not held to its 29 s.
+    const jobIds = new Set([...JOBS.map((job) => job.handler), EVENT_STREAM_HANDLER].flatMap((handler) => functionsFor(handler).map(([id]) => id)));
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties.Runtime, id).toBe('nodejs22.x');
       expect(fn.Properties.Architectures, id).toEqual(['arm64']);
@@ -85,7 +87,7 @@ describe('functions', () => {
 });
 
 describe('table', () => {
-  it('is keyed, indexed and expired as table-schema.ts says, on demand with point-in-time recovery', () => {
+  it('is keyed, indexed and expired as table-schema.ts says, on demand with point-in-time recovery and a stream of new images', () => {
     built.template.resourceCountIs('AWS::DynamoDB::Table', 1);
     built.template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
@@ -98,13 +100,15 @@ describe('table', () => {
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
         SSESpecification: { SSEEnabled: true },
+        StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+        DeletionProtectionEnabled: true,
         GlobalSecondaryIndexes: GLOBAL_INDEXES.map((index) => ({
           IndexName: index.name,
           KeySchema: [
             { AttributeName: index.partition, KeyType: 'HASH' },
             { AttributeName: index.sort, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: projectionOf(index.projection),
         })),
       },
     });
@@ -115,20 +119,27 @@ describe('least privilege', () => {
   const XRAY = new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
   const SCHEDULES = new Set(['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule']);
 
-  it('has no wildcard actions; Resource "*" only for X-Ray, and a wildcard only over the schedules of the stack\'s group', () => {
-    const statements = ofType('AWS::IAM::Policy').flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
-    expect(statements.length).toBeGreaterThan(0);
+  it('has no wildcard actions; Resource "*" only for X-Ray (and ListStreams for the stream consumer), and a wildcard only over the schedules of the stack\'s group', () => {
+    const policies = ofType('AWS::IAM::Policy');
+    expect(policies.length).toBeGreaterThan(0);
     const groupSchedules = built.stack.resolve(built.stack.scheduling.scheduleArns);
-    for (const statement of statements) {
-      for (const action of list(statement.Action)) expect(action).not.toContain('*');
-      const resourcesOf = list(statement.Resource as unknown);
-      if (!resourcesOf.some((resource) => JSON.stringify(resource).includes('*'))) continue;
-      if (list(statement.Action).every((action) => SCHEDULES.has(action))) {
-        expect(resourcesOf).toEqual([groupSchedules]);
-        continue;
+    const [[, consumer]] = functionsFor(EVENT_STREAM_HANDLER) as [[string, Resource]];
+    for (const [id, policy] of policies) {
+      // ListStreams supports no resource-level permissions; Lambda wants it of a stream mapping's role.
+      const onAnything = policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleLogicalId(consumer))
+        ? new Set([...XRAY, 'dynamodb:ListStreams'])
+        : XRAY;
+      for (const statement of policy.Properties.PolicyDocument.Statement as Statement[]) {
+        for (const action of list(statement.Action)) expect(action, id).not.toContain('*');
+        const resourcesOf = list(statement.Resource as unknown);
+        if (!resourcesOf.some((resource) => JSON.stringify(resource).includes('*'))) continue;
+        if (list(statement.Action).every((action) => SCHEDULES.has(action))) {
+          expect(resourcesOf, id).toEqual([groupSchedules]);
+          continue;
+        }
+        expect(resourcesOf, id).toEqual(['*']);
+        expect(list(statement.Action).filter((action) => !onAnything.has(action)), id).toEqual([]);
       }
-      expect(resourcesOf).toEqual(['*']);
-      expect(list(statement.Action).every((action) => XRAY.has(action))).toBe(true);
     }
   });
 

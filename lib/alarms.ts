@@ -1,0 +1,170 @@
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  TreatMissingData,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { RouteApi } from './route-api.ts';
+import type { RouteFunction } from './route-function.ts';
+
+/** One window for every alarm: short enough to page within minutes, long enough to smooth one bad request. */
+const PERIOD = Duration.minutes(5);
+
+/** Below this many requests in a window, a 5XX rate says more about chance than about the service. */
+export const API_MIN_REQUESTS = 10;
+/** Share of requests, in percent, that may fail with 5XX in a window before someone is told. */
+export const API_5XX_PERCENT = 5;
+
+export interface AlarmsProps {
+  /** Subscribed to the topic by email (confirmed by the recipient); absent, the topic has no subscriber yet. */
+  email?: string;
+}
+
+/**
+ * Every alarm of the stack and the one SNS topic they notify, on entering ALARM and on returning to
+ * OK. The topic exists even without an email, so other subscribers (chat, paging) can be added
+ * without touching the alarms. Each `watch*` method creates its alarm under the construct it
+ * watches, so logical ids follow that construct, and names it `<stack>-<construct path>-<what>`,
+ * which is also how the topic's policy recognises this stack's alarms.
+ *
+ * Lambda errors and throttles: one alarm per function on their sum, rather than two per function or
+ * one for all (a metric math alarm takes at most 10 metrics, fewer than the functions). One per
+ * function names the broken route in the notification itself, and stays one alarm per route.
+ */
+export class Alarms extends Construct {
+  readonly topic: Topic;
+  private readonly action: SnsAction;
+
+  constructor(scope: Construct, id: string, props: AlarmsProps = {}) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    this.topic = new Topic(this, 'Topic', { displayName: `${stack.stackName} alarms`, enforceSSL: true });
+    // The topic policy `enforceSSL` creates replaces SNS's default one, so CloudWatch, a service
+    // principal, needs its own statement: only alarms of this account named after this stack.
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: `${stack.stackName}-*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+          StringEquals: { 'aws:SourceAccount': stack.account },
+        },
+      }),
+    );
+    if (props.email !== undefined) this.topic.addSubscription(new EmailSubscription(props.email));
+    this.action = new SnsAction(this.topic);
+
+    Validations.of(this.topic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason:
+        "Notifications carry alarm names, thresholds and metric values, never customer or payment data. At-rest encryption would need a customer-managed KMS key with a key policy for CloudWatch (alarms cannot publish to a topic under AWS's managed SNS key); transport is TLS-only (enforceSSL).",
+    });
+  }
+
+  /**
+   * Unhandled errors (crashes, timeouts, out of memory) and throttles: either means an invocation
+   * got no answer from our code. A 500 the middleware answers is not an error to Lambda; the API's
+   * 5XX rate covers those.
+   */
+  watchFunction(fn: RouteFunction): Alarm {
+    const lambda = fn.function;
+    const errorsOrThrottles = new MathExpression({
+      expression: 'FILL(errors, 0) + FILL(throttles, 0)',
+      usingMetrics: { errors: lambda.metricErrors({ period: PERIOD }), throttles: lambda.metricThrottles({ period: PERIOD }) },
+      label: 'Errors + throttles',
+      period: PERIOD,
+    });
+    return this.alarm(fn, 'ErrorsOrThrottles', {
+      metric: errorsOrThrottles,
+      threshold: 1,
+      description: `${fn.handler}: invocations failed (unhandled error, timeout) or were throttled in the last 5 minutes. Check the function's log group for errors, and the account's concurrency for throttles.`,
+    });
+  }
+
+  /**
+   * How far behind the stream function is: a record it keeps failing holds up its shard (order
+   * matters), so the age grows until the retries are spent and the batch goes to the dead-letter queue.
+   */
+  watchStreamAge(fn: RouteFunction, maxAge: Duration): Alarm {
+    return this.alarm(fn, 'IteratorAge', {
+      metric: fn.function.metric('IteratorAge', { statistic: 'Maximum', period: PERIOD }),
+      threshold: maxAge.toMilliseconds(),
+      description: `${fn.handler}: the oldest stream record waiting is over ${maxAge.toHumanString()} old. A consumer is failing on a record (see the log group) or the function is throttled.`,
+    });
+  }
+
+  /** The share of requests the API answered with 5XX, once there are enough requests to tell. */
+  watchApi(api: RouteApi): Alarm {
+    const stage = api.api.deploymentStage;
+    const rate = new MathExpression({
+      expression: `IF(requests >= ${API_MIN_REQUESTS}, 100 * errors / requests, 0)`,
+      usingMetrics: {
+        errors: stage.metricServerError({ statistic: 'Sum', period: PERIOD }),
+        requests: stage.metricCount({ statistic: 'Sum', period: PERIOD }),
+      },
+      label: '5XX (% of requests)',
+      period: PERIOD,
+    });
+    return this.alarm(api, 'ServerErrorRate', {
+      metric: rate,
+      threshold: API_5XX_PERCENT,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      description: `${api.api.restApiName}: over ${API_5XX_PERCENT}% of requests answered 5XX in the last 5 minutes (at least ${API_MIN_REQUESTS} requests). The functions' ErrorsOrThrottles alarms and the access log (status, error_type) tell which route.`,
+    });
+  }
+
+  /** Anything in a dead-letter queue is work that was given up on and waits for someone to look. */
+  watchDeadLetter(queue: IQueue, description: string): Alarm {
+    return this.alarm(queue, 'Depth', {
+      metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD }),
+      threshold: 1,
+      description,
+    });
+  }
+
+  private alarm(
+    owner: Construct,
+    id: string,
+    options: { metric: IMetric; threshold: number; description: string; comparison?: ComparisonOperator },
+  ): Alarm {
+    const alarm = new Alarm(owner, id, {
+      alarmName: alarmNameFor(owner, id),
+      alarmDescription: options.description,
+      metric: options.metric,
+      threshold: options.threshold,
+      comparisonOperator: options.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      // No data means no invocations, requests or messages: nothing is failing.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+    return alarm;
+  }
+}
+
+/** `<stack>-<path below the stack>-<id>`, e.g. `PaymentRecovery-prod-Api-PaymentsRetry-ErrorsOrThrottles`. */
+function alarmNameFor(owner: Construct, id: string): string {
+  const stack = Stack.of(owner);
+  const path = owner.node.scopes
+    .slice(owner.node.scopes.indexOf(stack) + 1)
+    .map((scope) => scope.node.id)
+    .join('-');
+  return [stack.stackName, path, id].filter(Boolean).join('-');
+}

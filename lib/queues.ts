@@ -1,0 +1,89 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { Alarms } from './alarms.ts';
+
+/** SQS's longest: a dead letter may wait out a long weekend and an investigation before someone redrives it. */
+const RETENTION = Duration.days(14);
+
+/** Deliveries of one message before it is set aside: enough for brief outages, few enough to stop a poison message soon. */
+export const MAX_RECEIVE_COUNT = 5;
+
+/**
+ * AWS advises six times the consumer's timeout, so a message is not handed to a second consumer
+ * while the first still works on it, including Lambda's own retries of a throttled batch.
+ * Consumers here run up to 60 s.
+ */
+const DEFAULT_VISIBILITY_TIMEOUT = Duration.minutes(6);
+
+/** What every queue of the stack shares: encrypted at rest by SQS, reachable over TLS only, kept 14 days. */
+const COMMON: QueueProps = {
+  encryption: QueueEncryption.SQS_MANAGED,
+  enforceSSL: true,
+  retentionPeriod: RETENTION,
+};
+
+export interface WorkQueue {
+  queue: Queue;
+  /** Where a message goes after MAX_RECEIVE_COUNT failed deliveries; alarmed on its depth. */
+  deadLetter: Queue;
+}
+
+export interface WorkQueueOptions {
+  /** At least six times the consuming function's timeout. Default 6 minutes (60 s consumers). */
+  visibilityTimeout?: Duration;
+}
+
+export interface QueuesProps {
+  alarms: Alarms;
+}
+
+/**
+ * The stack's SQS queues, all made alike (see COMMON), each dead-letter queue with an alarm on its
+ * depth: the event stream's dead-letter queue, and work queues with their own dead-letter queue
+ * and redrive, for work handed from one function to another (cancel-flow completions, outbound
+ * webhook deliveries).
+ */
+export class Queues extends Construct {
+  /**
+   * Where the event stream's mapping reports a batch it gave up on (retries spent or too old). The
+   * message describes the batch (shard, first and last sequence numbers, arrival times), not its
+   * records: the events themselves stay in the table under their tenant, to be replayed from there.
+   */
+  readonly eventsDeadLetter: Queue;
+  private readonly alarms: Alarms;
+
+  constructor(scope: Construct, id: string, props: QueuesProps) {
+    super(scope, id);
+    this.alarms = props.alarms;
+    this.eventsDeadLetter = this.deadLetterQueue(
+      'EventsDeadLetter',
+      'Event stream batches given up on after all retries: their events did not reach every consumer. Each message names the shard and sequence numbers; replay the events from the table, then delete the message.',
+    );
+    Validations.of(this.eventsDeadLetter).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "This queue is a dead-letter queue: the on-failure destination of the event stream's event source mapping, which cdk-nag does not recognise as one (it looks for queues' redrive policies). A dead-letter queue has no dead-letter queue of its own.",
+    });
+  }
+
+  /** A queue for work between functions, with its own dead-letter queue and a redrive after MAX_RECEIVE_COUNT deliveries. */
+  newWorkQueue(id: string, options: WorkQueueOptions = {}): WorkQueue {
+    const deadLetter = this.deadLetterQueue(
+      `${id}DeadLetter`,
+      `Messages of ${id} that failed ${MAX_RECEIVE_COUNT} deliveries. Find the cause in the consumer's log group, fix it, then redrive them to the source queue from the SQS console.`,
+    );
+    const queue = new Queue(this, id, {
+      ...COMMON,
+      visibilityTimeout: options.visibilityTimeout ?? DEFAULT_VISIBILITY_TIMEOUT,
+      deadLetterQueue: { queue: deadLetter, maxReceiveCount: MAX_RECEIVE_COUNT },
+    });
+    return { queue, deadLetter };
+  }
+
+  private deadLetterQueue(id: string, description: string): Queue {
+    const queue = new Queue(this, id, COMMON);
+    this.alarms.watchDeadLetter(queue, description);
+    return queue;
+  }
+}
