@@ -286,9 +286,9 @@ export interface CampaignCounts {
   active: number;
 }
 
-/** How a status change moves the counts the plan limits apply to. */
-export function countsChange(from: CampaignStatus, to: CampaignStatus | 'deleted'): CampaignCounts {
-  const isOpen = (status: CampaignStatus | 'deleted') => status !== 'archived' && status !== 'deleted';
+/** How a creation (from `none`), status change or deletion (to `none`) moves the counts the plan limits apply to. */
+export function countsChange(from: CampaignStatus | 'none', to: CampaignStatus | 'none'): CampaignCounts {
+  const isOpen = (status: CampaignStatus | 'none') => status !== 'archived' && status !== 'none';
   return {
     open: Number(isOpen(to)) - Number(isOpen(from)),
     active: Number(to === 'active') - Number(from === 'active'),
@@ -328,7 +328,8 @@ function compareBy(sort: CampaignSort, a: Campaign, b: Campaign): number {
  */
 export function selectCampaigns(campaigns: readonly Campaign[], filter: CampaignFilter, sort: CampaignSort, order: SortOrder): Campaign[] {
   const direction = order === 'asc' ? 1 : -1;
-  return campaigns
-    .filter((campaign) => (filter.status === undefined || campaign.status === filter.status) && (filter.trigger === undefined || campaign.trigger === filter.trigger))
-    .sort((a, b) => direction * (compareBy(sort, a, b) || compareBy('created_at', a, b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+  const matches = (campaign: Campaign) =>
+    (filter.status === undefined || campaign.status === filter.status) && (filter.trigger === undefined || campaign.trigger === filter.trigger);
+  const byId = (a: Campaign, b: Campaign) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return campaigns.filter(matches).sort((a, b) => direction * (compareBy(sort, a, b) || compareBy('created_at', a, b) || byId(a, b)));
 }

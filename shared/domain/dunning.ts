@@ -1,4 +1,3 @@
-import { mailer, smsSender } from '../adapters/messaging.ts';
 import { scheduler } from '../adapters/scheduler.ts';
 import { newId } from '../ids.ts';
 import { findCampaign, findCampaignVersion, listCampaignItems, type CampaignVersion } from '../store/campaigns.ts';
@@ -12,15 +11,12 @@ import {
   saveEnrollmentWrite,
   type CampaignOutcomeCounts,
 } from '../store/enrollments.ts';
-import { newEvent, recordEventWrite } from '../store/events.ts';
-import { findMerchant } from '../store/merchants.ts';
 import { findPayment } from '../store/payments.ts';
-import { transact, type TransactItem } from '../store/transactions.ts';
+import { transact } from '../store/transactions.ts';
 import { triggerFires, type EnrollmentOccasion } from './campaign-triggers.ts';
 import type { Customer } from './customers.ts';
 import { sameCard, type Enrollment, type StopReason } from './enrollments.ts';
 import { notFound, stateConflict } from './errors.ts';
-import { isBuiltInTemplate, renderEmail, renderSms, templateForAction } from './message-templates.ts';
 import type { Payment } from './payments.ts';
 import { shiftOutOfQuietHours } from './quiet-hours.ts';
 import type { Tenant } from './tenant.ts';
@@ -40,7 +36,7 @@ export function stepDueAt(version: Pick<CampaignVersion, 'steps' | 'quiet_hours'
   return shiftOutOfQuietHours(new Date(from.getTime() + delay), version.quiet_hours);
 }
 
-async function scheduleStep(tenant: Tenant, enrollment: Enrollment, at: Date): Promise<void> {
+export async function scheduleStep(tenant: Tenant, enrollment: Enrollment, at: Date): Promise<void> {
   await scheduler.schedule({
     id: stepJobId(enrollment.id, enrollment.next_step),
     kind: 'campaign-step',
@@ -125,7 +121,7 @@ export async function enrollManually(tenant: Tenant, campaignId: string, custome
 }
 
 /** Ends an enrollment and moves the campaign's counters with it, in one transaction. */
-async function finish(tenant: Tenant, enrollment: Enrollment, status: Enrollment['status'], reason: StopReason | null, now: Date, counts: CampaignOutcomeCounts = {}) {
+export async function finish(tenant: Tenant, enrollment: Enrollment, status: Enrollment['status'], reason: StopReason | null, now: Date, counts: CampaignOutcomeCounts = {}) {
   const next: Enrollment = { ...enrollment, status, stop_reason: reason, next_step_at: null, held: false, updated_at: now.toISOString(), version: enrollment.version + 1 };
   const result = await transact([
     saveEnrollmentWrite(tenant, next, enrollment.version),
@@ -135,99 +131,13 @@ async function finish(tenant: Tenant, enrollment: Enrollment, status: Enrollment
   return result.committed;
 }
 
-function stopReason(version: CampaignVersion, enrollment: Enrollment, payment: Payment | undefined, customer: Customer): StopReason | null {
+export function stopReason(version: CampaignVersion, enrollment: Enrollment, payment: Payment | undefined, customer: Customer): StopReason | null {
   const stop = version.stop_conditions;
   if (stop.stop_on_recovery && payment?.status === 'recovered') return 'recovered';
   if (stop.stop_on_terminal && payment?.status === 'terminal') return 'terminal';
   if (stop.stop_on_card_update && !sameCard(enrollment.card_at_enrollment, customer.payment_method)) return 'card_updated';
   if (enrollment.messages_sent >= stop.max_attempts) return 'max_attempts';
   return null;
-}
-
-export interface StepReport {
-  outcome: 'sent' | 'held' | 'stopped' | 'completed' | 'stale' | 'skipped';
-  reason?: string;
-}
-
-/** Sends one due step, unless the enrollment moved on, the campaign is paused (held) or a stop condition holds. */
-export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { step: number }, clock: () => Date): Promise<StepReport> {
-  const enrollment = await findEnrollment(tenant, ref);
-  if (!enrollment || enrollment.status !== 'active' || enrollment.next_step !== ref.step) return { outcome: 'stale' };
-  const now = clock();
-  const campaign = await findCampaign(tenant, enrollment.campaign_id);
-  if (!campaign || campaign.status === 'archived') {
-    await finish(tenant, enrollment, 'removed', 'archived', now);
-    return { outcome: 'stopped', reason: 'archived' };
-  }
-  if (campaign.status !== 'active') {
-    const held: Enrollment = { ...enrollment, held: true, updated_at: now.toISOString(), version: enrollment.version + 1 };
-    await transact([saveEnrollmentWrite(tenant, held, enrollment.version)]);
-    return { outcome: 'held' };
-  }
-  const [version, customer, payment, merchant] = await Promise.all([
-    findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version),
-    findCustomer(tenant, enrollment.customer_id),
-    enrollment.payment_id === null ? Promise.resolve(undefined) : findPayment(tenant, enrollment.payment_id),
-    findMerchant(tenant.merchantId),
-  ]);
-  if (!version || !customer) {
-    await finish(tenant, enrollment, 'stopped', 'no_contact', now);
-    return { outcome: 'stopped', reason: 'no_contact' };
-  }
-  const reason = stopReason(version, enrollment, payment, customer);
-  if (reason) {
-    await finish(tenant, enrollment, 'stopped', reason, now);
-    return { outcome: 'stopped', reason };
-  }
-  const step = version.steps[enrollment.next_step]!;
-  const sent = await sendStep(tenant, enrollment, step, customer, payment, merchant?.name ?? 'your subscription');
-  const isLast = enrollment.next_step + 1 >= version.steps.length || enrollment.messages_sent + (sent ? 1 : 0) >= version.stop_conditions.max_attempts;
-  const next: Enrollment = {
-    ...enrollment,
-    next_step: enrollment.next_step + 1,
-    messages_sent: enrollment.messages_sent + (sent ? 1 : 0),
-    next_step_at: isLast ? null : stepDueAt(version, enrollment.next_step + 1, now).toISOString(),
-    status: isLast ? 'completed' : 'active',
-    held: false,
-    updated_at: now.toISOString(),
-    version: enrollment.version + 1,
-  };
-  const writes: TransactItem[] = [saveEnrollmentWrite(tenant, next, enrollment.version)];
-  if (isLast) writes.push(campaignCountersWrite(tenant, enrollment.campaign_id, { active: -1 }));
-  if (sent) {
-    const data = { campaign_id: enrollment.campaign_id, enrollment_id: enrollment.id, customer_id: customer.id, payment_id: enrollment.payment_id, step: enrollment.next_step, channel: step.channel };
-    writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));
-  }
-  if ((await transact(writes)).committed && !isLast) await scheduleStep(tenant, next, new Date(next.next_step_at!));
-  if (!sent) return { outcome: 'skipped', reason: `no ${step.channel === 'sms' ? 'phone number' : 'email address'} on file` };
-  return { outcome: isLast ? 'completed' : 'sent' };
-}
-
-async function sendStep(
-  tenant: Tenant,
-  enrollment: Enrollment,
-  step: CampaignVersion['steps'][number],
-  customer: Customer,
-  payment: Payment | undefined,
-  merchantName: string,
-): Promise<boolean> {
-  const templateId = isBuiltInTemplate(step.template_id) ? step.template_id : templateForAction(payment?.customer_action ?? null);
-  const context = {
-    customerName: customer.name,
-    merchantName,
-    amount: payment?.amount ?? 0,
-    currency: payment?.currency ?? customer.primary_currency ?? 'usd',
-    updateUrl: null,
-  };
-  const reference = `${enrollment.id}#${enrollment.next_step}`;
-  if (step.channel === 'email') {
-    if (!customer.email) return false;
-    await mailer.send({ tenant, to: customer.email, reference, ...renderEmail(templateId, context, step.subject) });
-    return true;
-  }
-  if (!customer.phone) return false;
-  await smsSender.send({ tenant, to: customer.phone, reference, body: renderSms(templateId, context) });
-  return true;
 }
 
 /** Ends the enrollments of a payment that was recovered or became terminal, crediting their campaigns. */

@@ -1,7 +1,7 @@
 import { newId } from '../ids.ts';
 import { nextRetryAt } from './retry-policy.ts';
 import { classifyDecline, type DeclineClassification } from './decline-classification.ts';
-import { customerStatus, toPaymentMethod, type Customer, type Subscription } from './customers.ts';
+import { customerStatus, type Customer, type Subscription } from './customers.ts';
 import { isOpen, type Payment, type PaymentStatus, type RecoveryChannel } from './payments.ts';
 import type { CustomerSnapshot, FailedCharge, SubscriptionSnapshot } from './processor-events.ts';
 

@@ -153,3 +153,52 @@ describe('dunning engine', () => {
     expect(outboxFor(email).map((m) => m.content.subject)).toEqual(['Action needed', 'Second reminder', 'Last reminder']);
   });
 });
+
+describe('campaign status and enrollments', () => {
+  it('holds due steps while paused and releases them on activation', async () => {
+    const { tenant, path, campaignId, keys } = await setUp();
+    const email = `pause-${Date.now()}@example.com`;
+    await failHard(path, email);
+    expect((await call('POST', `/v1/campaigns/${campaignId}/pause`, { key: keys.test_write })).status).toBe(200);
+    await passHours(3);
+    expect(outboxFor(email)).toHaveLength(0);
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'active', held: true });
+    expect((await call('POST', `/v1/campaigns/${campaignId}/activate`, { key: keys.test_write })).status).toBe(200);
+    await runDueJobs();
+    expect(outboxFor(email).map((m) => m.content.subject)).toEqual(['Action needed']);
+  });
+
+  it('removes enrollments when the campaign is archived; nothing more is sent', async () => {
+    const { tenant, path, campaignId, keys } = await setUp();
+    const email = `arch-${Date.now()}@example.com`;
+    await failHard(path, email);
+    expect((await call('POST', `/v1/campaigns/${campaignId}/archive`, { key: keys.test_write })).status).toBe(200);
+    await passHours(80);
+    expect(outboxFor(email)).toHaveLength(0);
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'removed', stop_reason: 'archived' });
+    const campaign = (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data;
+    expect(campaign.stats.active_count).toBe(0);
+  });
+
+  it('enrolls by hand through POST /v1/campaigns/{id}/enrollments (the manual trigger)', async () => {
+    const { tenant, path, keys } = await setUp();
+    const manual = await call('POST', '/v1/campaigns', {
+      key: keys.test_write,
+      body: { name: 'Hand-picked', trigger: 'manual', steps: [{ channel: 'email', template_id: 'tpl_contact_merchant', subject: 'Hello', delay_hours: 0 }] },
+    });
+    await call('POST', `/v1/campaigns/${manual.body.data.id}/activate`, { key: keys.test_write });
+    const paymentId = await failHard(path, `man-${Date.now()}@example.com`);
+    const [payment] = await tenantItems(tenant, `PAYMENT#${paymentId}`);
+    const enrolled = await call('POST', `/v1/campaigns/${manual.body.data.id}/enrollments`, {
+      key: keys.test_write,
+      body: { customer_id: payment!.customer_id, payment_id: paymentId },
+    });
+    expect(enrolled.status).toBe(201);
+    expect(enrolled.body.data).toMatchObject({ campaign_id: manual.body.data.id, status: 'active', payment_id: paymentId });
+    const again = await call('POST', `/v1/campaigns/${manual.body.data.id}/enrollments`, {
+      key: keys.test_write,
+      body: { customer_id: payment!.customer_id, payment_id: paymentId },
+    });
+    expect(again.status).toBe(409);
+  });
+});

@@ -16,10 +16,6 @@ import {
   B_TERMINAL,
   GENERIC,
   GENERIC_DEFAULTS,
-  type SoftRow,
-  type HardRow,
-  type TerminalRowA,
-  type TerminalRowB,
   type GenericRow,
 } from '../support/spec-decline-tables.ts';
 

@@ -1,0 +1,107 @@
+import { mailer, smsSender } from '../adapters/messaging.ts';
+import { findCampaign, findCampaignVersion, type CampaignVersion } from '../store/campaigns.ts';
+import { findCustomer } from '../store/customers.ts';
+import { campaignCountersWrite, findEnrollment, saveEnrollmentWrite } from '../store/enrollments.ts';
+import { newEvent, recordEventWrite } from '../store/events.ts';
+import { findMerchant } from '../store/merchants.ts';
+import { findPayment } from '../store/payments.ts';
+import { transact, type TransactItem } from '../store/transactions.ts';
+import type { Customer } from './customers.ts';
+import { finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
+import type { Enrollment } from './enrollments.ts';
+import { isBuiltInTemplate, renderEmail, renderSms, templateForAction } from './message-templates.ts';
+import type { Payment } from './payments.ts';
+import type { Tenant } from './tenant.ts';
+
+/**
+ * Sending a due dunning step: the only part of the engine that talks to the mail and sms channels,
+ * kept apart so functions that only enroll or stop sequences need no channel configuration.
+ */
+type EnrollmentRef = Pick<Enrollment, 'customer_id' | 'payment_id' | 'campaign_id'>;
+
+export interface StepReport {
+  outcome: 'sent' | 'held' | 'stopped' | 'completed' | 'stale' | 'skipped';
+  reason?: string;
+}
+
+/** Sends one due step, unless the enrollment moved on, the campaign is paused (held) or a stop condition holds. */
+export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { step: number }, clock: () => Date): Promise<StepReport> {
+  const enrollment = await findEnrollment(tenant, ref);
+  if (!enrollment || enrollment.status !== 'active' || enrollment.next_step !== ref.step) return { outcome: 'stale' };
+  const now = clock();
+  const campaign = await findCampaign(tenant, enrollment.campaign_id);
+  if (!campaign || campaign.status === 'archived') {
+    await finish(tenant, enrollment, 'removed', 'archived', now);
+    return { outcome: 'stopped', reason: 'archived' };
+  }
+  if (campaign.status !== 'active') {
+    const held: Enrollment = { ...enrollment, held: true, updated_at: now.toISOString(), version: enrollment.version + 1 };
+    await transact([saveEnrollmentWrite(tenant, held, enrollment.version)]);
+    return { outcome: 'held' };
+  }
+  const [version, customer, payment, merchant] = await Promise.all([
+    findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version),
+    findCustomer(tenant, enrollment.customer_id),
+    enrollment.payment_id === null ? Promise.resolve(undefined) : findPayment(tenant, enrollment.payment_id),
+    findMerchant(tenant.merchantId),
+  ]);
+  if (!version || !customer) {
+    await finish(tenant, enrollment, 'stopped', 'no_contact', now);
+    return { outcome: 'stopped', reason: 'no_contact' };
+  }
+  const reason = stopReason(version, enrollment, payment, customer);
+  if (reason) {
+    await finish(tenant, enrollment, 'stopped', reason, now);
+    return { outcome: 'stopped', reason };
+  }
+  const step = version.steps[enrollment.next_step]!;
+  const sent = await sendStep(tenant, enrollment, step, customer, payment, merchant?.name ?? 'your subscription');
+  const isLast = enrollment.next_step + 1 >= version.steps.length || enrollment.messages_sent + (sent ? 1 : 0) >= version.stop_conditions.max_attempts;
+  const next: Enrollment = {
+    ...enrollment,
+    next_step: enrollment.next_step + 1,
+    messages_sent: enrollment.messages_sent + (sent ? 1 : 0),
+    next_step_at: isLast ? null : stepDueAt(version, enrollment.next_step + 1, now).toISOString(),
+    status: isLast ? 'completed' : 'active',
+    held: false,
+    updated_at: now.toISOString(),
+    version: enrollment.version + 1,
+  };
+  const writes: TransactItem[] = [saveEnrollmentWrite(tenant, next, enrollment.version)];
+  if (isLast) writes.push(campaignCountersWrite(tenant, enrollment.campaign_id, { active: -1 }));
+  if (sent) {
+    const data = { campaign_id: enrollment.campaign_id, enrollment_id: enrollment.id, customer_id: customer.id, payment_id: enrollment.payment_id, step: enrollment.next_step, channel: step.channel };
+    writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));
+  }
+  if ((await transact(writes)).committed && !isLast) await scheduleStep(tenant, next, new Date(next.next_step_at!));
+  if (!sent) return { outcome: 'skipped', reason: `no ${step.channel === 'sms' ? 'phone number' : 'email address'} on file` };
+  return { outcome: isLast ? 'completed' : 'sent' };
+}
+
+async function sendStep(
+  tenant: Tenant,
+  enrollment: Enrollment,
+  step: CampaignVersion['steps'][number],
+  customer: Customer,
+  payment: Payment | undefined,
+  merchantName: string,
+): Promise<boolean> {
+  const templateId = isBuiltInTemplate(step.template_id) ? step.template_id : templateForAction(payment?.customer_action ?? null);
+  const context = {
+    customerName: customer.name,
+    merchantName,
+    amount: payment?.amount ?? 0,
+    currency: payment?.currency ?? customer.primary_currency ?? 'usd',
+    updateUrl: null,
+  };
+  const reference = `${enrollment.id}#${enrollment.next_step}`;
+  if (step.channel === 'email') {
+    if (!customer.email) return false;
+    await mailer.send({ tenant, to: customer.email, reference, ...renderEmail(templateId, context, step.subject) });
+    return true;
+  }
+  if (!customer.phone) return false;
+  await smsSender.send({ tenant, to: customer.phone, reference, body: renderSms(templateId, context) });
+  return true;
+}
+

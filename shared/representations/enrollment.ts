@@ -1,0 +1,18 @@
+import type { Enrollment } from '../domain/enrollments.ts';
+
+export function enrollmentResource(enrollment: Enrollment) {
+  return {
+    id: enrollment.id,
+    object: 'enrollment',
+    campaign_id: enrollment.campaign_id,
+    campaign_version: enrollment.campaign_version,
+    customer_id: enrollment.customer_id,
+    payment_id: enrollment.payment_id,
+    status: enrollment.status,
+    stop_reason: enrollment.stop_reason,
+    next_step: enrollment.next_step,
+    next_step_at: enrollment.next_step_at,
+    messages_sent: enrollment.messages_sent,
+    enrolled_at: enrollment.enrolled_at,
+  };
+}

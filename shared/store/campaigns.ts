@@ -1,0 +1,274 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import { definitionOf, type Campaign, type CampaignCounts, type CampaignDefinition } from '../domain/campaigns.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { missingResource } from './cross-environment.ts';
+import { tenantPk } from './keys.ts';
+import { transact, type TransactItem } from './transactions.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * Campaign items (docs/data-model.md): the campaign itself, one immutable item per definition version
+ * (enrollments keep the version they joined, §3.1), and one per-tenant counts item the plan limits
+ * are enforced on. Versions use their own prefix so a `begins_with(sk, 'CAMPAIGN#')` query reads
+ * campaigns only.
+ */
+export const campaignSk = (campaignId: string): string => `CAMPAIGN#${campaignId}`;
+const CAMPAIGN_PREFIX = 'CAMPAIGN#';
+/** Zero-padded so a campaign's versions sort in order. */
+export const campaignVersionSk = (campaignId: string, version: number): string =>
+  `CAMPAIGN_VERSION#${campaignId}#${String(version).padStart(8, '0')}`;
+const COUNTS_SK = 'CAMPAIGN_COUNTS';
+
+/** A definition exactly as it was at one version; written once, never changed. */
+export interface CampaignVersion extends CampaignDefinition {
+  campaign_id: string;
+  version: number;
+  /** When this version was saved (the campaign's creation for version 1). */
+  created_at: string;
+}
+
+/**
+ * How a conditional campaign write ended. `changed`: the campaign is no longer in the status and
+ * version it was read in (or the transaction raced another); read it again and decide.
+ * `over_limit`: the plan's campaign count would be exceeded.
+ */
+export type CampaignWrite = 'written' | 'changed' | 'over_limit';
+
+function toItem(tenant: Tenant, campaign: Campaign) {
+  return { pk: tenantPk(tenant), sk: campaignSk(campaign.id), entity: 'campaign', ...campaign };
+}
+
+function fromItem(item: Record<string, unknown>): Campaign {
+  const { pk: _pk, sk: _sk, entity: _entity, ...campaign } = item;
+  return campaign as unknown as Campaign;
+}
+
+function versionItem(tenant: Tenant, campaign: Campaign, savedAt: string) {
+  const version: CampaignVersion = { campaign_id: campaign.id, version: campaign.version, created_at: savedAt, ...definitionOf(campaign) };
+  return { pk: tenantPk(tenant), sk: campaignVersionSk(campaign.id, campaign.version), entity: 'campaign_version', ...version };
+}
+
+/** `SET #f0 = :f0, …` over exactly the given attributes (names are aliased: `name`, `status` are reserved words). */
+function setClause(values: Record<string, unknown>) {
+  const names: Record<string, string> = {};
+  const vals: Record<string, unknown> = {};
+  const sets = Object.entries(values).map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    vals[`:f${i}`] = value;
+    return `#f${i} = :f${i}`;
+  });
+  return { expression: `SET ${sets.join(', ')}`, names, values: vals };
+}
+
+/** The campaign write, only if it is still in the status and version it was read in. */
+function campaignUpdate(tenant: Tenant, read: Campaign, changes: Record<string, unknown>): TransactItem {
+  const set = setClause(changes);
+  return {
+    Update: {
+      TableName: tableName,
+      Key: { pk: tenantPk(tenant), sk: campaignSk(read.id) },
+      UpdateExpression: set.expression,
+      ConditionExpression: '#status = :read_status AND #version = :read_version',
+      ExpressionAttributeNames: { ...set.names, '#status': 'status', '#version': 'version' },
+      ExpressionAttributeValues: { ...set.values, ':read_status': read.status, ':read_version': read.version },
+    },
+  };
+}
+
+const COUNT_ATTRIBUTE: Readonly<Record<keyof CampaignCounts, string>> = { open: 'open_campaigns', active: 'active_campaigns' };
+
+/**
+ * Moves the tenant's campaign counts in the transaction that changes the campaigns, so the plan
+ * limits hold exactly however many requests run at once. Each count that grows must stay within
+ * its limit; undefined when nothing changes.
+ */
+function countsUpdate(tenant: Tenant, change: CampaignCounts, limits: CampaignCounts): TransactItem | undefined {
+  const changed = (Object.keys(COUNT_ATTRIBUTE) as (keyof CampaignCounts)[]).filter((count) => change[count] !== 0);
+  if (changed.length === 0) return undefined;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':entity': 'campaign_counts' };
+  const conditions: string[] = [];
+  for (const count of changed) {
+    names[`#${count}`] = COUNT_ATTRIBUTE[count];
+    values[`:${count}`] = change[count];
+    if (change[count] > 0) {
+      values[`:${count}_max`] = limits[count] - change[count];
+      conditions.push(`(attribute_not_exists(#${count}) OR #${count} <= :${count}_max)`);
+    }
+  }
+  return {
+    Update: {
+      TableName: tableName,
+      Key: { pk: tenantPk(tenant), sk: COUNTS_SK },
+      UpdateExpression: `ADD ${changed.map((count) => `#${count} :${count}`).join(', ')} SET entity = :entity`,
+      ...(conditions.length ? { ConditionExpression: conditions.join(' AND ') } : {}),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+function exceedsLimit(change: CampaignCounts, limits: CampaignCounts): boolean {
+  // A limit below the growth cannot be met even from zero, and `attribute_not_exists` would let it pass.
+  return (Object.keys(COUNT_ATTRIBUTE) as (keyof CampaignCounts)[]).some((count) => change[count] > 0 && limits[count] < change[count]);
+}
+
+/** Commits the writes; a failed condition on the counts item alone means the plan limit, anything else a change under us. */
+async function commit(items: (TransactItem | undefined)[], counts?: TransactItem): Promise<CampaignWrite> {
+  const writes = items.filter((item): item is TransactItem => item !== undefined);
+  const result = await transact(writes);
+  if (result.committed) return 'written';
+  const countsIndex = counts === undefined ? -1 : writes.indexOf(counts);
+  const failed = result.failedConditions;
+  return failed.length > 0 && failed.every((index) => index === countsIndex) ? 'over_limit' : 'changed';
+}
+
+/** A new campaign (draft), its version 1, and one more campaign counted against the plan. */
+export async function insertCampaign(tenant: Tenant, campaign: Campaign, change: CampaignCounts, limits: CampaignCounts): Promise<CampaignWrite> {
+  if (exceedsLimit(change, limits)) return 'over_limit';
+  const counts = countsUpdate(tenant, change, limits);
+  return commit(
+    [
+      { Put: { TableName: tableName, Item: toItem(tenant, campaign), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName, Item: versionItem(tenant, campaign, campaign.created_at), ConditionExpression: 'attribute_not_exists(pk)' } },
+      counts,
+    ],
+    counts,
+  );
+}
+
+/**
+ * A new definition version: the campaign's definition fields (never its counters, which the engine
+ * moves concurrently) and the immutable version item, together.
+ */
+export async function saveDefinition(tenant: Tenant, read: Campaign, next: Campaign): Promise<CampaignWrite> {
+  return commit(
+    [
+      campaignUpdate(tenant, read, { ...definitionOf(next), version: next.version, updated_at: next.updated_at }),
+      { Put: { TableName: tableName, Item: versionItem(tenant, next, next.updated_at), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ],
+  );
+}
+
+/** A status change and what it does to the plan counts, conditioned on the status and version read. */
+export async function saveStatus(
+  tenant: Tenant,
+  read: Campaign,
+  next: Campaign,
+  change: CampaignCounts,
+  limits: CampaignCounts,
+): Promise<CampaignWrite> {
+  if (exceedsLimit(change, limits)) return 'over_limit';
+  const counts = countsUpdate(tenant, change, limits);
+  return commit(
+    [
+      campaignUpdate(tenant, read, {
+        status: next.status,
+        updated_at: next.updated_at,
+        activated_at: next.activated_at,
+        paused_at: next.paused_at,
+        archived_at: next.archived_at,
+      }),
+      counts,
+    ],
+    counts,
+  );
+}
+
+type BatchRequests = NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string];
+
+/** DynamoDB transactions take at most 100 writes; the campaign and the counts use two. */
+const VERSIONS_PER_TRANSACTION = 98;
+
+/**
+ * Removes a campaign and every version of it. The campaign delete is conditioned on the status and
+ * version read, so a version saved meanwhile fails it instead of being left behind. A draft with more
+ * versions than fit in one transaction has the rest deleted right after; they are unreachable by then.
+ */
+export async function removeCampaign(tenant: Tenant, read: Campaign, change: CampaignCounts): Promise<CampaignWrite> {
+  const versionKeys = Array.from({ length: read.version }, (_, i) => ({ pk: tenantPk(tenant), sk: campaignVersionSk(read.id, i + 1) }));
+  const outcome = await commit(
+    [
+      {
+        Delete: {
+          TableName: tableName,
+          Key: { pk: tenantPk(tenant), sk: campaignSk(read.id) },
+          ConditionExpression: '#status = :read_status AND #version = :read_version',
+          ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
+          ExpressionAttributeValues: { ':read_status': read.status, ':read_version': read.version },
+        },
+      },
+      countsUpdate(tenant, change, { open: 0, active: 0 }),
+      ...versionKeys.slice(0, VERSIONS_PER_TRANSACTION).map((Key) => ({ Delete: { TableName: tableName, Key } })),
+    ],
+  );
+  if (outcome !== 'written') return outcome;
+  const rest = versionKeys.slice(VERSIONS_PER_TRANSACTION);
+  for (let i = 0; i < rest.length; i += 25) {
+    let requests: BatchRequests | undefined = rest.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
+    while (requests?.length) {
+      const result: { UnprocessedItems?: Record<string, BatchRequests> } = await db.send(
+        new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+      );
+      requests = result.UnprocessedItems?.[tableName];
+      if (requests?.length) await sleep(50);
+    }
+  }
+  return outcome;
+}
+
+export async function findCampaign(tenant: Tenant, campaignId: string): Promise<Campaign | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: campaignSk(campaignId) }, ConsistentRead: true }),
+  );
+  return Item ? fromItem(Item) : undefined;
+}
+
+/** The campaign, or 404 (401 when it lives in the other environment, §5 rule 1). */
+export async function getCampaign(tenant: Tenant, campaignId: string): Promise<Campaign> {
+  const campaign = await findCampaign(tenant, campaignId);
+  if (!campaign) throw await missingResource(tenant, campaignSk(campaignId), 'campaign', campaignId);
+  return campaign;
+}
+
+/** The definition an enrollment joined; every version of a campaign that still exists is readable. */
+export async function findCampaignVersion(tenant: Tenant, campaignId: string, version: number): Promise<CampaignVersion | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: campaignVersionSk(campaignId, version) } }),
+  );
+  if (!Item) return undefined;
+  const { pk: _pk, sk: _sk, entity: _entity, ...stored } = Item;
+  return stored as CampaignVersion;
+}
+
+/**
+ * Every campaign of the tenant. A tenant has at most a few hundred (the plans cap those not archived),
+ * so lists read them all and filter and sort in memory (docs/data-model.md).
+ */
+export async function listCampaignItems(tenant: Tenant): Promise<Campaign[]> {
+  const campaigns: Campaign[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': CAMPAIGN_PREFIX },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    campaigns.push(...(page.Items ?? []).map(fromItem));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return campaigns;
+}
+
+/** The counts the plan limits are enforced on (zero before the first campaign). */
+export async function campaignCounts(tenant: Tenant): Promise<CampaignCounts> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: COUNTS_SK }, ConsistentRead: true }));
+  return { open: (Item?.open_campaigns as number | undefined) ?? 0, active: (Item?.active_campaigns as number | undefined) ?? 0 };
+}
