@@ -26,8 +26,6 @@ import type { Tenant } from './tenant.ts';
  * when it comes due (through the scheduler), and ends sequences on the stop conditions.
  */
 
-type EnrollmentRef = Pick<Enrollment, 'customer_id' | 'payment_id' | 'campaign_id'>;
-
 export const stepJobId = (enrollmentId: string, step: number): string => `step-${enrollmentId}-${step}`;
 
 /** When a step is due: its delay from enrollment (first step) or from the previous step, moved out of quiet hours. */

@@ -11,7 +11,7 @@
  */
 import Stripe from 'stripe';
 import type { Payment } from '../../domain/payments.ts';
-import type { PaymentProcessor, RetryOutcome, RetryRequest } from '../../ports/payment-processor.ts';
+import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
 
 export interface StripeProcessorOptions {
   /** API address overrides, for a local fake of the Stripe API in tests. */
