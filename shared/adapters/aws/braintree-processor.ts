@@ -22,6 +22,7 @@ import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-process
 import type { ProcessorCredentials, ProcessorConnection } from '../../store/processor-connections.ts';
 import { toDecimalString } from '../../domain/money.ts';
 import { subscriptionReference } from '../../processors/braintree-webhook.ts';
+import { withinDeadline } from './retry-deadline.ts';
 
 export interface BraintreeProcessorOptions {
   /** Where the gateway is, for a local fake of the Braintree API in tests; by default from the tenant's environment. */
@@ -100,7 +101,7 @@ export function createBraintreeProcessor(options: BraintreeProcessorOptions = {}
       const environment =
         options.environmentOverride ?? (request.tenant.environment === 'live' ? braintree.Environment.Production : braintree.Environment.Sandbox);
       const gateway = gatewayFor(connection, credentials, environment, timeoutMs);
-      return withinDeadline(timeoutMs, async (ensureInTime) => {
+      return withinDeadline('Braintree', timeoutMs, async (ensureInTime) => {
         try {
           const subscription = await gateway.subscription.find(subscriptionId);
           const periodStart = failedPeriodStart(payment, subscriptionId);
@@ -186,30 +187,5 @@ function outcomeOfError(error: unknown): RetryOutcome {
       return { outcome: 'no_answer', retryable: false, reason: `Braintree ${error.name}: ${error.message}` };
     default:
       throw error;
-  }
-}
-
-class DeadlinePassed extends Error {}
-
-/**
- * The work's outcome, or a retryable no_answer once `ms` have passed. `ensureInTime` keeps the work
- * from sending the sale after the caller was told there was no answer.
- */
-async function withinDeadline(ms: number, work: (ensureInTime: () => void) => Promise<RetryOutcome>): Promise<RetryOutcome> {
-  let expired = false;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<RetryOutcome>((resolve) => {
-    timer = setTimeout(() => {
-      expired = true;
-      resolve({ outcome: 'no_answer', retryable: true, reason: `Braintree did not answer within ${ms} ms` });
-    }, ms);
-  });
-  const ensureInTime = (): void => {
-    if (expired) throw new DeadlinePassed('The retry ran out of time before charging');
-  };
-  try {
-    return await Promise.race([work(ensureInTime), late]);
-  } finally {
-    clearTimeout(timer);
   }
 }

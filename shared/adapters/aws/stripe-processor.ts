@@ -12,6 +12,7 @@
 import Stripe from 'stripe';
 import type { Payment } from '../../domain/payments.ts';
 import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
+import { withinDeadline } from './retry-deadline.ts';
 
 export interface StripeProcessorOptions {
   /** API address overrides, for a local fake of the Stripe API in tests. */
@@ -70,7 +71,7 @@ export function createStripeProcessor(options: StripeProcessorOptions = {}): Pay
         };
       }
       const stripe = clientFor(apiKey, options, timeoutMs);
-      return withinDeadline(timeoutMs, async (ensureInTime) => {
+      return withinDeadline('Stripe', timeoutMs, async (ensureInTime) => {
         try {
           return invoiceId
             ? await payInvoice(stripe, invoiceId, request.idempotencyKey)
@@ -195,33 +196,4 @@ function outcomeOfError(error: unknown): RetryOutcome {
   }
   // Authentication, permission and invalid requests: trying again later would get the same answer.
   return { outcome: 'no_answer', retryable: false, reason };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Deadline
-
-class DeadlinePassed extends Error {}
-
-/**
- * The work's outcome, or a retryable no_answer once `ms` have passed. Stripe requests cannot be
- * aborted, so one in flight may still land later, under the same idempotency key; `ensureInTime`
- * keeps the work from starting a charge after the caller was told there was no answer.
- */
-async function withinDeadline(ms: number, work: (ensureInTime: () => void) => Promise<RetryOutcome>): Promise<RetryOutcome> {
-  let expired = false;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<RetryOutcome>((resolve) => {
-    timer = setTimeout(() => {
-      expired = true;
-      resolve({ outcome: 'no_answer', retryable: true, reason: `Stripe did not answer within ${ms} ms` });
-    }, ms);
-  });
-  const ensureInTime = (): void => {
-    if (expired) throw new DeadlinePassed('The retry ran out of time before charging');
-  };
-  try {
-    return await Promise.race([work(ensureInTime), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
