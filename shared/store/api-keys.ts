@@ -1,10 +1,10 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { GrantedScope, KeyKind } from '../domain/api-keys.ts';
 import { stateConflict } from '../domain/errors.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { cancelledPositions } from './dynamo.ts';
+import { cancelledPositions, queryAll } from './dynamo.ts';
 import { epochSeconds, keyHashPk, merchantPk, tenantPk } from './keys.ts';
 import type { MerchantSettings, StoredGrant } from './merchants.ts';
 
@@ -156,21 +156,12 @@ export async function getApiKey(tenant: Tenant, keyId: string): Promise<ApiKeyRe
 }
 
 export async function listApiKeys(tenant: Tenant): Promise<ApiKeyRecord[]> {
-  const records: ApiKeyRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': 'APIKEY#' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    records.push(...(page.Items ?? []).map(recordFromItem));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return records;
+  const items = await queryAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': 'APIKEY#' },
+  });
+  return items.map(recordFromItem);
 }
 
 /**

@@ -3,7 +3,7 @@ import {
   DynamoDBClient,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export type Item = Record<string, unknown>;
 export interface Key {
@@ -40,4 +40,16 @@ export function isTransactionConflict(error: unknown): boolean {
   if (name !== 'TransactionCanceledException') return false;
   const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
   return reasons.some((reason) => reason.Code === 'TransactionConflict');
+}
+
+/** Every item a query matches, following LastEvaluatedKey across pages. */
+export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }

@@ -1,8 +1,9 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Enrollment } from '../domain/enrollments.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { campaignSk } from './campaigns.ts';
+import { queryAll } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
@@ -44,35 +45,26 @@ export async function findEnrollment(tenant: Tenant, key: { customer_id: string;
   return Item ? fromItem(Item) : undefined;
 }
 
-async function queryAll(input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Enrollment[]> {
-  const found: Enrollment[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
-    found.push(...(page.Items ?? []).map(fromItem));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return found;
-}
-
 /** A customer's enrollments, or those of one of their failures. */
-export function enrollmentsOf(tenant: Tenant, customerId: string, paymentId?: string): Promise<Enrollment[]> {
-  return queryAll({
+export async function enrollmentsOf(tenant: Tenant, customerId: string, paymentId?: string): Promise<Enrollment[]> {
+  const items = await queryAll(db, {
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': `ENROLLMENT#${customerId}#${paymentId === undefined ? '' : `${paymentId}#`}` },
     ConsistentRead: true,
   });
+  return items.map(fromItem);
 }
 
 /** A campaign's enrollments still running (the index is eventually consistent: callers re-check each one). */
-export function activeEnrollmentsOf(tenant: Tenant, campaignId: string): Promise<Enrollment[]> {
-  return queryAll({
+export async function activeEnrollmentsOf(tenant: Tenant, campaignId: string): Promise<Enrollment[]> {
+  const items = await queryAll(db, {
     TableName: tableName,
     IndexName: 'gsi3',
     KeyConditionExpression: 'gsi3pk = :pk AND begins_with(gsi3sk, :active)',
     ExpressionAttributeValues: { ':pk': byCampaignPk(tenant, campaignId), ':active': 'active#' },
   });
+  return items.map(fromItem);
 }
 
 export function newEnrollmentWrite(tenant: Tenant, enrollment: Enrollment): TransactItem {

@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import { notFound, stateConflict } from '../domain/errors.ts';
 import type { Plan } from '../domain/plans.ts';
 import { ENVIRONMENTS, type Tenant } from '../domain/tenant.ts';
-import { cancelledPositions, isConditionFailure } from './dynamo.ts';
+import { cancelledPositions, isConditionFailure, queryAll } from './dynamo.ts';
 import { keyHashPk, merchantPk, tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
@@ -97,26 +97,19 @@ async function liveKeyHashes(merchantId: string, now: Date): Promise<string[]> {
   const hashes: string[] = [];
   for (const environment of ENVIRONMENTS) {
     const tenant: Tenant = { merchantId, environment };
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': 'APIKEY#' },
-          ProjectionExpression: 'grants',
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        for (const grant of (item.grants as StoredGrant[] | undefined) ?? []) {
-          // A rotated-out hash past its grace no longer grants anything; TTL may not have removed it yet.
-          if (grant.expires_at === null || grant.expires_at > now.toISOString()) hashes.push(grant.hash);
-        }
+    const records = await queryAll(db, {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': 'APIKEY#' },
+      ProjectionExpression: 'grants',
+      ConsistentRead: true,
+    });
+    for (const item of records) {
+      for (const grant of (item.grants as StoredGrant[] | undefined) ?? []) {
+        // A rotated-out hash past its grace no longer grants anything; TTL may not have removed it yet.
+        if (grant.expires_at === null || grant.expires_at > now.toISOString()) hashes.push(grant.hash);
       }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    }
   }
   return hashes;
 }
