@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import { definitionOf, type Campaign, type CampaignCounts, type CampaignDefinition } from '../domain/campaigns.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
+import { queryAll } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
 
@@ -249,22 +250,13 @@ export async function findCampaignVersion(tenant: Tenant, campaignId: string, ve
  * so lists read them all and filter and sort in memory (docs/data-model.md).
  */
 export async function listCampaignItems(tenant: Tenant): Promise<Campaign[]> {
-  const campaigns: Campaign[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': CAMPAIGN_PREFIX },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    campaigns.push(...(page.Items ?? []).map(fromItem));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return campaigns;
+  const items = await queryAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': CAMPAIGN_PREFIX },
+    ConsistentRead: true,
+  });
+  return items.map(fromItem);
 }
 
 /** The counts the plan limits are enforced on (zero before the first campaign). */
