@@ -127,7 +127,7 @@ export function newCustomer(psp: string, snapshot: CustomerSnapshot, now: Date):
     payment_method: null,
     timezone: snapshot.timezone,
     country: snapshot.country,
-    phone: snapshot.phone ?? null,
+    phone: snapshot.phone,
     created_at: at,
     updated_at: at,
     version: 0,

@@ -14,7 +14,7 @@ export interface CustomerSnapshot {
   /** ISO 3166-1 alpha-2, when known (fallback for the timezone). */
   country: string | null;
   /** E.164, when the processor has one (needed for sms steps). */
-  phone?: string | null;
+  phone: string | null;
 }
 
 export interface SubscriptionSnapshot {

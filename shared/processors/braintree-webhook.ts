@@ -83,7 +83,7 @@ const transactionSchema = z.looseObject({
   processorResponseCode: optionalText,
   createdAt: optionalText,
   paymentInstrumentType: optionalText,
-  customer: z.looseObject({ id: optionalText, email: optionalText, firstName: optionalText, lastName: optionalText }).nullish(),
+  customer: z.looseObject({ id: optionalText, email: optionalText, firstName: optionalText, lastName: optionalText, phone: optionalText }).nullish(),
   creditCard: z
     .looseObject({ cardType: optionalText, last4: optionalText, expirationMonth: optionalText, expirationYear: optionalText })
     .nullish(),
@@ -215,6 +215,8 @@ function customerSnapshot(transaction: Transaction): CustomerSnapshot | null {
     name: name === '' ? null : name,
     timezone: null,
     country: country !== null && /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null,
+    // Braintree keeps phones as typed; only an E.164 number is usable for sms.
+    phone: details.phone !== null && details.phone !== undefined && /^\+[1-9]\d{6,14}$/.test(details.phone) ? details.phone : null,
   };
 }
 

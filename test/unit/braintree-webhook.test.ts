@@ -62,7 +62,7 @@ describe('Braintree subscription notifications', () => {
       eventId: `bt:subscription_charged_unsuccessfully:${TIMESTAMP}:sub_1:txn_failed`,
       occurredAt: '2030-03-17T17:46:40.000Z',
       kind: 'payment_failed',
-      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB', phone: null },
       subscription: {
         pspSubscriptionId: 'sub_1',
         plan: 'pro-monthly',
@@ -112,7 +112,7 @@ describe('Braintree subscription notifications', () => {
       eventId: 'bt:subscription_charged_successfully:2030-03-20T09:00:05Z:sub_1:txn_paid',
       occurredAt: '2030-03-20T09:00:05.000Z',
       kind: 'payment_succeeded',
-      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB', phone: null },
       subscription: {
         pspSubscriptionId: 'sub_1',
         plan: 'pro-monthly',
@@ -149,7 +149,7 @@ describe('Braintree subscription notifications', () => {
       eventId: `bt:subscription_canceled:${TIMESTAMP}:sub_1:txn_failed`,
       occurredAt: '2030-03-17T17:46:40.000Z',
       kind: 'subscription_canceled',
-      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB', phone: null },
       subscription: {
         pspSubscriptionId: 'sub_1',
         plan: 'pro-monthly',

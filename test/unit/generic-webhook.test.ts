@@ -40,7 +40,7 @@ describe('generic webhook events', () => {
       eventId: 'evt_1',
       occurredAt,
       kind: 'payment_failed',
-      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: 'Europe/London', country: null },
+      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: 'Europe/London', country: null, phone: null },
       subscription: {
         pspSubscriptionId: 'subx_1',
         plan: 'pro',
@@ -61,7 +61,7 @@ describe('generic webhook events', () => {
       eventId: 'evt_2',
       occurredAt: new Date(NOW * 1000).toISOString(),
       kind: 'payment_failed',
-      customer: { pspCustomerId: 'cust_1', email: null, name: null, timezone: null, country: null },
+      customer: { pspCustomerId: 'cust_1', email: null, name: null, timezone: null, country: null, phone: null },
       subscription: null,
       payment: { pspPaymentId: 'chg_1', references: ['chg_1'], amount: 0, currency: 'usd', declineCode: null },
       paymentMethod: null,
@@ -81,7 +81,7 @@ describe('generic webhook events', () => {
       eventId: 'evt_3',
       occurredAt,
       kind: 'payment_succeeded',
-      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: 'Europe/London', country: null },
+      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: 'Europe/London', country: null, phone: null },
       subscription: {
         pspSubscriptionId: 'subx_1',
         plan: 'pro',
@@ -109,7 +109,7 @@ describe('generic webhook events', () => {
       eventId: 'evt_5',
       occurredAt,
       kind: 'payment_method_updated',
-      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: 'Europe/London', country: null },
+      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: 'Europe/London', country: null, phone: null },
       paymentMethod: { type: 'card', brand: 'mastercard', lastFour: '0005', expMonth: 1, expYear: 2033 },
     });
   });
@@ -121,7 +121,7 @@ describe('generic webhook events', () => {
       eventId: 'evt_6',
       occurredAt,
       kind: 'subscription_canceled',
-      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: 'Europe/London', country: null },
+      customer: { pspCustomerId: 'cust_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: 'Europe/London', country: null, phone: null },
       subscription: {
         pspSubscriptionId: 'subx_1',
         plan: 'pro',

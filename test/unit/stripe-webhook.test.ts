@@ -198,7 +198,7 @@ describe('Stripe failed payments', () => {
       eventId: 'evt_payment_intent_payment_failed',
       occurredAt: new Date(CREATED * 1000).toISOString(),
       kind: 'payment_failed',
-      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB', phone: null },
       subscription: null,
       payment: { pspPaymentId: 'pi_1', references: ['pi_1', 'ch_1', 'in_1'], amount: 2900, currency: 'usd', declineCode: 'insufficient_funds' },
       paymentMethod: { type: 'card', brand: 'visa', lastFour: '4242', expMonth: 8, expYear: 2031 },
@@ -218,7 +218,7 @@ describe('Stripe failed payments', () => {
     const event = failure(deliver(stripeEvent('payment_intent.payment_failed', { ...failedIntent, last_payment_error: null })));
 
     expect(event.payment.declineCode).toBeNull();
-    expect(event.customer).toEqual({ pspCustomerId: 'cus_1', email: null, name: null, timezone: null, country: null });
+    expect(event.customer).toEqual({ pspCustomerId: 'cus_1', email: null, name: null, timezone: null, country: null, phone: null });
   });
 
   it('maps charge.failed: the issuer decline code from outcome.reason, the intent as payment id', () => {
@@ -228,7 +228,7 @@ describe('Stripe failed payments', () => {
       eventId: 'evt_charge_failed',
       occurredAt: new Date(CREATED * 1000).toISOString(),
       kind: 'payment_failed',
-      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB', phone: null },
       subscription: null,
       payment: { pspPaymentId: 'pi_1', references: ['pi_1', 'ch_1', 'in_1'], amount: 2900, currency: 'usd', declineCode: 'insufficient_funds' },
       paymentMethod: { type: 'card', brand: 'visa', lastFour: '4242', expMonth: 8, expYear: 2031 },
@@ -254,7 +254,7 @@ describe('Stripe failed payments', () => {
       eventId: 'evt_invoice_payment_failed',
       occurredAt: new Date(CREATED * 1000).toISOString(),
       kind: 'payment_failed',
-      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB', phone: null },
       subscription: {
         pspSubscriptionId: 'sub_1',
         plan: 'price_pro_monthly',
@@ -317,7 +317,7 @@ describe('Stripe failed payments', () => {
 
     const event = failure(deliver(stripeEvent('charge.failed', { ...failedCharge, customer: expanded })));
 
-    expect(event.customer).toEqual({ pspCustomerId: 'cus_1', email: 'grace@example.com', name: 'Grace Hopper', timezone: null, country: 'US' });
+    expect(event.customer).toEqual({ pspCustomerId: 'cus_1', email: 'grace@example.com', name: 'Grace Hopper', timezone: null, country: 'US', phone: null });
   });
 
   it('ignores a failure that belongs to no customer (nothing to recover it from)', () => {
@@ -335,7 +335,7 @@ describe('Stripe recoveries, cancellations and card updates', () => {
       eventId: 'evt_invoice_paid',
       occurredAt: new Date(CREATED * 1000).toISOString(),
       kind: 'payment_succeeded',
-      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB', phone: null },
       subscription: {
         pspSubscriptionId: 'sub_1',
         plan: 'price_pro_monthly',
@@ -357,7 +357,7 @@ describe('Stripe recoveries, cancellations and card updates', () => {
       eventId: 'evt_payment_intent_succeeded',
       occurredAt: new Date(CREATED * 1000).toISOString(),
       kind: 'payment_succeeded',
-      customer: { pspCustomerId: 'cus_1', email: null, name: null, timezone: null, country: null },
+      customer: { pspCustomerId: 'cus_1', email: null, name: null, timezone: null, country: null, phone: null },
       subscription: null,
       references: ['pi_1', 'ch_2', 'in_1'],
       amount: 2900,
@@ -401,7 +401,7 @@ describe('Stripe recoveries, cancellations and card updates', () => {
       eventId: 'evt_customer_subscription_deleted',
       occurredAt: new Date(CREATED * 1000).toISOString(),
       kind: 'subscription_canceled',
-      customer: { pspCustomerId: 'cus_1', email: null, name: null, timezone: null, country: null },
+      customer: { pspCustomerId: 'cus_1', email: null, name: null, timezone: null, country: null, phone: null },
       subscription: {
         pspSubscriptionId: 'sub_1',
         plan: 'price_pro_monthly',
@@ -437,7 +437,7 @@ describe('Stripe recoveries, cancellations and card updates', () => {
       eventId: `evt_${type.replaceAll('.', '_')}`,
       occurredAt: new Date(CREATED * 1000).toISOString(),
       kind: 'payment_method_updated',
-      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB', phone: null },
       paymentMethod: { type: 'card', brand: 'visa', lastFour: '4242', expMonth: 8, expYear: 2031 },
     });
   });
@@ -474,7 +474,7 @@ describe('Stripe recoveries, cancellations and card updates', () => {
       eventId: 'evt_customer_updated',
       occurredAt: new Date(CREATED * 1000).toISOString(),
       kind: 'payment_method_updated',
-      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB' },
+      customer: { pspCustomerId: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', timezone: null, country: 'GB', phone: null },
       paymentMethod: { type: 'card', brand: null, lastFour: null, expMonth: null, expYear: null },
     });
   });
