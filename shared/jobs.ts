@@ -13,6 +13,7 @@ export interface JobDefinition {
 export const JOBS: readonly JobDefinition[] = [
   { kind: 'payment-retry', handler: 'jobs/payment-retry' },
   { kind: 'campaign-step', handler: 'jobs/campaign-step' },
+  { kind: 'webhook-delivery', handler: 'jobs/webhook-delivery' },
 ];
 
 export function jobFor(kind: JobKind): JobDefinition | undefined {

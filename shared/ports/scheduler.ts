@@ -4,7 +4,7 @@ import type { Tenant } from '../domain/tenant.ts';
  * One-time jobs at a point in time (payment retries, campaign steps). EventBridge Scheduler in AWS;
  * a table-backed schedule fired by the local server's timer or `POST /__dev/run-due` locally.
  */
-export type JobKind = 'payment-retry' | 'campaign-step';
+export type JobKind = 'payment-retry' | 'campaign-step' | 'webhook-delivery';
 
 export interface ScheduledJob {
   /** Unique and stable for the work it does, so scheduling the same work twice is harmless. [A-Za-z0-9_.-], ≤ 64. */

@@ -1,8 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { newId } from '../ids.ts';
-import { tenantPk } from './keys.ts';
+import { isConditionFailure } from './dynamo.ts';
+import { customerOwnerPartition, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -39,14 +40,49 @@ export function newEvent(tenant: Tenant, type: EventType, data: Record<string, u
   return { id: newId('evt', now), type, created: now.toISOString(), livemode: tenant.environment === 'live', data };
 }
 
+/**
+ * The customer an event is about: payment events name it as `customer_id`, customer events are the
+ * customer (`id`). The deletion notice is the one exception: it must outlive the erasure it reports.
+ */
+function customerOf(event: ServiceEvent): string | undefined {
+  if (event.type === 'customer.deleted') return undefined;
+  const { customer_id: customerId, id } = event.data;
+  if (typeof customerId === 'string') return customerId;
+  return typeof id === 'string' && id.startsWith('cus_') ? id : undefined;
+}
+
 export function recordEventWrite(tenant: Tenant, event: ServiceEvent): TransactItem {
+  const customerId = customerOf(event);
+  // Listed with the customer's other items, so erasure finds the events that carry their data.
+  const owner = customerId === undefined ? {} : { gsi1pk: customerOwnerPartition(tenant, customerId), gsi1sk: eventSk(event.id) };
   return {
     Put: {
       TableName: tableName,
-      Item: { pk: tenantPk(tenant), sk: eventSk(event.id), entity: 'event', ...event },
+      Item: { pk: tenantPk(tenant), sk: eventSk(event.id), entity: 'event', ...event, ...owner },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
+}
+
+/**
+ * Replaces an event's data with an anonymised copy and takes it out of its customer's partition
+ * (erasure). An update, not a new item: stream consumers react to new events only.
+ */
+export async function anonymizeEvent(tenant: Tenant, eventId: string, data: Record<string, unknown>): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: tenantPk(tenant), sk: eventSk(eventId) },
+        UpdateExpression: 'SET #data = :data REMOVE gsi1pk, gsi1sk',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#data': 'data' },
+        ExpressionAttributeValues: { ':data': data },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 /** Events of a tenant, oldest first (ids sort by time). */
@@ -60,4 +96,12 @@ export async function listEvents(tenant: Tenant, limit = 100): Promise<ServiceEv
     }),
   );
   return Items.map(({ id, type, created, livemode, data }) => ({ id, type, created, livemode, data }) as ServiceEvent);
+}
+
+/** One event as stored (anonymised if its customer was erased since), for outbound delivery. */
+export async function findEvent(tenant: Tenant, eventId: string): Promise<ServiceEvent | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: eventSk(eventId) }, ConsistentRead: true }));
+  if (!Item) return undefined;
+  const { id, type, created, livemode, data } = Item;
+  return { id, type, created, livemode, data } as ServiceEvent;
 }

@@ -1,0 +1,26 @@
+import * as z from 'zod';
+import { INTERVALS, recoveryAnalytics } from '#shared/domain/analytics';
+import { restHandler } from '#shared/http/rest-handler';
+import { ok } from '#shared/http/responses';
+
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date as YYYY-MM-DD' })
+  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), {
+    error: 'must be a calendar date as YYYY-MM-DD',
+  });
+
+const query = z.strictObject({
+  from: isoDate,
+  to: isoDate,
+  interval: z.enum(INTERVALS, { error: `must be one of: ${INTERVALS.join(', ')}` }).default('day'),
+  psp: z.string().regex(/^[a-z][a-z0-9_-]{1,31}$/, { error: 'must be a processor name: lowercase letters, digits, - and _' }).optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, { error: 'must be a three-letter ISO 4217 code' })
+    .transform((code) => code.toLowerCase())
+    .optional(),
+});
+
+/** GET /v1/analytics/recovery: failure-cohort counters over [from, to] (UTC days, inclusive), per currency. */
+export const handler = restHandler({ query }, async ({ auth, query }) => ok(await recoveryAnalytics(auth.tenant, query)));

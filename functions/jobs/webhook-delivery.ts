@@ -1,0 +1,15 @@
+import * as z from 'zod';
+import { scheduler } from '#shared/adapters/scheduler';
+import { webhookSender } from '#shared/adapters/webhook-sender';
+import { runtime } from '#shared/composition';
+import { runDeliveryAttempt } from '#shared/domain/webhooks';
+import { jobHandler } from '#shared/job-handler';
+
+const payload = z.object({
+  endpoint_id: z.string().regex(/^we_[0-9a-z]{26}$/),
+  event_id: z.string().regex(/^evt_[0-9a-z]{26}$/),
+  attempt: z.number().int().min(1),
+});
+
+/** Queued by the webhook fan-out (attempt 1), by a failed attempt (the next, after backoff) or by a replay. */
+export const handler = jobHandler(payload, (tenant, job) => runDeliveryAttempt({ scheduler, sender: webhookSender }, tenant, job, () => runtime.clock.now()));

@@ -1,0 +1,12 @@
+import { runtime } from '../composition.ts';
+import { recordForAnalytics } from '../domain/analytics.ts';
+import type { EventConsumer } from './consumers.ts';
+
+/** Keeps the recovery aggregates: one atomic ADD per event, guarded by a per-event marker (idempotent). */
+export const analyticsConsumer: EventConsumer = {
+  name: 'analytics',
+  types: ['payment.failed', 'payment.recovered', 'payment.terminal'],
+  async handle(tenant, event) {
+    await recordForAnalytics(tenant, event, runtime.clock.now());
+  },
+};

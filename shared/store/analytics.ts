@@ -1,0 +1,87 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { epochSeconds, tenantPk } from './keys.ts';
+import { transact } from './transactions.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * Recovery aggregates: one item per tenant, day (UTC, of the payment's failure), processor and
+ * currency, holding counters only. sk `ANALYTICS#RECOVERY#<yyyy-mm-dd>#<psp>#<currency>`, so a date
+ * range is one sort-key range. Every increment is an atomic ADD in a transaction with a marker item
+ * `ANALYTICS_APPLIED#<aggregate>#<event id>` written only if absent: a redelivered event finds its
+ * marker and adds nothing.
+ */
+export type Counters = Record<string, number>;
+
+export interface RecoveryAggregate {
+  day: string;
+  psp: string;
+  currency: string;
+  counters: Counters;
+}
+
+const PREFIX = 'ANALYTICS#RECOVERY#';
+/** Markers only need to outlive the stream's redelivery window (24 h retention); a week is ample. */
+const MARKER_TTL_SECONDS = 7 * 86_400;
+
+export const recoveryAggregateSk = (day: string, psp: string, currency: string): string => `${PREFIX}${day}#${psp}#${currency}`;
+
+/** Adds the counters once per (event, aggregate); false when this event was already counted. */
+export async function addOnce(tenant: Tenant, aggregate: string, sk: string, eventId: string, counters: Counters, dimensions: Record<string, string>, now: Date): Promise<boolean> {
+  const names = Object.keys(counters);
+  const dimensionNames = Object.keys(dimensions);
+  const outcome = await transact([
+    {
+      Put: {
+        TableName: tableName,
+        Item: { pk: tenantPk(tenant), sk: `ANALYTICS_APPLIED#${aggregate}#${eventId}`, entity: 'analytics_marker', expires_at: epochSeconds(now) + MARKER_TTL_SECONDS },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Update: {
+        TableName: tableName,
+        Key: { pk: tenantPk(tenant), sk },
+        UpdateExpression: `SET entity = :entity, ${dimensionNames.map((_, i) => `#d${i} = :d${i}`).join(', ')} ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
+          ...Object.fromEntries(dimensionNames.map((name, i) => [`#d${i}`, name])),
+        },
+        ExpressionAttributeValues: {
+          ':entity': 'analytics_aggregate',
+          ...Object.fromEntries(names.map((name, i) => [`:c${i}`, counters[name]])),
+          ...Object.fromEntries(dimensionNames.map((name, i) => [`:d${i}`, dimensions[name]])),
+        },
+      },
+    },
+  ]);
+  if (outcome.committed) return true;
+  if (outcome.failedConditions.includes(0)) return false;
+  throw new Error(`Could not add analytics for ${eventId}: the transaction conflicted`);
+}
+
+/** Every recovery aggregate of the days from..to (inclusive, yyyy-mm-dd): one Query, paged by 1 MB. */
+export async function recoveryAggregates(tenant: Tenant, from: string, to: string): Promise<RecoveryAggregate[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':from': `${PREFIX}${from}`, ':to': `${PREFIX}${to}#~` },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items.map(({ pk: _pk, sk: _sk, entity: _entity, day, psp, currency, ...counters }) => ({
+    day: day as string,
+    psp: psp as string,
+    currency: currency as string,
+    counters: counters as Counters,
+  }));
+}

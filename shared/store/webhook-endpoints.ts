@@ -1,0 +1,134 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { isConditionFailure } from './dynamo.ts';
+import { tenantPk } from './keys.ts';
+
+const { db, tableName } = runtime;
+
+export interface SigningSecret {
+  secret: string;
+  /** null for the current secret; when a rotated-out secret stops signing. */
+  expires_at: string | null;
+}
+
+/** A merchant's outbound webhook endpoint. The secrets are stored (encrypted at rest) because signing needs them. */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  /** Event types, or ['*'] for every delivered type. */
+  events: string[];
+  description: string;
+  enabled: boolean;
+  /** Why it is disabled: 'merchant' (PUT enabled=false) or 'failing' (disabled automatically). */
+  disabled_reason: 'merchant' | 'failing' | null;
+  disabled_at: string | null;
+  secrets: SigningSecret[];
+  /** Last time any delivery to it got a 2xx: what the automatic disabling is judged against. */
+  last_success_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Optimistic-lock counter for API changes. */
+  version: number;
+}
+
+const endpointSk = (id: string): string => `WEBHOOK#${id}`;
+
+function fromItem(item: Record<string, unknown>): WebhookEndpoint {
+  const { pk: _pk, sk: _sk, entity: _entity, ...rest } = item;
+  return rest as unknown as WebhookEndpoint;
+}
+
+export async function findEndpoint(tenant: Tenant, id: string): Promise<WebhookEndpoint | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: endpointSk(id) }, ConsistentRead: true }));
+  return Item ? fromItem(Item) : undefined;
+}
+
+/** Every endpoint of the tenant, oldest first (a tenant has at most a few; see MAX_ENDPOINTS). */
+export async function listEndpoints(tenant: Tenant, consistent = false): Promise<WebhookEndpoint[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': 'WEBHOOK#' },
+        ConsistentRead: consistent,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items.map(fromItem);
+}
+
+/** Creates (previousVersion null) or replaces an endpoint; false when it changed (or appeared) meanwhile. */
+export async function saveEndpoint(tenant: Tenant, endpoint: WebhookEndpoint, previousVersion: number | null): Promise<boolean> {
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { pk: tenantPk(tenant), sk: endpointSk(endpoint.id), entity: 'webhook_endpoint', ...endpoint },
+        ConditionExpression: previousVersion === null ? 'attribute_not_exists(pk)' : 'version = :version',
+        ExpressionAttributeValues: previousVersion === null ? undefined : { ':version': previousVersion },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+export async function deleteEndpoint(tenant: Tenant, id: string): Promise<boolean> {
+  try {
+    await db.send(
+      new DeleteCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: endpointSk(id) }, ConditionExpression: 'attribute_exists(pk)' }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Delivery bookkeeping: named-field updates, so they never clash with the API's version lock. */
+export async function markEndpointSuccess(tenant: Tenant, id: string, at: Date): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: tenantPk(tenant), sk: endpointSk(id) },
+        UpdateExpression: 'SET last_success_at = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at.toISOString() },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * Disables an endpoint that kept failing, unless a delivery to it succeeded since `failingSince` or
+ * it is already disabled. True when this call disabled it.
+ */
+export async function disableFailingEndpoint(tenant: Tenant, id: string, failingSince: string, at: Date): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: tenantPk(tenant), sk: endpointSk(id) },
+        UpdateExpression: 'SET enabled = :false, disabled_reason = :reason, disabled_at = :at, updated_at = :at',
+        ConditionExpression: 'enabled = :true AND (attribute_not_exists(last_success_at) OR last_success_at = :null OR last_success_at < :since)',
+        ExpressionAttributeValues: { ':false': false, ':true': true, ':reason': 'failing', ':at': at.toISOString(), ':null': null, ':since': failingSince },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

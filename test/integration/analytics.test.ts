@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { runtime } from '../../shared/composition.ts';
+import type { Tenant } from '../../shared/domain/tenant.ts';
+import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
+import { tenantItems } from '../support/tenant-items.ts';
+import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
+
+const day = (offset: number, from: Date) => new Date(from.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
+
+async function fail(path: string, overrides: Parameters<typeof genericFailure>[0]) {
+  const failure = genericFailure(overrides);
+  const response = await postGeneric(path, failure);
+  expect(response.status).toBe(200);
+  return { paymentId: response.body.payment_id as string, failure };
+}
+
+/**
+ * A scripted history, all through the real inbound webhooks, retry jobs and event consumers:
+ *   EUR: two soft declines recovered by automatic retries (1000, 2000), an expired card recovered by a manual retry (3000)
+ *   USD: an expired card the customer paid while dunned (5000), a fraud decline (terminal, 7000), an unknown code still pending (1100)
+ */
+async function scriptedHistory() {
+  const merchant = await newMerchant();
+  const tenant: Tenant = { merchantId: merchant.merchantId, environment: 'test' };
+  const path = await connect(merchant.keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+  const failedOn = runtime.clock.now();
+  await fail(path, { code: 'insufficient_funds', amount: 1000, currency: 'EUR', lastFour: '4242' });
+  await fail(path, { code: 'insufficient_funds', amount: 2000, currency: 'EUR', lastFour: '4242' });
+  const manual = await fail(path, { code: 'expired_card', amount: 3000, currency: 'EUR', lastFour: '4242' });
+  const dunned = await fail(path, { code: 'expired_card', amount: 5000, currency: 'USD' });
+  await fail(path, { code: 'fraudulent', amount: 7000, currency: 'USD' });
+  await fail(path, { code: 'weird_code_xyz', amount: 1100, currency: 'USD' });
+  await drainEvents();
+
+  const retry = await call('POST', `/v1/payments/${manual.paymentId}/retry`, { key: merchant.keys.test_write });
+  expect(retry.status).toBe(200);
+  await runDueJobs();
+  await drainEvents();
+
+  const paid = await postGeneric(path, {
+    id: `evt_paid_${Math.random().toString(36).slice(2)}`,
+    type: 'payment.succeeded',
+    created: nowSeconds(),
+    customer: dunned.failure.customer,
+    payment: { id: dunned.failure.payment.id, amount: 5000, currency: 'USD' },
+  });
+  expect(paid.status).toBe(200);
+  await drainEvents();
+
+  for (let hour = 0; hour < 5 * 24; hour += 12) {
+    advanceClock(12 * 3600);
+    await runDueJobs();
+    await drainEvents();
+  }
+  const payments = await tenantItems(tenant, 'PAYMENT#');
+  expect(payments.map((payment) => [payment.amount, payment.status, payment.recovery_channel]).sort()).toEqual([
+    [1000, 'recovered', 'automatic_retry'],
+    [1100, 'communication_pending', null],
+    [2000, 'recovered', 'automatic_retry'],
+    [3000, 'recovered', 'manual_retry'],
+    [5000, 'recovered', 'dunning_campaign'],
+    [7000, 'terminal', null],
+  ]);
+  return { ...merchant, tenant, failedOn };
+}
+
+const zeroCategory = { failed_count: 0, failed_amount: 0, recovered_count: 0, recovered_amount: 0, terminal_count: 0, recovery_rate: 0 };
+const zeroChannel = { count: 0, amount: 0 };
+
+describe('GET /v1/analytics/recovery', () => {
+  it('answers exact numbers per currency from the aggregates, and counts a redelivered event once', async () => {
+    // Prepare
+    const { keys, tenant, failedOn } = await scriptedHistory();
+    // The stream delivers every event again: the per-event markers keep the counters exact.
+    runtime.local!.events.capture(await tenantItems(tenant, 'EVENT#'));
+    await drainEvents();
+    // Act
+    const response = await call('GET', '/v1/analytics/recovery', { key: keys.test_read, query: { from: day(-1, failedOn), to: day(1, failedOn) } });
+    // Assess
+    expect(response.status).toBe(200);
+    const data = response.body.data;
+    expect(data.totals).toEqual({ failed_count: 6, recovered_count: 4, terminal_count: 1, pending_count: 1, recovery_rate: 0.6667 });
+    expect(data.currencies.map((c: any) => c.currency)).toEqual(['eur', 'usd']);
+    const [eur, usd] = data.currencies;
+    expect(eur).toMatchObject({
+      failed: { count: 3, amount: 6000 },
+      recovered: { count: 3, amount: 6000 },
+      terminal: { count: 0, amount: 0 },
+      pending: { count: 0, amount: 0 },
+      recovery_rate: 1,
+    });
+    expect(eur.by_category).toEqual({
+      soft_retry: { failed_count: 2, failed_amount: 3000, recovered_count: 2, recovered_amount: 3000, terminal_count: 0, recovery_rate: 1 },
+      hard_customer: { failed_count: 1, failed_amount: 3000, recovered_count: 1, recovered_amount: 3000, terminal_count: 0, recovery_rate: 1 },
+      terminal: zeroCategory,
+      unknown: zeroCategory,
+    });
+    expect(eur.by_channel).toEqual({
+      automatic_retry: { count: 2, amount: 3000 },
+      manual_retry: { count: 1, amount: 3000 },
+      dunning_campaign: zeroChannel,
+      cancel_flow_save: zeroChannel,
+      processor: zeroChannel,
+    });
+    expect(usd).toMatchObject({
+      failed: { count: 3, amount: 13100 },
+      recovered: { count: 1, amount: 5000 },
+      terminal: { count: 1, amount: 7000 },
+      pending: { count: 1, amount: 1100 },
+      recovery_rate: 0.3333,
+    });
+    expect(usd.by_category).toMatchObject({
+      hard_customer: { failed_count: 1, recovered_count: 1, recovery_rate: 1 },
+      terminal: { failed_count: 1, failed_amount: 7000, recovered_count: 0, terminal_count: 1 },
+      unknown: { failed_count: 1, failed_amount: 1100, recovered_count: 0 },
+    });
+    expect(usd.by_channel.dunning_campaign).toEqual({ count: 1, amount: 5000 });
+    // The series: by failure day, zero-filled.
+    expect(usd.series.map((point: any) => [point.period_start, point.failed_count, point.recovered_count, point.pending_count])).toEqual([
+      [day(-1, failedOn), 0, 0, 0],
+      [day(0, failedOn), 3, 1, 1],
+      [day(1, failedOn), 0, 0, 0],
+    ]);
+  });
+
+  it('filters by currency and processor, groups by week and month, needs read or analytics', async () => {
+    const { keys, failedOn } = await scriptedHistory();
+    const range = { from: day(-40, failedOn), to: day(40, failedOn) };
+    const usd = await call('GET', '/v1/analytics/recovery', { key: keys.test_admin, query: { ...range, currency: 'USD', interval: 'month' } });
+    expect(usd.body.data.currencies.map((c: any) => c.currency)).toEqual(['usd']);
+    expect(usd.body.data.currencies[0].series.reduce((n: number, p: any) => n + p.failed_count, 0)).toBe(3);
+    expect(usd.body.data.currencies[0].series[0].period_start).toBe(range.from);
+    const weeks = await call('GET', '/v1/analytics/recovery', { key: keys.test_admin, query: { ...range, interval: 'week' } });
+    expect(weeks.body.data.currencies[0].series.length).toBeGreaterThanOrEqual(12);
+    const other = await call('GET', '/v1/analytics/recovery', { key: keys.test_admin, query: { ...range, psp: 'stripe' } });
+    expect(other.body.data).toMatchObject({ currencies: [], totals: { failed_count: 0, recovery_rate: 0 } });
+
+    const issued = await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'bi', scopes: ['analytics'] } });
+    const analyticsOnly = await call('GET', '/v1/analytics/recovery', { key: issued.body.data.secret, query: range });
+    expect(analyticsOnly.status).toBe(200);
+    const hooks = await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'hooks', scopes: ['webhooks'] } });
+    expect((await call('GET', '/v1/analytics/recovery', { key: hooks.body.data.secret, query: range })).status).toBe(403);
+  });
+
+  it('refuses bad parameters with 400 naming them', async () => {
+    const { keys } = await newMerchant();
+    const cases: [Record<string, string>, string][] = [
+      [{ to: '2026-01-01' }, 'from'],
+      [{ from: '2026-02-30', to: '2026-03-01' }, 'from'],
+      [{ from: '2026-01-01T00:00:00Z', to: '2026-03-01' }, 'from'],
+      [{ from: '2026-03-01', to: '2026-01-01' }, 'from'],
+      [{ from: '2025-01-01', to: '2026-01-02' }, 'to'],
+      [{ from: '2026-01-01', to: '2026-01-02', interval: 'year' }, 'interval'],
+      [{ from: '2026-01-01', to: '2026-01-02', currency: 'euro' }, 'currency'],
+      [{ from: '2026-01-01', to: '2026-01-02', campaign: 'x' }, 'campaign'],
+    ];
+    for (const [query, param] of cases) {
+      const response = await call('GET', '/v1/analytics/recovery', { key: keys.test_read, query });
+      expect(response.status, JSON.stringify(query)).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'invalid_request', param });
+    }
+    const twoYearsOfMonths = await call('GET', '/v1/analytics/recovery', { key: keys.test_read, query: { from: '2024-06-01', to: '2026-05-31', interval: 'month' } });
+    expect(twoYearsOfMonths.status).toBe(200);
+  });
+});
