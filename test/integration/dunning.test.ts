@@ -202,3 +202,37 @@ describe('campaign status and enrollments', () => {
     expect(again.status).toBe(409);
   });
 });
+
+describe('retries handing over to dunning', () => {
+  it('enrolls a payment whose retry came back with a hard decline', async () => {
+    const { tenant, path, campaignId } = await setUp();
+    const response = await postGeneric(path, genericFailure({ code: 'processing_error', lastFour: '0069', email: `handover-${Date.now()}@example.com` }));
+    await drainEvents();
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([]);
+    const [payment] = await tenantItems(tenant, `PAYMENT#${response.body.payment_id}`);
+    advanceClock((new Date(payment!.next_retry_at).getTime() - runtime.clock.now().getTime()) / 1000 + 1);
+    await runDueJobs();
+    await drainEvents();
+    expect((await tenantItems(tenant, `PAYMENT#${response.body.payment_id}`))[0]).toMatchObject({ status: 'communication_pending', decline_category: 'hard_customer' });
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([expect.objectContaining({ campaign_id: campaignId, status: 'active' })]);
+  });
+
+  it('enrolls exhausted soft declines into soft_decline campaigns', async () => {
+    const { tenant, path, keys } = await setUp();
+    const soft = await call('POST', '/v1/campaigns', {
+      key: keys.test_write,
+      body: { name: 'Balance', trigger: 'soft_decline', steps: [{ channel: 'email', template_id: 'tpl_add_funds', subject: 'Top up', delay_hours: 0 }] },
+    });
+    await call('POST', `/v1/campaigns/${soft.body.data.id}/activate`, { key: keys.test_write });
+    const response = await postGeneric(path, genericFailure({ code: 'rate_limited', lastFour: '9995' }));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [payment] = await tenantItems(tenant, `PAYMENT#${response.body.payment_id}`);
+      if (payment!.next_retry_at === null) break;
+      advanceClock((new Date(payment!.next_retry_at).getTime() - runtime.clock.now().getTime()) / 1000 + 1);
+      await runDueJobs();
+      await drainEvents();
+    }
+    expect((await tenantItems(tenant, `PAYMENT#${response.body.payment_id}`))[0]).toMatchObject({ status: 'communication_pending', decline_category: 'soft_retry' });
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([expect.objectContaining({ campaign_id: soft.body.data.id })]);
+  });
+});
