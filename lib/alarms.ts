@@ -22,6 +22,8 @@ const PERIOD = Duration.minutes(5);
 export const API_MIN_REQUESTS = 10;
 /** Share of requests, in percent, that may fail with 5XX in a window before someone is told. */
 export const API_5XX_PERCENT = 5;
+/** A metric math alarm reads at most 10 metrics (a hard CloudWatch limit); each function adds two. */
+export const FUNCTIONS_PER_ALARM = 5;
 
 export interface AlarmsProps {
   /** Subscribed to the topic by email (confirmed by the recipient); absent, the topic has no subscriber yet. */
@@ -35,9 +37,10 @@ export interface AlarmsProps {
  * watches, so logical ids follow that construct, and names it `<stack>-<construct path>-<what>`,
  * which is also how the topic's policy recognises this stack's alarms.
  *
- * Lambda errors and throttles: one alarm per function on their sum, rather than two per function or
- * one for all (a metric math alarm takes at most 10 metrics, fewer than the functions). One per
- * function names the broken route in the notification itself, and stays one alarm per route.
+ * Lambda errors and throttles: one metric math alarm per group of up to FUNCTIONS_PER_ALARM
+ * functions of one stack (one area), on the sum of their errors and throttles. One alarm per
+ * function would cost a stack resource per route; one for all is impossible (a metric math alarm
+ * reads at most 10 metrics, two per function). The description names every handler it watches.
  */
 export class Alarms extends Construct {
   readonly topic: Topic;
@@ -80,20 +83,49 @@ export class Alarms extends Construct {
   /**
    * Unhandled errors (crashes, timeouts, out of memory) and throttles: either means an invocation
    * got no answer from our code. A 500 the middleware answers is not an error to Lambda; the API's
-   * 5XX rate covers those.
+   * 5XX rate covers those. Functions are grouped by stack, so each alarm lives next to the functions
+   * it watches (in their area's nested stack), then by handler order, so an area's neighbouring
+   * routes share an alarm; every function is in exactly one group.
    */
-  watchFunction(fn: RouteFunction): Alarm {
-    const lambda = fn.function;
+  watchFunctions(functions: readonly RouteFunction[]): Alarm[] {
+    const byStack = new Map<Stack, RouteFunction[]>();
+    for (const fn of functions) {
+      const stack = Stack.of(fn);
+      byStack.set(stack, [...(byStack.get(stack) ?? []), fn]);
+    }
+    const alarms: Alarm[] = [];
+    for (const [stack, members] of byStack) {
+      const nested = stack !== Stack.of(this);
+      const owner = nested ? stack : this;
+      const sorted = members.toSorted((a, b) => a.handler.localeCompare(b.handler));
+      for (let start = 0; start < sorted.length; start += FUNCTIONS_PER_ALARM) {
+        const group = sorted.slice(start, start + FUNCTIONS_PER_ALARM);
+        const name = `ErrorsOrThrottles${start / FUNCTIONS_PER_ALARM + 1}`;
+        // The area in the construct id too, so logical ids stay unique across the nested stacks.
+        alarms.push(this.watchFunctionGroup(owner, nested ? `${stack.node.id}${name}` : name, name, group));
+      }
+    }
+    return alarms;
+  }
+
+  private watchFunctionGroup(owner: Construct, id: string, name: string, group: readonly RouteFunction[]): Alarm {
+    const usingMetrics: Record<string, IMetric> = {};
+    group.forEach((fn, i) => {
+      usingMetrics[`errors${i}`] = fn.function.metricErrors({ period: PERIOD });
+      usingMetrics[`throttles${i}`] = fn.function.metricThrottles({ period: PERIOD });
+    });
     const errorsOrThrottles = new MathExpression({
-      expression: 'FILL(errors, 0) + FILL(throttles, 0)',
-      usingMetrics: { errors: lambda.metricErrors({ period: PERIOD }), throttles: lambda.metricThrottles({ period: PERIOD }) },
+      expression: group.map((_, i) => `FILL(errors${i}, 0) + FILL(throttles${i}, 0)`).join(' + '),
+      usingMetrics,
       label: 'Errors + throttles',
       period: PERIOD,
     });
-    return this.alarm(fn, 'ErrorsOrThrottles', {
+    const handlers = group.map((fn) => fn.handler).join(', ');
+    return this.alarm(owner, id, {
+      name,
       metric: errorsOrThrottles,
       threshold: 1,
-      description: `${fn.handler}: invocations failed (unhandled error, timeout) or were throttled in the last 5 minutes. Check the function's log group for errors, and the account's concurrency for throttles.`,
+      description: `Invocations failed (unhandled error, timeout) or were throttled in the last 5 minutes, in one of: ${handlers}. The metrics in the alarm tell which function; check its log group for errors, and the account's concurrency for throttles.`,
     });
   }
 
@@ -141,10 +173,10 @@ export class Alarms extends Construct {
   private alarm(
     owner: Construct,
     id: string,
-    options: { metric: IMetric; threshold: number; description: string; comparison?: ComparisonOperator },
+    options: { metric: IMetric; threshold: number; description: string; comparison?: ComparisonOperator; name?: string },
   ): Alarm {
     const alarm = new Alarm(owner, id, {
-      alarmName: alarmNameFor(owner, id),
+      alarmName: alarmNameFor(owner, options.name ?? id),
       alarmDescription: options.description,
       metric: options.metric,
       threshold: options.threshold,
@@ -159,9 +191,14 @@ export class Alarms extends Construct {
   }
 }
 
-/** `<stack>-<path below the stack>-<id>`, e.g. `PaymentRecovery-prod-Api-PaymentsRetry-ErrorsOrThrottles`. */
+/**
+ * `<stack>-<path below the stack>-<id>`, e.g. `PaymentRecovery-prod-Functions-Jobs-Events-StreamsEvents-IteratorAge`.
+ * The stack is the top-level one even for alarms in nested stacks (whose own names CloudFormation
+ * makes up), as the topic's policy expects.
+ */
 function alarmNameFor(owner: Construct, id: string): string {
-  const stack = Stack.of(owner);
+  let stack = Stack.of(owner);
+  while (stack.nestedStackParent) stack = stack.nestedStackParent;
   const path = owner.node.scopes
     .slice(owner.node.scopes.indexOf(stack) + 1)
     .map((scope) => scope.node.id)

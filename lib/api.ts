@@ -1,11 +1,13 @@
 import type { Construct, IDependable } from 'constructs';
 import type { Data } from './data.ts';
+import type { FunctionPlacement } from './function-stacks.ts';
 import { RouteApi } from './route-api.ts';
 
 export interface MerchantApiProps {
   data: Data;
   stageName: string;
   cloudWatchAccount?: IDependable;
+  placement?: FunctionPlacement;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { CorsOptions } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct, IDependable } from 'constructs';
 import { ROUTES, type Route } from '../shared/routes.ts';
 import type { Data } from './data.ts';
+import type { FunctionPlacement } from './function-stacks.ts';
 import { RouteApi } from './route-api.ts';
 
 export interface EdgeApiProps {
@@ -11,6 +12,7 @@ export interface EdgeApiProps {
   /** Browser origins allowed to call the API; empty answers no preflight, so browsers cannot. */
   corsOrigins: readonly string[];
   cloudWatchAccount?: IDependable;
+  placement?: FunctionPlacement;
 }
 
 /** Preflight only when there is someone to allow and something to call (CDK rejects empty lists). */
@@ -49,6 +51,7 @@ export class EdgeApi extends RouteApi {
       data: props.data,
       stageName: props.stageName,
       cloudWatchAccount: props.cloudWatchAccount,
+      placement: props.placement,
       cors,
       gatewayResponseHeaders: gatewayCorsHeaders(props.corsOrigins),
       // The functions put Access-Control-Allow-Origin on their own responses from this list.

@@ -4,6 +4,7 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Data } from './data.ts';
+import { underOwner, type FunctionPlacement } from './function-stacks.ts';
 import { constructIdFor, RouteFunction } from './route-function.ts';
 
 export const EVENT_STREAM_HANDLER = 'streams/events';
@@ -29,6 +30,8 @@ export interface EventStreamProps {
   data: Data;
   /** Where a batch goes once its retries are spent or it is older than MAX_RECORD_AGE. */
   deadLetter: IQueue;
+  /** Where the consumer function is created. Default: under this construct. */
+  placement?: FunctionPlacement;
 }
 
 /**
@@ -43,7 +46,7 @@ export class EventStream extends Construct {
 
   constructor(scope: Construct, id: string, props: EventStreamProps) {
     super(scope, id);
-    this.consumer = new RouteFunction(this, constructIdFor(EVENT_STREAM_HANDLER), {
+    this.consumer = new RouteFunction((props.placement ?? underOwner)(this, EVENT_STREAM_HANDLER), constructIdFor(EVENT_STREAM_HANDLER), {
       handler: EVENT_STREAM_HANDLER,
       description: 'Event log consumers (DynamoDB stream of new event items)',
       data: props.data,

@@ -7,6 +7,7 @@ import { ApiGatewayAccount } from './api-gateway-account.ts';
 import { Data } from './data.ts';
 import { EdgeApi } from './edge.ts';
 import { EventStream } from './event-stream.ts';
+import { FunctionStacks } from './function-stacks.ts';
 import { Queues } from './queues.ts';
 import { RouteFunction } from './route-function.ts';
 import { Scheduling } from './scheduling.ts';
@@ -22,7 +23,9 @@ const EVENT_STREAM_MAX_AGE = Duration.minutes(15);
 /**
  * The whole service: one table, the merchant API (REST and webhooks), the edge API, the scheduled
  * jobs (EventBridge Scheduler and one function per job kind), the event log's consumers on the
- * table's stream, the queues, and the alarms watching all of them.
+ * table's stream, the queues, and the alarms watching all of them. The functions (and their
+ * alarms) live in nested stacks by area (lib/function-stacks.ts), as CloudFormation allows 500
+ * resources per stack; everything else stays here.
  */
 export class RecoveryStack extends Stack {
   readonly data: Data;
@@ -32,6 +35,8 @@ export class RecoveryStack extends Stack {
   readonly alarms: Alarms;
   readonly queues: Queues;
   readonly events: EventStream;
+  /** The nested stacks holding the functions, one per area (see FUNCTION_AREAS). */
+  readonly functions: FunctionStacks;
 
   constructor(scope: Construct, id: string, props: RecoveryStackProps) {
     super(scope, id, props);
@@ -41,13 +46,16 @@ export class RecoveryStack extends Stack {
     this.alarms = new Alarms(this, 'Alarms', { email: config.alarmEmail });
     this.queues = new Queues(this, 'Queues', { alarms: this.alarms });
     this.data = new Data(this, 'Data');
-    this.scheduling = new Scheduling(this, 'Scheduling', { data: this.data, jobs: JOBS });
-    this.api = new MerchantApi(this, 'Api', { data: this.data, stageName: config.stage, cloudWatchAccount });
+    this.functions = new FunctionStacks(this, 'Functions');
+    const { placement } = this.functions;
+    this.scheduling = new Scheduling(this, 'Scheduling', { data: this.data, jobs: JOBS, placement });
+    this.api = new MerchantApi(this, 'Api', { data: this.data, stageName: config.stage, cloudWatchAccount, placement });
     this.edge = new EdgeApi(this, 'Edge', {
       data: this.data,
       stageName: config.stage,
       corsOrigins: config.corsOrigins,
       cloudWatchAccount,
+      placement,
     });
     // Outside services as each route declares them, like its table access.
     for (const api of [this.api, this.edge]) {
@@ -55,14 +63,12 @@ export class RecoveryStack extends Stack {
         if (route.services?.includes('scheduler')) this.scheduling.grantScheduling(fn);
       }
     }
-    this.events = new EventStream(this, 'Events', { data: this.data, deadLetter: this.queues.eventsDeadLetter });
+    this.events = new EventStream(this, 'Events', { data: this.data, deadLetter: this.queues.eventsDeadLetter, placement });
     // Consumers schedule campaign steps.
     this.scheduling.grantScheduling(this.events.consumer);
 
     // Every function, found rather than listed, so a new one cannot be left unwatched.
-    for (const fn of this.node.findAll().filter((node): node is RouteFunction => node instanceof RouteFunction)) {
-      this.alarms.watchFunction(fn);
-    }
+    this.alarms.watchFunctions(this.node.findAll().filter((node): node is RouteFunction => node instanceof RouteFunction));
     this.alarms.watchStreamAge(this.events.consumer, EVENT_STREAM_MAX_AGE);
     for (const api of [this.api, this.edge]) this.alarms.watchApi(api);
 

@@ -13,6 +13,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { FALLBACK_HANDLER, ROUTES, type Route, type Surface } from '../shared/routes.ts';
 import type { Data } from './data.ts';
+import { underOwner, type FunctionPlacement } from './function-stacks.ts';
 import { addEnvelopedGatewayResponses } from './gateway-responses.ts';
 import { constructIdFor, LOG_RETENTION, RouteFunction } from './route-function.ts';
 import { assertDeployablePaths, resourcePaths } from './route-paths.ts';
@@ -55,6 +56,8 @@ export interface RouteApiProps {
   gatewayResponseHeaders?: Record<string, string>;
   /** Extra environment for every function of this API. */
   environment?: Record<string, string>;
+  /** Where the functions are created; the API itself stays here. Default: under this construct. */
+  placement?: FunctionPlacement;
 }
 
 /**
@@ -95,21 +98,25 @@ export class RouteApi extends Construct {
     if (props.cloudWatchAccount) this.api.deploymentStage.node.addDependency(props.cloudWatchAccount);
     addEnvelopedGatewayResponses(this.api, props.gatewayResponseHeaders);
 
+    const placement = props.placement ?? underOwner;
     const functions = new Map<Route, RouteFunction>();
     for (const route of routes) {
-      const fn = new RouteFunction(this, constructIdFor(route.handler), {
+      const fn = new RouteFunction(placement(this, route.handler), constructIdFor(route.handler), {
         handler: route.handler,
         description: `${route.method} ${route.path}`,
         data: props.data,
         access: route.table,
         environment: props.environment,
       });
-      this.api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn.function));
+      // One invoke permission per route, for its own method and stage: the console's test-invoke
+      // stage would double the permissions (each a resource of the stack's budget) for a feature
+      // nobody should use against a production function.
+      this.api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn.function, { allowTestInvoke: false }));
       functions.set(route, fn);
     }
     this.routeFunctions = functions;
 
-    this.fallback = new RouteFunction(this, constructIdFor(FALLBACK_HANDLER), {
+    this.fallback = new RouteFunction(placement(this, FALLBACK_HANDLER), constructIdFor(FALLBACK_HANDLER), {
       handler: FALLBACK_HANDLER,
       description: 'Any path or method no route serves: 404 or 405 in the error envelope',
       data: props.data,

@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import type { JobDefinition } from '../shared/jobs.ts';
 import type { JobKind } from '../shared/ports/scheduler.ts';
 import type { Data } from './data.ts';
+import { underOwner, type FunctionPlacement } from './function-stacks.ts';
 import { constructIdFor, RouteFunction } from './route-function.ts';
 
 /** Lambda function names and schedule group names both stop at 64 characters. */
@@ -60,6 +61,8 @@ export interface SchedulingProps {
   data: Data;
   /** The job table (shared/jobs.ts); a prop so tests can pass their own. */
   jobs: readonly JobDefinition[];
+  /** Where the job functions are created; the group and the role stay here. Default: under this construct. */
+  placement?: FunctionPlacement;
 }
 
 /**
@@ -117,7 +120,7 @@ export class Scheduling extends Construct {
       const functionName = boundedName(stack.stackName, `job-${job.kind}`);
       functions.set(
         job.kind,
-        new RouteFunction(this, constructIdFor(`job/${job.kind}`), {
+        new RouteFunction((props.placement ?? underOwner)(this, job.handler), constructIdFor(`job/${job.kind}`), {
           handler: job.handler,
           description: `Scheduled ${job.kind} jobs (EventBridge Scheduler target)`,
           data: props.data,

@@ -53,23 +53,37 @@ describe('alarms without an alarm email', () => {
     }
   });
 
-  it("watches every function for errors and throttles, one alarm each, naming the function's handler", () => {
+  it("watches every function for errors and throttles in exactly one alarm of its own stack, which names the function's handler", () => {
     // Prepare
-    const alarms = ofType(built.resources, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm);
+    const alarms = ofType(built.resources, 'AWS::CloudWatch::Alarm');
     const functions = ofType(built.resources, 'AWS::Lambda::Function');
+    const stackOf = (logicalId: string) => built.templates.find(({ resources: own }) => logicalId in own)!.stack;
+    const watches = (alarm: Resource, name: string, functionId: string) =>
+      metricsOf(alarm).some((metric) => metric.namespace === 'AWS/Lambda' && metric.name === name && JSON.stringify(metric.dimensions) === JSON.stringify({ FunctionName: { Ref: functionId } }));
     // Assess
     for (const [functionId, fn] of functions) {
-      const watching = alarms.filter((alarm) =>
-        metricsOf(alarm).some((metric) => metric.namespace === 'AWS/Lambda' && metric.name === 'Errors' && JSON.stringify(metric.dimensions.FunctionName) === JSON.stringify({ Ref: functionId })),
-      );
+      const watching = alarms.filter(([, alarm]) => watches(alarm, 'Errors', functionId));
       expect(watching, functionId).toHaveLength(1);
-      const [alarm] = watching as [Resource];
-      const metrics = metricsOf(alarm).map((metric) => `${metric.name} ${JSON.stringify(metric.dimensions)}`);
-      expect(metrics.toSorted(), functionId).toEqual([`Errors {"FunctionName":{"Ref":"${functionId}"}}`, `Throttles {"FunctionName":{"Ref":"${functionId}"}}`]);
+      const [[alarmId, alarm]] = watching as [[string, Resource]];
+      expect(watches(alarm, 'Throttles', functionId), functionId).toBe(true);
+      expect(stackOf(alarmId), functionId).toBe(stackOf(functionId));
       expect(alarm.Properties.Threshold, functionId).toBe(1);
       expect(alarm.Properties.ComparisonOperator, functionId).toBe('GreaterThanOrEqualToThreshold');
       const handler = fn.Properties.Tags.find((tag: { Key: string }) => tag.Key === 'handler').Value as string;
       expect(alarm.Properties.AlarmDescription, functionId).toContain(handler);
+    }
+  });
+
+  it('sums every metric of a function alarm, and reads at most the 10 metrics CloudWatch allows', () => {
+    const functionAlarms = ofType(built.resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => metricsOf(alarm).some((metric) => metric.name === 'Errors'));
+    expect(functionAlarms.length).toBeGreaterThan(0);
+    for (const [id, alarm] of functionAlarms) {
+      const queries = alarm.Properties.Metrics as { Id: string; MetricStat?: unknown; Expression?: string; ReturnData?: boolean }[];
+      const metricIds = queries.filter((query) => query.MetricStat).map((query) => query.Id);
+      expect(metricIds.length, id).toBeLessThanOrEqual(10);
+      expect(metricsOf(alarm).map((metric) => metric.name).toSorted(), id).toEqual([...Array(metricIds.length / 2).fill('Errors'), ...Array(metricIds.length / 2).fill('Throttles')]);
+      const [watched] = queries.filter((query) => query.Expression && query.ReturnData !== false);
+      for (const metricId of metricIds) expect(watched!.Expression, id).toContain(`FILL(${metricId}, 0)`);
     }
   });
 

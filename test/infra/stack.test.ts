@@ -6,7 +6,11 @@ import { constructIdFor } from '../../lib/route-function.ts';
 import { JOBS } from '../../shared/jobs.ts';
 import { FALLBACK_HANDLER, ROUTES, type Route } from '../../shared/routes.ts';
 import { GLOBAL_INDEXES, projectionOf, TABLE_KEYS, TTL_ATTRIBUTE } from '../../shared/store/table-schema.ts';
-import { list, synthesize, type Resource, type Statement } from './template.ts';
+import { areaOf } from '../../lib/function-stacks.ts';
+import { findDependencyCycle, list, synthesize, type Resource, type Statement } from './template.ts';
+
+/** CloudFormation refuses more than 500 resources per stack; the rest is room for routes to come. */
+const RESOURCE_BUDGET = 450;
 
 let built: ReturnType<typeof synthesize>;
 let resources: Record<string, Resource>;
@@ -44,6 +48,44 @@ function statementsFor(route: Route): Statement[] {
 
 const allows = (statements: Statement[], action: string) =>
   statements.filter((statement) => statement.Effect === 'Allow' && list(statement.Action).includes(action));
+
+describe('stacks', () => {
+  it(`keeps the parent and every nested stack under ${RESOURCE_BUDGET} resources`, () => {
+    // Act
+    const counts = built.templates.map(({ stack, resources: own }) => ({ stack: stack.node.path, resources: Object.keys(own).length }));
+    // Assess
+    console.info(
+      `Resources per stack (budget ${RESOURCE_BUDGET}, limit 500):\n${counts.map((count) => `  ${count.stack}: ${count.resources}`).join('\n')}\n  total: ${counts.reduce((sum, count) => sum + count.resources, 0)}`,
+    );
+    expect(counts.length).toBeGreaterThan(1);
+    for (const count of counts) expect(count.resources, count.stack).toBeLessThan(RESOURCE_BUDGET);
+  });
+
+  it("keeps the APIs, their methods and permissions, and the table in the parent, and each function in its area's nested stack", () => {
+    // Prepare
+    const [parent, ...nested] = built.templates;
+    const typesIn = (own: Record<string, Resource>) => new Set(Object.values(own).map((resource) => resource.Type));
+    // Assess
+    const parentTypes = typesIn(parent!.resources);
+    for (const type of ['AWS::ApiGateway::RestApi', 'AWS::ApiGateway::Method', 'AWS::Lambda::Permission', 'AWS::DynamoDB::Table', 'AWS::SNS::Topic']) {
+      expect(parentTypes.has(type), type).toBe(true);
+    }
+    expect(parentTypes.has('AWS::Lambda::Function')).toBe(false);
+    for (const { stack, resources: own } of nested) {
+      expect(typesIn(own).has('AWS::ApiGateway::Method'), stack.node.path).toBe(false);
+      for (const fn of Object.values(own).filter((resource) => resource.Type === 'AWS::Lambda::Function')) {
+        const handler = fn.Properties.Tags.find((tag: { Key: string }) => tag.Key === 'handler').Value as string;
+        expect(areaOf(handler), handler).toBe(stack.node.id);
+      }
+    }
+  });
+
+  it('has no dependency cycles within any stack, nor between the parent and its nested stacks', () => {
+    // Each nested stack deploys as one resource of the parent, so the parent's template holds the
+    // references between stacks (parameters in, outputs out).
+    for (const { stack, resources: own } of built.templates) expect(findDependencyCycle(own), stack.node.path).toBeUndefined();
+  });
+});
 
 describe('functions', () => {
   it('has exactly one function per route and per job kind, one event stream consumer, plus one fallback per API', () => {
@@ -192,6 +234,26 @@ describe('APIs', () => {
         },
       });
     }
+  });
+
+  it('lets API Gateway invoke each route function from its own method on the deployed stage only, and each fallback from its API', () => {
+    // Prepare
+    const permissions = ofType('AWS::Lambda::Permission').map(([, permission]) => permission.Properties);
+    const of = (functionId: string) => permissions.filter((permission) => JSON.stringify(permission.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [functionId, 'Arn'] }));
+    // Assess
+    for (const route of ROUTES) {
+      const [[functionId]] = functionsFor(route.handler) as [[string, Resource]];
+      const granted = of(functionId);
+      // No second permission for the console's test-invoke stage: each one is a resource of the parent stack.
+      expect(granted, route.handler).toHaveLength(1);
+      expect(granted[0]!.Principal).toBe('apigateway.amazonaws.com');
+      // …/<api id>/<deployed stage>/<method><path>: the stage is the API's Stage resource, not test-invoke-stage.
+      const parts = granted[0]!.SourceArn['Fn::Join'][1] as unknown[];
+      expect(parts.at(-1), route.handler).toBe(`/${route.method}${route.path.replace(/\{\w+\}/g, '*')}`);
+      expect(resources[(parts.at(-2) as { Ref: string }).Ref]?.Type, route.handler).toBe('AWS::ApiGateway::Stage');
+      expect(JSON.stringify(parts), route.handler).not.toContain('test-invoke-stage');
+    }
+    for (const [functionId] of functionsFor(FALLBACK_HANDLER)) expect(of(functionId), functionId).toHaveLength(1);
   });
 
   it('sends anything unmatched to the fallback: ANY on /{proxy+}, on the root and on every route resource', () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
+import { App, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { RecoveryStack } from '../../lib/recovery-stack.ts';
 import { readStackConfig } from '../../lib/stack-config.ts';
@@ -15,11 +15,72 @@ export function testApp(extraContext: Record<string, unknown> = {}): App {
   return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [], ...extraContext } });
 }
 
-/** The whole stack, as deployed. */
+/** One deployed template: the parent stack's or a nested stack's. */
+export interface StackTemplate {
+  stack: Stack;
+  template: Template;
+  resources: Record<string, Resource>;
+}
+
+/** The stack and its nested stacks, parent first, each with its own template (as CloudFormation deploys them). */
+export function templatesOf(root: Stack): StackTemplate[] {
+  const stacks = [root, ...root.node.findAll().filter((node): node is NestedStack => NestedStack.isNestedStack(node))];
+  return stacks.map((stack) => {
+    const template = Template.fromStack(stack);
+    return { stack, template, resources: template.toJSON().Resources ?? {} };
+  });
+}
+
+/**
+ * Every resource of the stack and its nested stacks in one template, with the references that
+ * cross between them followed to their source: a nested stack's parameter becomes the value the
+ * parent passes in, and the parent's `Fn::GetAtt [nested, Outputs.X]` becomes the nested stack's
+ * output value. Assertions about what refers to what then read as if the service were one stack.
+ * Cycles must be looked for per template instead (a nested stack deploys as one resource).
+ */
+export function flattenNested(root: Stack): Template {
+  const templates = templatesOf(root);
+  const json = new Map(templates.map(({ stack, template }) => [stack, template.toJSON()]));
+  const nestedById = (parent: Stack, logicalId: string) =>
+    templates.find(({ stack }) => stack.nestedStackParent === parent && parent.getLogicalId((stack as NestedStack).nestedStackResource!) === logicalId)?.stack;
+
+  const follow = (stack: Stack, value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map((item) => follow(stack, item));
+    if (typeof value !== 'object' || value === null) return value;
+    const entries = Object.entries(value);
+    if (entries.length === 1) {
+      const [[key, inner]] = entries as [[string, any]];
+      const parent = stack.nestedStackParent;
+      if (key === 'Ref' && parent && typeof inner === 'string' && inner in (json.get(stack)!.Parameters ?? {})) {
+        const resourceId = parent.getLogicalId((stack as NestedStack).nestedStackResource!);
+        return follow(parent, json.get(parent)!.Resources[resourceId].Properties.Parameters[inner]);
+      }
+      if (key === 'Fn::GetAtt' && Array.isArray(inner) && String(inner[1]).startsWith('Outputs.')) {
+        const nested = nestedById(stack, String(inner[0]));
+        if (nested) return follow(nested, json.get(nested)!.Outputs[String(inner[1]).slice('Outputs.'.length)].Value);
+      }
+    }
+    return Object.fromEntries(entries.map(([key, inner]) => [key, follow(stack, inner)]));
+  };
+
+  const resources: Record<string, unknown> = {};
+  for (const { stack, resources: own } of templates) {
+    for (const [id, resource] of Object.entries(own)) {
+      if (id in resources) throw new Error(`Logical id ${id} appears in two stacks`);
+      resources[id] = follow(stack, resource);
+    }
+  }
+  return Template.fromJSON({ Resources: resources }, { skipCyclicalDependenciesCheck: true });
+}
+
+/**
+ * The whole service, as deployed: `template` is the stack with its nested stacks flattened in
+ * (see flattenNested), `templates` each stack's own template.
+ */
 export function synthesize(extraContext: Record<string, unknown> = {}) {
   const app = testApp(extraContext);
   const stack = new RecoveryStack(app, 'Test', { config: readStackConfig(app.node) });
-  return { app, stack, template: Template.fromStack(stack) };
+  return { app, stack, template: flattenNested(stack), templates: templatesOf(stack) };
 }
 
 /** Logical ids a value refers to: Ref, Fn::GetAtt (both forms) and ${...} in Fn::Sub. */
