@@ -25,13 +25,14 @@ async function main(): Promise<void> {
 
   // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start.
   const { createLocalServer, startJobTimer } = await import('./local/server.ts');
-  const { seedDemoMerchant } = await import('./local/seed.ts');
+  const { seedDemoCancelFlow, seedDemoMerchant } = await import('./local/seed.ts');
 
   const baseUrl = `http://${host}:${port}`;
   const credentials: Credentials = await seedDemoMerchant(readJson<Credentials>(CREDENTIALS_FILE), baseUrl);
   writeJson(CREDENTIALS_FILE, credentials);
+  await seedDemoCancelFlow(credentials.merchant_id);
 
-  const server = createLocalServer();
+  const server = createLocalServer({ demoMerchantId: credentials.merchant_id });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
       {
         message: `Recovery service listening on ${baseUrl} (DynamoDB Local ${memory ? 'in memory' : `at ${dataDir}`})`,
         credentials_file: CREDENTIALS_FILE,
+        cancel_widget_demo: `${baseUrl}/demo/cancel`,
         ...credentials,
       },
       null,

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LocalCompletionQueue } from './adapters/local/local-completion-queue.ts';
 import { LocalEventFeed } from './adapters/local/local-event-feed.ts';
 import { LocalOutbox } from './adapters/local/outbox.ts';
 import { LocalScheduler } from './adapters/local/local-scheduler.ts';
@@ -18,7 +19,7 @@ export interface Runtime {
   db: DynamoDBDocumentClient;
   clock: Clock;
   /** Present only locally: the adjustable clock and the local stand-ins for outside services. */
-  local?: { clock: AdjustableClock; scheduler: LocalScheduler; outbox: LocalOutbox; events: LocalEventFeed };
+  local?: { clock: AdjustableClock; scheduler: LocalScheduler; outbox: LocalOutbox; events: LocalEventFeed; completions: LocalCompletionQueue };
 }
 
 function buildRuntime(env: NodeJS.ProcessEnv): Runtime {
@@ -30,6 +31,7 @@ function buildRuntime(env: NodeJS.ProcessEnv): Runtime {
       scheduler: new LocalScheduler(db, tableName),
       outbox: new LocalOutbox(),
       events: new LocalEventFeed(),
+      completions: new LocalCompletionQueue(),
     };
     return { mode: 'local', tableName, db, clock: local.clock, local };
   }

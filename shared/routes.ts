@@ -94,6 +94,7 @@ export const ROUTES: readonly Route[] = [
     services: ['scheduler'],
   },
   { method: 'GET', path: '/v1/analytics/recovery', handler: 'analytics/recovery', surface: 'rest', scope: ['read', 'analytics'], table: 'read' },
+  { method: 'GET', path: '/v1/analytics/campaigns', handler: 'analytics/campaigns', surface: 'rest', scope: ['read', 'analytics'], table: 'read' },
   { method: 'GET', path: '/v1/processors', handler: 'processors/list', surface: 'rest', scope: ['admin'], table: 'read' },
   { method: 'PUT', path: '/v1/processors/{psp}', handler: 'processors/connect', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'POST', path: '/api/cancel-session/start', handler: 'cancel-sessions/start', surface: 'edge', table: 'write' },

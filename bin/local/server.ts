@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { runtime } from '../../shared/composition.ts';
+import { drainCompletions } from './completion-runner.ts';
+import { demoPage, widgetScript } from './demo.ts';
 import { dispatch } from './dispatch.ts';
 import { drainEvents } from './event-runner.ts';
 import { runDueJobs } from './job-runner.ts';
@@ -51,11 +53,12 @@ async function devRoute(request: HttpRequest, response: ServerResponse): Promise
       sendJson(response, 200, { now: clock.advance(seconds).toISOString() });
     }
   } else if (route === 'POST /__dev/run-due') {
-    // Events first (they may schedule work), then due jobs, then the events those jobs wrote.
+    // Events first (they may schedule work), then due jobs and queued cancel completions, then the events those wrote.
     const before = await drainEvents();
     const ran = await runDueJobs();
+    const completions = await drainCompletions();
     const after = await drainEvents();
-    sendJson(response, 200, { now: clock.now().toISOString(), ran, events_delivered: before.events + after.events });
+    sendJson(response, 200, { now: clock.now().toISOString(), ran, completions, events_delivered: before.events + after.events });
   } else if (route === 'GET /__dev/outbox') {
     sendJson(response, 200, { data: local.outbox.entries() });
   } else {
@@ -65,8 +68,8 @@ async function devRoute(request: HttpRequest, response: ServerResponse): Promise
 }
 
 /**
- * Delivers events and fires due jobs every second, as the table stream and EventBridge Scheduler
- * would; `--no-timer` leaves both to /__dev/run-due.
+ * Delivers events, fires due jobs and replays queued cancel completions every second, as the table
+ * stream, EventBridge Scheduler and the SQS event source would; `--no-timer` leaves all to /__dev/run-due.
  */
 export function startJobTimer(intervalMs = 1_000): () => void {
   let running = false;
@@ -76,6 +79,7 @@ export function startJobTimer(intervalMs = 1_000): () => void {
     try {
       await drainEvents();
       await runDueJobs();
+      await drainCompletions();
       await drainEvents();
     } catch (error) {
       console.error(error);
@@ -87,7 +91,28 @@ export function startJobTimer(intervalMs = 1_000): () => void {
   return () => clearInterval(timer);
 }
 
-export function createLocalServer(): Server {
+/** The cancel widget and its demo page, served by the local server only (in AWS the merchant hosts the script). */
+function widgetRoute(request: HttpRequest, response: ServerResponse, options: LocalServerOptions): boolean {
+  if (request.method !== 'GET') return false;
+  if (request.path === '/cancel-widget.js') {
+    response.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache', 'Access-Control-Allow-Origin': '*' });
+    response.end(widgetScript());
+    return true;
+  }
+  if (request.path === '/demo/cancel') {
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+    response.end(demoPage(request.query, options.demoMerchantId));
+    return true;
+  }
+  return false;
+}
+
+export interface LocalServerOptions {
+  /** The seeded demo merchant the demo page's widget runs for, unless the page's query names another. */
+  demoMerchantId?: string;
+}
+
+export function createLocalServer(options: LocalServerOptions = {}): Server {
   return createServer(async (incoming, response) => {
     try {
       const url = new URL(incoming.url ?? '/', 'http://localhost');
@@ -100,6 +125,7 @@ export function createLocalServer(): Server {
         sourceIp: incoming.socket.remoteAddress ?? '127.0.0.1',
       };
       if (await devRoute(request, response)) return;
+      if (widgetRoute(request, response, options)) return;
       const result = await dispatch(request);
       response.writeHead(result.status, result.headers);
       response.end(result.body);

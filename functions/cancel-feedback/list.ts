@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import { listCancelFeedback } from '#shared/domain/cancel-feedback-listing';
+import { OUTCOMES } from '#shared/domain/cancel-sessions';
+import { slicePage } from '#shared/domain/pagination';
+import { restHandler } from '#shared/http/rest-handler';
+import { pageOf } from '#shared/http/responses';
+import { pageQuery } from '#shared/http/schemas';
+import { cancelFeedbackResource } from '#shared/representations/cancel-feedback';
+
+const query = z.strictObject({
+  outcome: z.enum(OUTCOMES, { error: `must be one of ${OUTCOMES.join(', ')}` }).optional(),
+  cancel_flow_id: z.string().regex(/^cfl_[0-9a-z]{26}$/, { error: 'must be a cfl_ id' }).optional(),
+  ...pageQuery,
+});
+
+/** GET /v1/cancel-feedback: what subscribers answered in completed cancel sessions, newest first. */
+export const handler = restHandler({ query }, async ({ auth, query }) => {
+  const records = await listCancelFeedback(auth.tenant, { outcome: query.outcome, cancelFlowId: query.cancel_flow_id });
+  return pageOf(slicePage(records, query).map(cancelFeedbackResource), records.length, query);
+});

@@ -1,0 +1,10 @@
+import { archiveCancelFlow } from '#shared/domain/cancel-flow-lifecycle';
+import { restHandler } from '#shared/http/rest-handler';
+import { ok } from '#shared/http/responses';
+import { idParam } from '#shared/http/schemas';
+import { cancelFlowResource } from '#shared/representations/cancel-flow';
+
+/** POST /v1/cancel-flows/{id}/archive: retired for good; archiving the active flow leaves the environment without one. */
+export const handler = restHandler({ params: idParam('cfl') }, async ({ auth, params, now }) => {
+  return ok(cancelFlowResource(await archiveCancelFlow(auth.tenant, params.id, now)));
+});

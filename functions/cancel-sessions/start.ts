@@ -1,0 +1,13 @@
+import { startSession } from '#shared/domain/cancel-session-lifecycle';
+import { sessionView } from '#shared/domain/cancel-sessions';
+import { startSessionBody } from '#shared/http/cancel-session-schemas';
+import { edgeHandler } from '#shared/http/edge-handler';
+
+/** POST /api/cancel-session/start (§4.5): a session on the merchant's active cancel flow; the token is shown only here. */
+export const handler = edgeHandler({ body: startSessionBody }, async ({ body, now }) => {
+  const { token, session } = await startSession(
+    { merchantId: body.merchant_id, environment: body.environment, customerId: body.customer_id, subscriptionId: body.subscription_id },
+    now,
+  );
+  return { status: 201, body: { token, session: sessionView(session) }, corsOrigins: session.allowed_origins };
+});

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { CancelCompletion } from '../../domain/cancel-sessions.ts';
+import type { CompletionQueue } from '../../ports/completion-queue.ts';
+
+/** A message as SQS would hand it to the worker: an id, the body, and how often it was received. */
+export interface LocalQueueMessage {
+  messageId: string;
+  body: string;
+  receiveCount: number;
+}
+
+/**
+ * The local stand-in for the cancel-completions SQS queue and its dead-letter queue, in process:
+ * the local server's timer (or a test, through bin/local/completion-runner.ts) hands waiting messages
+ * to the worker, puts failed ones back, and moves a message to `deadLetters` after as many receives
+ * as the AWS redrive policy allows.
+ */
+export class LocalCompletionQueue implements CompletionQueue {
+  private waiting: LocalQueueMessage[] = [];
+  private readonly dead: LocalQueueMessage[] = [];
+
+  async enqueue(completion: CancelCompletion): Promise<void> {
+    this.waiting.push({ messageId: randomUUID(), body: JSON.stringify(completion), receiveCount: 0 });
+  }
+
+  /** Every waiting message, each counted as received once more. */
+  receive(): LocalQueueMessage[] {
+    const taken = this.waiting.map((message) => ({ ...message, receiveCount: message.receiveCount + 1 }));
+    this.waiting = [];
+    return taken;
+  }
+
+  /** A failed message goes back to wait, or to the dead letters once it was received `maxReceives` times. */
+  release(message: LocalQueueMessage, maxReceives: number): 'requeued' | 'dead' {
+    if (message.receiveCount >= maxReceives) {
+      this.dead.push(message);
+      return 'dead';
+    }
+    this.waiting.push(message);
+    return 'requeued';
+  }
+
+  pending(): readonly LocalQueueMessage[] {
+    return this.waiting;
+  }
+
+  deadLetters(): readonly LocalQueueMessage[] {
+    return this.dead;
+  }
+}

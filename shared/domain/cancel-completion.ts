@@ -1,0 +1,157 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { customerListItem } from '../representations/customer.ts';
+import { findFeedbackItem, recordFeedbackWrite } from '../store/cancel-feedback.ts';
+import { consumeSessionWrites } from '../store/cancel-sessions.ts';
+import { findCustomer, findCustomerIdForPsp, saveCustomerWrites } from '../store/customers.ts';
+import { newEvent, recordEventWrite, type ServiceEvent } from '../store/events.ts';
+import { listConnections } from '../store/processor-connections.ts';
+import { transact, type TransactItem } from '../store/transactions.ts';
+import { churnedCustomer, feedbackOf, matchSubscription, type CancelFeedback, type CustomerMatch } from './cancel-feedback.ts';
+import { tenantOf, type CancelCompletion } from './cancel-sessions.ts';
+import type { Customer } from './customers.ts';
+import type { Tenant } from './tenant.ts';
+
+/**
+ * Storing a cancel-session completion (§4.5 "On completion"), as one transaction: the session deleted
+ * (and its tombstone written), the feedback record, the recovery event (CancelFlowSaved or
+ * CancelFlowCompleted), and for a save customer.retained, for a churn the subscription canceled on
+ * our customer with customer.subscription_canceled. The same function serves the complete request
+ * and the dead-letter worker's replay; the feedback record's key (the session id) makes it store
+ * once however often it runs.
+ */
+export type PersistOutcome =
+  | 'stored'
+  /** This session's feedback exists: an earlier run stored it. */
+  | 'already_stored'
+  /** The session is not at the step the completion was decided at (a racing advance or complete): decide again. */
+  | 'session_changed'
+  /** Something occupies the feedback key that is not this session's feedback, or writes kept colliding. */
+  | 'conflict';
+
+/** A customer changing under us (a webhook for them) is retried with a fresh read; past this, give up. */
+const MAX_ATTEMPTS = 6;
+
+const OUR_CUSTOMER_ID = /^cus_[0-9a-z]{26}$/;
+
+/**
+ * Our customer the widget's ids name: the merchant's processor customer id at any processor the
+ * tenant has connected (what a merchant's page knows), or our own cus_ id. A subscriber we never saw
+ * a failed payment for is unknown here, and the flow still completes (docs/decisions.md).
+ */
+export async function findCancelingCustomer(tenant: Tenant, externalCustomerId: string, externalSubscriptionId: string): Promise<CustomerMatch> {
+  let customer: Customer | undefined;
+  for (const connection of await listConnections(tenant)) {
+    const customerId = await findCustomerIdForPsp(tenant, connection.psp, externalCustomerId);
+    customer = customerId === undefined ? undefined : await findCustomer(tenant, customerId);
+    if (customer) break;
+  }
+  if (!customer && OUR_CUSTOMER_ID.test(externalCustomerId)) customer = await findCustomer(tenant, externalCustomerId);
+  return { customer, subscription: customer ? matchSubscription(customer, externalSubscriptionId) : undefined };
+}
+
+function recoveryEventData(feedback: CancelFeedback) {
+  return {
+    session_id: feedback.session_id,
+    cancel_flow_id: feedback.cancel_flow_id,
+    outcome: feedback.outcome,
+    reason: feedback.reason,
+    sub_reason: feedback.sub_reason,
+    free_text: feedback.free_text,
+    offer: feedback.offer,
+    customer_id: feedback.customer_id,
+    subscription_id: feedback.subscription_id,
+    external_customer_id: feedback.external_customer_id,
+    external_subscription_id: feedback.external_subscription_id,
+    completed_at: feedback.completed_at,
+  };
+}
+
+interface Plan {
+  writes: TransactItem[];
+  sessionIndex: number;
+  feedbackIndex: number;
+}
+
+function plan(tenant: Tenant, completion: CancelCompletion, match: CustomerMatch, guard: number | null, recordedVia: CancelFeedback['recorded_via'], now: Date): Plan {
+  const feedback = feedbackOf(completion, match, recordedVia, now);
+  const events: ServiceEvent[] = [
+    newEvent(tenant, completion.outcome === 'saved' ? 'CancelFlowSaved' : 'CancelFlowCompleted', recoveryEventData(feedback), now),
+  ];
+  const writes = consumeSessionWrites(completion.token_hash, completion.session, guard, now);
+  const sessionIndex = 0;
+  const feedbackIndex = writes.push(recordFeedbackWrite(tenant, feedback)) - 1;
+  const { customer, subscription } = match;
+  if (completion.outcome === 'saved') {
+    events.push(
+      newEvent(
+        tenant,
+        'customer.retained',
+        {
+          // customer_id at the top, as payment events have it, so erasing the customer finds this event.
+          customer_id: customer?.id ?? null,
+          customer: customer ? customerListItem(customer) : null,
+          subscription_id: subscription?.id ?? null,
+          external_customer_id: feedback.external_customer_id,
+          external_subscription_id: feedback.external_subscription_id,
+          cancel_session_id: feedback.session_id,
+          offer: feedback.offer,
+        },
+        now,
+      ),
+    );
+  } else if (subscription?.status !== 'canceled') {
+    // Every churn reaches the merchant as customer.subscription_canceled (the CancelFlow events are
+    // not delivered): they cancel at the processor. Our records change only for a customer and
+    // subscription we know; one our records show canceled already was announced then.
+    const churned = customer && subscription ? churnedCustomer(customer, subscription.id, now) : undefined;
+    if (customer && churned) writes.push(...saveCustomerWrites(tenant, churned, customer.version));
+    const about = churned ?? customer;
+    events.push(
+      newEvent(
+        tenant,
+        'customer.subscription_canceled',
+        {
+          // The same shape as when a processor reports the cancellation (the customer list item), plus where it came from.
+          ...(about ? customerListItem(about) : { id: null }),
+          subscription: { id: subscription?.id ?? null, psp_subscription_id: subscription?.psp_subscription_id ?? feedback.external_subscription_id },
+          source: 'cancel_flow',
+          cancel_session_id: feedback.session_id,
+          external_customer_id: feedback.external_customer_id,
+          external_subscription_id: feedback.external_subscription_id,
+        },
+        now,
+      ),
+    );
+  }
+  writes.push(...events.map((event) => recordEventWrite(tenant, event)));
+  return { writes, sessionIndex, feedbackIndex };
+}
+
+/**
+ * One attempt to store the completion. `guard` is the session step the completion was decided at
+ * (the complete request), or null when the session's end is already decided (the replay). Database
+ * faults are thrown: the caller decides between queueing (request) and retrying later (worker).
+ */
+export async function persistCompletion(
+  completion: CancelCompletion,
+  guard: number | null,
+  recordedVia: CancelFeedback['recorded_via'],
+  now: Date,
+): Promise<PersistOutcome> {
+  const tenant = tenantOf(completion.session);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const match = await findCancelingCustomer(tenant, completion.session.customer_id, completion.session.subscription_id);
+    const { writes, sessionIndex, feedbackIndex } = plan(tenant, completion, match, guard, recordedVia, now);
+    const result = await transact(writes);
+    if (result.committed) return 'stored';
+    const failed = result.failedConditions;
+    if (guard !== null && failed.includes(sessionIndex)) return 'session_changed';
+    if (failed.includes(feedbackIndex)) {
+      const existing = await findFeedbackItem(tenant, completion.session.session_id);
+      return existing?.entity === 'cancel_feedback' && existing.session_id === completion.session.session_id ? 'already_stored' : 'conflict';
+    }
+    // The customer changed since it was read, or the transaction raced another: read again.
+    await sleep(Math.random() * 20 * 2 ** attempt);
+  }
+  return 'conflict';
+}

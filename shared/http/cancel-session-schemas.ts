@@ -1,0 +1,50 @@
+import * as z from 'zod';
+import { FEEDBACK_TEXT_MAX_LENGTH, OUTCOMES, RESPONSE_JSON_MAX_LENGTH } from '../domain/cancel-sessions.ts';
+import { ENVIRONMENTS } from '../domain/tenant.ts';
+
+/** Request bodies of the cancel-session API (§4.5, snake_case). Every failure is a 400 with `param` (edge-handler.ts). */
+const requiredText = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(max, { error: `must be at most ${max} characters` });
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Start: the merchant's own customer and subscription ids, as the widget knows them. `environment`
+ * (live by default) is ours: which of the merchant's two flows, test or live, to run.
+ */
+export const startSessionBody = z.strictObject({
+  merchant_id: requiredText(255),
+  customer_id: requiredText(255),
+  subscription_id: requiredText(255),
+  environment: z.enum(ENVIRONMENTS, { error: `must be one of ${ENVIRONMENTS.join(', ')}` }).default('live'),
+});
+
+export const advanceSessionBody = z.strictObject({
+  response_json: z
+    .string({ error: 'must be a JSON-encoded string' })
+    .max(RESPONSE_JSON_MAX_LENGTH, { error: `must be at most ${RESPONSE_JSON_MAX_LENGTH} characters` })
+    .refine(isJson, { error: 'must be valid JSON (a JSON-encoded string)' })
+    .optional(),
+  step_type: requiredText(64).optional(),
+});
+
+export const completeSessionBody = z.strictObject({
+  outcome: z.enum(OUTCOMES, { error: `must be one of ${OUTCOMES.join(', ')}` }),
+  reason: requiredText(255),
+  sub_reason: requiredText(255).optional(),
+  free_text: z
+    .string({ error: 'must be a string' })
+    .max(FEEDBACK_TEXT_MAX_LENGTH, { error: `must be at most ${FEEDBACK_TEXT_MAX_LENGTH} characters` })
+    .optional(),
+});

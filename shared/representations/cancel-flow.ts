@@ -1,0 +1,18 @@
+import type { CancelFlow } from '../domain/cancel-flows.ts';
+
+/** The cancel flow as the merchant API shows it (snake_case, every field; flows are small). */
+export function cancelFlowResource(flow: CancelFlow) {
+  return {
+    id: flow.id,
+    name: flow.name,
+    status: flow.status,
+    steps_count: flow.steps.length,
+    steps: flow.steps.map((step, index) => ({ index, step_type: step.step_type, config: step.config })),
+    allowed_origins: flow.allowed_origins,
+    created_at: flow.created_at,
+    updated_at: flow.updated_at,
+    activated_at: flow.activated_at,
+    deactivated_at: flow.deactivated_at,
+    archived_at: flow.archived_at,
+  };
+}

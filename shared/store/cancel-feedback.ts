@@ -1,0 +1,89 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import type { CancelFeedback, OfferApplication } from '../domain/cancel-feedback.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { isConditionFailure } from './dynamo.ts';
+import { customerOwnerPartition, tenantPk } from './keys.ts';
+import type { TransactItem } from './transactions.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * Feedback of completed cancel sessions, one item per session under the tenant, keyed by the session
+ * id: a completion written twice (the request and the dead-letter replay, or two replays) meets the
+ * `attribute_not_exists` condition and is stored once. Feedback about a known customer carries the
+ * customer's owner partition in gsi1 (keys.ts), so erasing the customer finds it.
+ */
+const FEEDBACK_PREFIX = 'CANCELFEEDBACK#';
+export const feedbackSk = (sessionId: string): string => `${FEEDBACK_PREFIX}${sessionId}`;
+
+function fromItem(item: Record<string, unknown>): CancelFeedback {
+  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g1s, ...feedback } = item;
+  return feedback as unknown as CancelFeedback;
+}
+
+/** Position of this write in a transaction's failed conditions means: this session's feedback exists already. */
+export function recordFeedbackWrite(tenant: Tenant, feedback: CancelFeedback): TransactItem {
+  const owner =
+    feedback.customer_id === null ? {} : { gsi1pk: customerOwnerPartition(tenant, feedback.customer_id), gsi1sk: feedbackSk(feedback.session_id) };
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { pk: tenantPk(tenant), sk: feedbackSk(feedback.session_id), entity: 'cancel_feedback', ...owner, ...feedback },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** The item at a session's feedback key, whatever it is (the replay checks it really is this session's). */
+export async function findFeedbackItem(tenant: Tenant, sessionId: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: feedbackSk(sessionId) }, ConsistentRead: true }),
+  );
+  return Item;
+}
+
+export async function findFeedback(tenant: Tenant, sessionId: string): Promise<CancelFeedback | undefined> {
+  const item = await findFeedbackItem(tenant, sessionId);
+  return item?.entity === 'cancel_feedback' ? fromItem(item) : undefined;
+}
+
+/** The tenant's feedback, newest first (session ids sort by start time). */
+export async function listFeedback(tenant: Tenant): Promise<CancelFeedback[]> {
+  const records: CancelFeedback[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': FEEDBACK_PREFIX },
+        ScanIndexForward: false,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    records.push(...(page.Items ?? []).map(fromItem));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return records;
+}
+
+/** Records what became of the accepted offer, once: only while it is still pending. False when it no longer was. */
+export async function saveOfferApplication(tenant: Tenant, sessionId: string, application: OfferApplication): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: tenantPk(tenant), sk: feedbackSk(sessionId) },
+        UpdateExpression: 'SET offer_application = :application',
+        ConditionExpression: 'offer_application.#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':application': application, ':pending': 'pending' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

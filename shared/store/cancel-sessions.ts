@@ -1,0 +1,161 @@
+import { ReturnValue } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import {
+  COMPLETED_TOKEN_SECONDS,
+  expiryAfter,
+  isExpired,
+  type AdvanceChange,
+  type CancelSession,
+} from '../domain/cancel-sessions.ts';
+import { isConditionFailure } from './dynamo.ts';
+import { epochSeconds } from './keys.ts';
+import { transact, type TransactItem } from './transactions.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * Cancel sessions live outside any tenant partition, keyed by the SHA-256 of their token: the token is
+ * the only thing a caller presents (§5 rule 6), so it must find the session before the tenant is
+ * known. Two items per token: the session (`SESSION`) while it runs, and a small tombstone
+ * (`COMPLETED`) once it completed, which is how a used token answers 400 rather than 404 on advance
+ * and complete. Both carry `expires_at`, the table's TTL attribute.
+ */
+const sessionPk = (tokenHash: string): string => `CANCELSESSION#${tokenHash}`;
+const SESSION_SK = 'SESSION';
+const COMPLETED_SK = 'COMPLETED';
+
+function toItem(tokenHash: string, session: CancelSession) {
+  return { pk: sessionPk(tokenHash), sk: SESSION_SK, entity: 'cancel_session', ...session };
+}
+
+function fromItem(item: Record<string, unknown>): CancelSession {
+  const { pk: _pk, sk: _sk, entity: _entity, ...session } = item;
+  return session as unknown as CancelSession;
+}
+
+export async function insertSession(tokenHash: string, session: CancelSession): Promise<void> {
+  await db.send(new PutCommand({ TableName: tableName, Item: toItem(tokenHash, session), ConditionExpression: 'attribute_not_exists(pk)' }));
+}
+
+/** What a token names right now: a live session, a completed one, or neither. Expired items count as absent. */
+export interface SessionState {
+  session?: CancelSession;
+  completed: boolean;
+}
+
+/** One consistent query reads both items of the token. */
+export async function readSessionState(tokenHash: string, now: Date): Promise<SessionState> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': sessionPk(tokenHash) },
+      ConsistentRead: true,
+    }),
+  );
+  const live = Items.filter((item) => typeof item.expires_at === 'number' && !isExpired(item.expires_at, now));
+  const session = live.find((item) => item.sk === SESSION_SK);
+  return { session: session ? fromItem(session) : undefined, completed: live.some((item) => item.sk === COMPLETED_SK) };
+}
+
+/** `expires_at > now` in epoch seconds is exactly "not expired" for whole-second expiries (see isExpired). */
+const notExpired = 'expires_at > :now';
+
+/** Starts the idle hour again (every call does, §8) and returns the session; undefined if it is gone or expired. */
+export async function touchSession(tokenHash: string, now: Date): Promise<CancelSession | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: sessionPk(tokenHash), sk: SESSION_SK },
+        UpdateExpression: 'SET last_activity_at = :at, expires_at = :expires',
+        ConditionExpression: `attribute_exists(pk) AND ${notExpired}`,
+        ExpressionAttributeValues: { ':at': now.toISOString(), ':expires': expiryAfter(now), ':now': epochSeconds(now) },
+        ReturnValues: ReturnValue.ALL_NEW,
+      }),
+    );
+    return Attributes ? fromItem(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Appends one response, only if the session is still at the step it was read at and not expired.
+ * Two advances racing on one session cannot both pass that condition, so neither overwrites the
+ * other: the loser reads again and appends after the winner. Undefined when the condition failed.
+ */
+export async function advanceSessionWrite(tokenHash: string, read: CancelSession, change: AdvanceChange, now: Date): Promise<CancelSession | undefined> {
+  const offer = change.acceptedOffer;
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: sessionPk(tokenHash), sk: SESSION_SK },
+        UpdateExpression: [
+          'SET responses = list_append(responses, :response), current_step = :next, last_activity_at = :at, expires_at = :expires',
+          ...(offer ? [', accepted_offer_json = :offer, accepted_offer_step = :offer_step'] : []),
+        ].join(''),
+        ConditionExpression: `current_step = :read_step AND ${notExpired}`,
+        ExpressionAttributeValues: {
+          ':response': [change.response],
+          ':next': read.current_step + 1,
+          ':read_step': read.current_step,
+          ':at': now.toISOString(),
+          ':expires': expiryAfter(now),
+          ':now': epochSeconds(now),
+          ...(offer ? { ':offer': offer.json, ':offer_step': offer.step } : {}),
+        },
+        ReturnValues: ReturnValue.ALL_NEW,
+      }),
+    );
+    return Attributes ? fromItem(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Ends a session: the session item deleted and the tombstone written. `readStep` conditions the
+ * delete on the step the completion was decided at (a racing advance or complete fails it); null
+ * deletes whatever is there, for a completion that is already decided (consuming after a failure,
+ * and the dead-letter replay).
+ */
+export function consumeSessionWrites(tokenHash: string, session: CancelSession, readStep: number | null, now: Date): TransactItem[] {
+  const key = { pk: sessionPk(tokenHash), sk: SESSION_SK };
+  return [
+    {
+      Delete: {
+        TableName: tableName,
+        Key: key,
+        ...(readStep === null
+          ? {}
+          : { ConditionExpression: 'current_step = :read_step', ExpressionAttributeValues: { ':read_step': readStep } }),
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          pk: sessionPk(tokenHash),
+          sk: COMPLETED_SK,
+          entity: 'cancel_session_completed',
+          session_id: session.session_id,
+          merchant_id: session.merchant_id,
+          environment: session.environment,
+          completed_at: now.toISOString(),
+          expires_at: expiryAfter(now, COMPLETED_TOKEN_SECONDS),
+        },
+      },
+    },
+  ];
+}
+
+/** The session consumed on its own, when the rest of its completion could not be stored (it went to the queue). */
+export async function consumeSession(tokenHash: string, session: CancelSession, now: Date): Promise<void> {
+  const outcome = await transact(consumeSessionWrites(tokenHash, session, null, now));
+  if (!outcome.committed) throw new Error(`Cancel session ${session.session_id} could not be consumed: the transaction raced another`);
+}
