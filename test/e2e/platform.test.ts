@@ -108,5 +108,5 @@ describe('local server, as a client sees it', () => {
     const bad = await server.ops(['merchant', 'create', '--plan', 'platinum']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stderr.split('\n').find((line) => line.startsWith('{'))!).error.message).toContain('--plan');
-  });
+  }, 180_000);
 });
