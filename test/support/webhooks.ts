@@ -48,13 +48,15 @@ export function genericFailure(
   overrides: { code?: string | null; customerId?: string; paymentId?: string; amount?: number; currency?: string; email?: string; lastFour?: string } = {},
 ) {
   sequence += 1;
+  // Unique across test files too: they share one table, and erasure tests scan all of it for a person's data.
+  const unique = `${sequence}_${Math.random().toString(36).slice(2, 10)}`;
   return {
     id: `evt_${sequence}_${Math.random().toString(36).slice(2)}`,
     type: 'payment.failed',
     created: nowSeconds(),
-    customer: { id: overrides.customerId ?? `cust_${sequence}`, email: overrides.email ?? `buyer${sequence}@example.com`, name: `Buyer ${sequence}`, timezone: 'Europe/Berlin' },
-    subscription: { id: `subx_${sequence}`, plan: 'pro', amount: overrides.amount ?? 2900, currency: overrides.currency ?? 'EUR', status: 'past_due', current_period_end: '2026-12-21T00:00:00Z' },
-    payment: { id: overrides.paymentId ?? `chg_${sequence}`, amount: overrides.amount ?? 2900, currency: overrides.currency ?? 'EUR', decline_code: overrides.code === undefined ? 'insufficient_funds' : overrides.code },
+    customer: { id: overrides.customerId ?? `cust_${unique}`, email: overrides.email ?? `buyer.${unique}@example.com`, name: `Buyer ${unique}`, timezone: 'Europe/Berlin' },
+    subscription: { id: `subx_${unique}`, plan: 'pro', amount: overrides.amount ?? 2900, currency: overrides.currency ?? 'EUR', status: 'past_due', current_period_end: '2026-12-21T00:00:00Z' },
+    payment: { id: overrides.paymentId ?? `chg_${unique}`, amount: overrides.amount ?? 2900, currency: overrides.currency ?? 'EUR', decline_code: overrides.code === undefined ? 'insufficient_funds' : overrides.code },
     payment_method: { type: 'card', brand: 'visa', last_four: overrides.lastFour ?? '4242', exp_month: 12, exp_year: 2027 },
   };
 }
