@@ -2,13 +2,7 @@ import * as z from 'zod';
 import { INTERVALS, recoveryAnalytics } from '#shared/domain/analytics';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
-
-const isoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date as YYYY-MM-DD' })
-  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), {
-    error: 'must be a calendar date as YYYY-MM-DD',
-  });
+import { isoDate } from '#shared/http/schemas';
 
 const query = z.strictObject({
   from: isoDate,

@@ -102,11 +102,13 @@ function periodsBetween(from: string, to: string, interval: Interval): string[] 
   return periods;
 }
 
-const rate = (recovered: number, failed: number): number => (failed === 0 ? 0 : Math.round((recovered / failed) * 10_000) / 10_000);
+/** recovered / of, rounded to 4 decimals; 0 when `of` is 0. Shared with campaign analytics. */
+export const rate = (recovered: number, failed: number): number => (failed === 0 ? 0 : Math.round((recovered / failed) * 10_000) / 10_000);
 
-const get = (counters: Counters, name: string): number => counters[name] ?? 0;
+export const get = (counters: Counters, name: string): number => counters[name] ?? 0;
 
-function sum(aggregates: readonly RecoveryAggregate[]): Counters {
+/** Adds up the counters of several aggregates. */
+export function sum(aggregates: readonly Pick<RecoveryAggregate, 'counters'>[]): Counters {
   const total: Counters = {};
   for (const { counters } of aggregates) {
     for (const [name, value] of Object.entries(counters)) if (typeof value === 'number') total[name] = (total[name] ?? 0) + value;

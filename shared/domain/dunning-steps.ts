@@ -8,7 +8,7 @@ import { findPayment } from '../store/payments.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import type { Customer } from './customers.ts';
 import { finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
-import type { Enrollment } from './enrollments.ts';
+import { lastSentStep, type Enrollment } from './enrollments.ts';
 import { isBuiltInTemplate, renderEmail, renderSms, templateForAction } from './message-templates.ts';
 import type { Payment } from './payments.ts';
 import type { Tenant } from './tenant.ts';
@@ -61,6 +61,7 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     ...enrollment,
     next_step: enrollment.next_step + 1,
     messages_sent: enrollment.messages_sent + (sent ? 1 : 0),
+    last_sent_step: sent ? enrollment.next_step : lastSentStep(enrollment),
     next_step_at: isLast ? null : stepDueAt(version, enrollment.next_step + 1, now).toISOString(),
     status: isLast ? 'completed' : 'active',
     held: false,

@@ -11,11 +11,12 @@ import {
   saveEnrollmentWrite,
   type CampaignOutcomeCounts,
 } from '../store/enrollments.ts';
+import { newEvent, recordEventWrite } from '../store/events.ts';
 import { findPayment } from '../store/payments.ts';
-import { transact } from '../store/transactions.ts';
+import { transact, type TransactItem } from '../store/transactions.ts';
 import { triggerFires, type EnrollmentOccasion } from './campaign-triggers.ts';
 import type { Customer } from './customers.ts';
-import { sameCard, type Enrollment, type StopReason } from './enrollments.ts';
+import { lastSentStep, sameCard, type Enrollment, type StopReason } from './enrollments.ts';
 import { notFound, stateConflict } from './errors.ts';
 import type { Payment } from './payments.ts';
 import { shiftOutOfQuietHours } from './quiet-hours.ts';
@@ -57,6 +58,7 @@ function newEnrollment(campaignId: string, version: CampaignVersion, customer: C
     next_step: 0,
     next_step_at: stepDueAt(version, 0, now).toISOString(),
     messages_sent: 0,
+    last_sent_step: null,
     held: false,
     card_at_enrollment: customer.payment_method,
     enrolled_at: at,
@@ -68,7 +70,18 @@ function newEnrollment(campaignId: string, version: CampaignVersion, customer: C
 /** Creates the enrollment once (a replayed event finds it and schedules its step again, harmlessly). */
 async function enroll(tenant: Tenant, campaignId: string, version: CampaignVersion, customer: Customer, paymentId: string | null, now: Date): Promise<Enrollment | undefined> {
   const enrollment = newEnrollment(campaignId, version, customer, paymentId, now);
-  const result = await transact([newEnrollmentWrite(tenant, enrollment), campaignCountersWrite(tenant, campaignId, { enrolled: 1, active: 1 })]);
+  // campaign.enrolled (internal) feeds campaign analytics; it commits only with a new enrollment.
+  const enrolled = newEvent(
+    tenant,
+    'campaign.enrolled',
+    { campaign_id: campaignId, enrollment_id: enrollment.id, customer_id: customer.id, payment_id: paymentId, campaign_version: version.version },
+    now,
+  );
+  const result = await transact([
+    newEnrollmentWrite(tenant, enrollment),
+    campaignCountersWrite(tenant, campaignId, { enrolled: 1, active: 1 }),
+    recordEventWrite(tenant, enrolled),
+  ]);
   const current = result.committed ? enrollment : await findEnrollment(tenant, enrollment);
   if (current?.status === 'active' && current.next_step_at !== null) await scheduleStep(tenant, current, new Date(current.next_step_at));
   return result.committed ? enrollment : undefined;
@@ -118,12 +131,21 @@ export async function enrollManually(tenant: Tenant, campaignId: string, custome
   return enrollment;
 }
 
-/** Ends an enrollment and moves the campaign's counters with it, in one transaction. */
-export async function finish(tenant: Tenant, enrollment: Enrollment, status: Enrollment['status'], reason: StopReason | null, now: Date, counts: CampaignOutcomeCounts = {}) {
+/** Ends an enrollment and moves the campaign's counters with it (and any `extra` writes, e.g. its event), in one transaction. */
+export async function finish(
+  tenant: Tenant,
+  enrollment: Enrollment,
+  status: Enrollment['status'],
+  reason: StopReason | null,
+  now: Date,
+  counts: CampaignOutcomeCounts = {},
+  extra: readonly TransactItem[] = [],
+) {
   const next: Enrollment = { ...enrollment, status, stop_reason: reason, next_step_at: null, held: false, updated_at: now.toISOString(), version: enrollment.version + 1 };
   const result = await transact([
     saveEnrollmentWrite(tenant, next, enrollment.version),
     campaignCountersWrite(tenant, enrollment.campaign_id, { ...counts, active: -1 }),
+    ...extra,
   ]);
   if (result.committed) await scheduler.cancel(stepJobId(enrollment.id, enrollment.next_step));
   return result.committed;
@@ -146,11 +168,23 @@ export async function settleEnrollments(tenant: Tenant, payment: Pick<Payment, '
     const version = await findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version);
     if (payment.status === 'recovered' && version?.stop_conditions.stop_on_recovery !== false) {
       const campaign = await findCampaign(tenant, enrollment.campaign_id);
-      await finish(tenant, enrollment, 'stopped', 'recovered', now, {
-        recovered: 1,
-        recoveredAmount: { currency: payment.currency, amount: payment.amount },
-        setPrimaryCurrency: campaign?.primary_currency === null,
-      });
+      // campaign.recovered (internal) credits the campaign and the last step sent, for campaign analytics.
+      const credited = newEvent(
+        tenant,
+        'campaign.recovered',
+        {
+          campaign_id: enrollment.campaign_id,
+          enrollment_id: enrollment.id,
+          customer_id: enrollment.customer_id,
+          payment_id: payment.id,
+          step: lastSentStep(enrollment),
+          amount: payment.amount,
+          currency: payment.currency,
+        },
+        now,
+      );
+      const counts = { recovered: 1, recoveredAmount: { currency: payment.currency, amount: payment.amount }, setPrimaryCurrency: campaign?.primary_currency === null };
+      await finish(tenant, enrollment, 'stopped', 'recovered', now, counts, [recordEventWrite(tenant, credited)]);
     } else if (payment.status === 'terminal' && version?.stop_conditions.stop_on_terminal !== false) {
       await finish(tenant, enrollment, 'stopped', 'terminal', now, { terminal: 1 });
     }

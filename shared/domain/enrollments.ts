@@ -21,6 +21,12 @@ export interface Enrollment {
   /** When that step is due (after quiet hours), or null when none is. */
   next_step_at: string | null;
   messages_sent: number;
+  /**
+   * Index of the last step actually sent (a step skipped for want of an address does not count), or
+   * null before the first message: the step a recovery is credited to. Absent on enrollments stored
+   * before it existed; `lastSentStep` reads those.
+   */
+  last_sent_step?: number | null;
   /** The step came due while the campaign was paused; activation releases it. */
   held: boolean;
   /** The card on file at enrollment, to notice a card update (stop_on_card_update). */
@@ -33,4 +39,10 @@ export interface Enrollment {
 export function sameCard(a: PaymentMethod | null, b: PaymentMethod | null): boolean {
   if (a === null || b === null) return a === b;
   return a.brand === b.brand && a.last_four === b.last_four && a.exp_month === b.exp_month && a.exp_year === b.exp_year;
+}
+
+/** The step a recovery now would be credited to (see `last_sent_step`), or null before any message. */
+export function lastSentStep(enrollment: Pick<Enrollment, 'last_sent_step' | 'messages_sent' | 'next_step'>): number | null {
+  if (enrollment.last_sent_step !== undefined) return enrollment.last_sent_step;
+  return enrollment.messages_sent > 0 ? enrollment.next_step - 1 : null;
 }

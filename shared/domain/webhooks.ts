@@ -28,9 +28,8 @@ import type { Tenant } from './tenant.ts';
 import { signatureHeader, SIGNATURE_HEADER } from './webhook-signing.ts';
 
 /**
- * Event types merchants can subscribe to. CancelFlowCompleted / CancelFlowSaved are the cancel flow's
- * internal recovery records (§4.5); their public meaning reaches merchants as customer.retained and
- * customer.subscription_canceled, so they are not delivered (docs/decisions.md).
+ * Event types merchants can subscribe to. Every other type is internal (INTERNAL_EVENT_TYPES): not
+ * subscribable, not even through "*", and never fanned out (docs/decisions.md).
  */
 export const DELIVERED_EVENT_TYPES = [
   'customer.created',
@@ -44,6 +43,18 @@ export const DELIVERED_EVENT_TYPES = [
   'payment.terminal',
   'campaign.message_sent',
 ] as const satisfies readonly EventType[];
+
+/**
+ * Event types kept for the service's own consumers. CancelFlowCompleted / CancelFlowSaved are the
+ * cancel flow's recovery records (§4.5), whose public meaning reaches merchants as customer.retained
+ * and customer.subscription_canceled. campaign.enrolled / campaign.recovered feed campaign analytics;
+ * merchants see enrollments through the campaigns API and recoveries as payment.recovered.
+ */
+export const INTERNAL_EVENT_TYPES = ['CancelFlowCompleted', 'CancelFlowSaved', 'campaign.enrolled', 'campaign.recovered'] as const satisfies readonly EventType[];
+
+/** Compile-time check: a new event type must be listed as delivered or internal, so it is never exposed by accident. */
+type UndecidedEventType = Exclude<EventType, (typeof DELIVERED_EVENT_TYPES)[number] | (typeof INTERNAL_EVENT_TYPES)[number]>;
+export const EVERY_EVENT_TYPE_DECIDED: [UndecidedEventType] extends [never] ? true : never = true;
 
 export const MAX_ENDPOINTS = 16;
 

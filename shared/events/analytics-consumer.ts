@@ -1,5 +1,6 @@
 import { runtime } from '../composition.ts';
 import { recordForAnalytics } from '../domain/analytics.ts';
+import { recordForCampaignAnalytics } from '../domain/campaign-analytics.ts';
 import type { EventConsumer } from './consumers.ts';
 
 /** Keeps the recovery aggregates: one atomic ADD per event, guarded by a per-event marker (idempotent). */
@@ -8,5 +9,14 @@ export const analyticsConsumer: EventConsumer = {
   types: ['payment.failed', 'payment.recovered', 'payment.terminal'],
   async handle(tenant, event) {
     await recordForAnalytics(tenant, event, runtime.clock.now());
+  },
+};
+
+/** Keeps the campaign aggregates, the same way: enrollments, messages sent, credited recoveries. */
+export const campaignAnalyticsConsumer: EventConsumer = {
+  name: 'campaign-analytics',
+  types: ['campaign.enrolled', 'campaign.message_sent', 'campaign.recovered'],
+  async handle(tenant, event) {
+    await recordForCampaignAnalytics(tenant, event, runtime.clock.now());
   },
 };

@@ -62,8 +62,19 @@ export async function addOnce(tenant: Tenant, aggregate: string, sk: string, eve
   throw new Error(`Could not add analytics for ${eventId}: the transaction conflicted`);
 }
 
-/** Every recovery aggregate of the days from..to (inclusive, yyyy-mm-dd): one Query, paged by 1 MB. */
-export async function recoveryAggregates(tenant: Tenant, from: string, to: string): Promise<RecoveryAggregate[]> {
+/** One aggregate item: its dimensions (strings) and its counters (numbers, only ever ADDed). */
+export interface Aggregate {
+  dimensions: Record<string, string>;
+  counters: Counters;
+}
+
+/**
+ * Every aggregate of one kind over the days from..to (inclusive, yyyy-mm-dd), for kinds whose sort
+ * key is `ANALYTICS#<kind>#<day>#…`: one Query, paged by 1 MB. `dimensions` names the string
+ * attributes to lift out; every other attribute but the keys is a counter.
+ */
+export async function aggregatesBetween(tenant: Tenant, kind: string, from: string, to: string, dimensions: readonly string[]): Promise<Aggregate[]> {
+  const prefix = `ANALYTICS#${kind}#`;
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -71,17 +82,45 @@ export async function recoveryAggregates(tenant: Tenant, from: string, to: strin
       new QueryCommand({
         TableName: tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':from': `${PREFIX}${from}`, ':to': `${PREFIX}${to}#~` },
+        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':from': `${prefix}${from}`, ':to': `${prefix}${to}#~` },
         ExclusiveStartKey: startKey,
       }),
     );
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return items.map(({ pk: _pk, sk: _sk, entity: _entity, day, psp, currency, ...counters }) => ({
-    day: day as string,
-    psp: psp as string,
-    currency: currency as string,
-    counters: counters as Counters,
-  }));
+  return items.map(({ pk: _pk, sk: _sk, entity: _entity, ...attributes }) => {
+    const lifted: Record<string, string> = {};
+    const counters: Counters = {};
+    for (const [name, value] of Object.entries(attributes)) {
+      if (dimensions.includes(name)) lifted[name] = String(value);
+      else if (typeof value === 'number') counters[name] = value;
+    }
+    return { dimensions: lifted, counters };
+  });
+}
+
+/** Every recovery aggregate of the days from..to (inclusive, yyyy-mm-dd). */
+export async function recoveryAggregates(tenant: Tenant, from: string, to: string): Promise<RecoveryAggregate[]> {
+  const aggregates = await aggregatesBetween(tenant, 'RECOVERY', from, to, ['day', 'psp', 'currency']);
+  return aggregates.map(({ dimensions, counters }) => ({ day: dimensions.day!, psp: dimensions.psp!, currency: dimensions.currency!, counters }));
+}
+
+/**
+ * Campaign aggregates: one item per tenant, day (UTC, of the enrollment: a cohort) and campaign, sk
+ * `ANALYTICS#CAMPAIGN#<yyyy-mm-dd>#<campaign_id>`, with the same marker + ADD discipline (marker
+ * `ANALYTICS_APPLIED#CAMPAIGN#<event id>`).
+ */
+export const campaignAggregateSk = (day: string, campaignId: string): string => `ANALYTICS#CAMPAIGN#${day}#${campaignId}`;
+
+export interface CampaignAggregate {
+  day: string;
+  campaign_id: string;
+  counters: Counters;
+}
+
+/** Every campaign aggregate of the days from..to (inclusive, yyyy-mm-dd). */
+export async function campaignAggregates(tenant: Tenant, from: string, to: string): Promise<CampaignAggregate[]> {
+  const aggregates = await aggregatesBetween(tenant, 'CAMPAIGN', from, to, ['day', 'campaign_id']);
+  return aggregates.map(({ dimensions, counters }) => ({ day: dimensions.day!, campaign_id: dimensions.campaign_id!, counters }));
 }

@@ -23,6 +23,10 @@ export type EventType =
   | 'customer.retained'
   | 'customer.subscription_canceled'
   | 'campaign.message_sent'
+  /** Internal (never delivered to webhooks): an enrollment was created; feeds campaign analytics. */
+  | 'campaign.enrolled'
+  /** Internal (never delivered to webhooks): a recovery settled an active enrollment, crediting its campaign and last step sent. */
+  | 'campaign.recovered'
   | 'CancelFlowCompleted'
   | 'CancelFlowSaved';
 
