@@ -43,7 +43,8 @@ function machine() {
 
 /** True for requests of the local scheduler (table items standing in for EventBridge Scheduler). */
 function isLocalSchedulerRequest(input: any): boolean {
-  return input?.Item?.pk === 'LOCALJOB' || input?.Key?.pk === 'LOCALJOB';
+  const pk = input?.Item?.pk ?? input?.Key?.pk;
+  return typeof pk === 'string' && pk.startsWith('LOCALJOB');
 }
 
 /**

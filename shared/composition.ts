@@ -28,7 +28,8 @@ function buildRuntime(env: NodeJS.ProcessEnv): Runtime {
   if (env.RUNTIME_MODE === 'local') {
     const local = {
       clock: new AdjustableClock(),
-      scheduler: new LocalScheduler(db, tableName),
+      // One schedule per scope: npm start keeps the default; each test file gets its own (test/support/setup.ts).
+      scheduler: new LocalScheduler(db, tableName, env.LOCAL_SCHEDULER_SCOPE ?? 'default'),
       outbox: new LocalOutbox(),
       events: new LocalEventFeed(),
       completions: new LocalCompletionQueue(),

@@ -3,8 +3,8 @@ import { ReturnValue } from '@aws-sdk/client-dynamodb';
 import { JOB_ID_PATTERN, type JobEvent, type ScheduledJob, type Scheduler } from '../../ports/scheduler.ts';
 import { isConditionFailure } from '../../store/dynamo.ts';
 
-const PK = 'LOCALJOB';
-const DUE_INDEX_PK = 'LOCALJOB#DUE';
+/** Local schedule items start with this; a scope keeps separate processes (test files) off each other's jobs. */
+export const LOCAL_JOB_PREFIX = 'LOCALJOB';
 
 export interface DueJob extends JobEvent {
   runAt: string;
@@ -15,10 +15,17 @@ export interface DueJob extends JobEvent {
  * restart of `npm start`), indexed by due time; the local server fires the due ones.
  */
 export class LocalScheduler implements Scheduler {
+  private readonly pk: string;
+  private readonly duePk: string;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    scope: string,
+  ) {
+    this.pk = `${LOCAL_JOB_PREFIX}#${scope}`;
+    this.duePk = `${LOCAL_JOB_PREFIX}#DUE#${scope}`;
+  }
 
   async schedule(job: ScheduledJob): Promise<void> {
     if (!JOB_ID_PATTERN.test(job.id)) throw new Error(`Invalid job id '${job.id}'`);
@@ -27,9 +34,9 @@ export class LocalScheduler implements Scheduler {
       new PutCommand({
         TableName: this.tableName,
         Item: {
-          pk: PK,
+          pk: this.pk,
           sk: job.id,
-          gsi1pk: DUE_INDEX_PK,
+          gsi1pk: this.duePk,
           gsi1sk: `${runAt}#${job.id}`,
           entity: 'local_job',
           kind: job.kind,
@@ -42,7 +49,7 @@ export class LocalScheduler implements Scheduler {
   }
 
   async cancel(jobId: string): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: PK, sk: jobId } }));
+    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: this.pk, sk: jobId } }));
   }
 
   /** Jobs due at `now`, earliest first. */
@@ -52,7 +59,7 @@ export class LocalScheduler implements Scheduler {
         TableName: this.tableName,
         IndexName: 'gsi1',
         KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :now',
-        ExpressionAttributeValues: { ':pk': DUE_INDEX_PK, ':now': `${now.toISOString()}#~` },
+        ExpressionAttributeValues: { ':pk': this.duePk, ':now': `${now.toISOString()}#~` },
       }),
     );
     return Items.map((item) => ({
@@ -70,7 +77,7 @@ export class LocalScheduler implements Scheduler {
       const { Attributes } = await this.db.send(
         new DeleteCommand({
           TableName: this.tableName,
-          Key: { pk: PK, sk: job.jobId },
+          Key: { pk: this.pk, sk: job.jobId },
           ConditionExpression: 'run_at = :runAt',
           ExpressionAttributeValues: { ':runAt': job.runAt },
           ReturnValues: ReturnValue.ALL_OLD,
