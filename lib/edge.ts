@@ -1,7 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
-import type { CorsOptions } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct, IDependable } from 'constructs';
-import { ROUTES, type Route } from '../shared/routes.ts';
 import type { Data } from './data.ts';
 import type { FunctionPlacement } from './function-stacks.ts';
 import { RouteApi } from './route-api.ts';
@@ -9,22 +6,13 @@ import { RouteApi } from './route-api.ts';
 export interface EdgeApiProps {
   data: Data;
   stageName: string;
-  /** Browser origins allowed to call the API; empty answers no preflight, so browsers cannot. */
+  /**
+   * Browser origins every merchant's sessions allow (CORS_ORIGINS); each merchant's active flow may
+   * allow more (`allowed_origins`), which is why the functions, not the gateway, answer preflight.
+   */
   corsOrigins: readonly string[];
   cloudWatchAccount?: IDependable;
   placement?: FunctionPlacement;
-}
-
-/** Preflight only when there is someone to allow and something to call (CDK rejects empty lists). */
-function corsFor(origins: readonly string[], routes: readonly Route[]): CorsOptions | undefined {
-  const methods = [...new Set(routes.map((route) => route.method))];
-  if (origins.length === 0 || methods.length === 0) return undefined;
-  return {
-    allowOrigins: [...origins],
-    allowMethods: methods,
-    allowHeaders: ['Content-Type', 'Authorization'],
-    maxAge: Duration.hours(1),
-  };
 }
 
 /**
@@ -42,8 +30,6 @@ function gatewayCorsHeaders(origins: readonly string[]): Record<string, string> 
  */
 export class EdgeApi extends RouteApi {
   constructor(scope: Construct, id: string, props: EdgeApiProps) {
-    const routes = ROUTES.filter((route) => route.surface === 'edge');
-    const cors = corsFor(props.corsOrigins, routes);
     super(scope, id, {
       name: 'edge',
       description: 'Payment recovery: cancel-session API for browsers',
@@ -52,9 +38,11 @@ export class EdgeApi extends RouteApi {
       stageName: props.stageName,
       cloudWatchAccount: props.cloudWatchAccount,
       placement: props.placement,
-      cors,
+      // OPTIONS goes to the resource's route function (shared/http/edge-handler.ts), which allows
+      // the deployment's origins and those of the merchants' active flows.
+      preflightInFunctions: true,
       gatewayResponseHeaders: gatewayCorsHeaders(props.corsOrigins),
-      // The functions put Access-Control-Allow-Origin on their own responses from this list.
+      // The functions put Access-Control-Allow-Origin on their own responses (and preflights) from this list.
       environment: { CORS_ORIGINS: props.corsOrigins.join(',') },
     });
   }

@@ -12,6 +12,7 @@ import { Queues } from './queues.ts';
 import { RouteFunction } from './route-function.ts';
 import { Scheduling } from './scheduling.ts';
 import type { StackConfig } from './stack-config.ts';
+import { WORKERS, Workers } from './workers.ts';
 
 export interface RecoveryStackProps extends StackProps {
   config: StackConfig;
@@ -23,9 +24,9 @@ const EVENT_STREAM_MAX_AGE = Duration.minutes(15);
 /**
  * The whole service: one table, the merchant API (REST and webhooks), the edge API, the scheduled
  * jobs (EventBridge Scheduler and one function per job kind), the event log's consumers on the
- * table's stream, the queues, and the alarms watching all of them. The functions (and their
- * alarms) live in nested stacks by area (lib/function-stacks.ts), as CloudFormation allows 500
- * resources per stack; everything else stays here.
+ * table's stream, the SQS workers (lib/workers.ts) and the queues, and the alarms watching all of
+ * them. The functions (and their alarms) live in nested stacks by area (lib/function-stacks.ts), as
+ * CloudFormation allows 500 resources per stack; everything else stays here.
  */
 export class RecoveryStack extends Stack {
   readonly data: Data;
@@ -35,6 +36,8 @@ export class RecoveryStack extends Stack {
   readonly alarms: Alarms;
   readonly queues: Queues;
   readonly events: EventStream;
+  /** SQS work queues and their consumer functions (WORKERS in lib/workers.ts). */
+  readonly workers: Workers;
   /** The nested stacks holding the functions, one per area (see FUNCTION_AREAS). */
   readonly functions: FunctionStacks;
 
@@ -57,10 +60,14 @@ export class RecoveryStack extends Stack {
       cloudWatchAccount,
       placement,
     });
+    this.workers = new Workers(this, 'Workers', { data: this.data, queues: this.queues, workers: WORKERS, placement });
     // Outside services as each route declares them, like its table access.
     for (const api of [this.api, this.edge]) {
       for (const [route, fn] of api.routeFunctions) {
-        if (route.services?.includes('scheduler')) this.scheduling.grantScheduling(fn);
+        for (const service of route.services ?? []) {
+          if (service === 'scheduler') this.scheduling.grantScheduling(fn);
+          else this.workers.grantProducer(service, fn);
+        }
       }
     }
     this.events = new EventStream(this, 'Events', { data: this.data, deadLetter: this.queues.eventsDeadLetter, placement });

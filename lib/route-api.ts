@@ -7,7 +7,6 @@ import {
   LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
-  type CorsOptions,
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
@@ -51,7 +50,12 @@ export interface RouteApiProps {
   stageName: string;
   /** The region's API Gateway logging role; the stage waits for it, as logging fails until it is set. */
   cloudWatchAccount?: IDependable;
-  cors?: CorsOptions;
+  /**
+   * Route OPTIONS on each route's resource to that route's function, which answers the preflight
+   * itself (the edge API: allowed origins include each merchant's own, known only at run time).
+   * Default: no preflight; OPTIONS reaches the fallback like any other unserved method.
+   */
+  preflightInFunctions?: boolean;
   /** Static headers added to the gateway's own error responses (e.g. CORS). */
   gatewayResponseHeaders?: Record<string, string>;
   /** Extra environment for every function of this API. */
@@ -83,7 +87,6 @@ export class RouteApi extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       // The shared ApiGatewayAccount construct sets the logging role; one per API would collide.
       cloudWatchRole: false,
-      defaultCorsPreflightOptions: props.cors,
       deployOptions: {
         stageName: props.stageName,
         tracingEnabled: true,
@@ -100,6 +103,8 @@ export class RouteApi extends Construct {
 
     const placement = props.placement ?? underOwner;
     const functions = new Map<Route, RouteFunction>();
+    /** Each route resource's first integration: the function that answers its preflight. */
+    const preflights = new Map<string, LambdaIntegration>();
     for (const route of routes) {
       const fn = new RouteFunction(placement(this, route.handler), constructIdFor(route.handler), {
         handler: route.handler,
@@ -111,10 +116,17 @@ export class RouteApi extends Construct {
       // One invoke permission per route, for its own method and stage: the console's test-invoke
       // stage would double the permissions (each a resource of the stack's budget) for a feature
       // nobody should use against a production function.
-      this.api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn.function, { allowTestInvoke: false }));
+      const integration = new LambdaIntegration(fn.function, { allowTestInvoke: false });
+      this.api.root.resourceForPath(route.path).addMethod(route.method, integration);
+      if (!preflights.has(route.path)) preflights.set(route.path, integration);
       functions.set(route, fn);
     }
     this.routeFunctions = functions;
+    // Any function of a resource can answer its preflight: each lists the methods of the resource
+    // (from the route table), not only its own. Its invoke permission is for OPTIONS on that path.
+    if (props.preflightInFunctions) {
+      for (const [path, integration] of preflights) this.api.root.resourceForPath(path).addMethod('OPTIONS', integration);
+    }
 
     this.fallback = new RouteFunction(placement(this, FALLBACK_HANDLER), constructIdFor(FALLBACK_HANDLER), {
       handler: FALLBACK_HANDLER,

@@ -7,6 +7,7 @@ import { JOBS } from '../../shared/jobs.ts';
 import { FALLBACK_HANDLER, ROUTES, type Route } from '../../shared/routes.ts';
 import { GLOBAL_INDEXES, projectionOf, TABLE_KEYS, TTL_ATTRIBUTE } from '../../shared/store/table-schema.ts';
 import { areaOf } from '../../lib/function-stacks.ts';
+import { WORKERS } from '../../lib/workers.ts';
 import { findDependencyCycle, list, synthesize, type Resource, type Statement } from './template.ts';
 
 /** CloudFormation refuses more than 500 resources per stack; the rest is room for routes to come. */
@@ -88,13 +89,14 @@ describe('stacks', () => {
 });
 
 describe('functions', () => {
-  it('has exactly one function per route and per job kind, one event stream consumer, plus one fallback per API', () => {
+  it('has exactly one function per route, per job kind and per worker, one event stream consumer, plus one fallback per API', () => {
     // Assess
     for (const route of ROUTES) expect(functionsFor(route.handler), route.handler).toHaveLength(1);
     for (const job of JOBS) expect(functionsFor(job.handler), job.handler).toHaveLength(1);
+    for (const worker of WORKERS) expect(functionsFor(worker.handler), worker.handler).toHaveLength(1);
     expect(functionsFor(EVENT_STREAM_HANDLER)).toHaveLength(1);
     expect(functionsFor(FALLBACK_HANDLER)).toHaveLength(2);
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + JOBS.length + 1 + 2);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + JOBS.length + WORKERS.length + 1 + 2);
   });
 
   it('names each function after its handler and describes its route', () => {
@@ -106,8 +108,8 @@ describe('functions', () => {
   });
 
   it('runs every function on nodejs22.x, arm64, traced, with its own retained log group and TABLE_NAME', () => {
-    // Jobs and the stream consumer run behind no gateway, so they are not held to its 29 s.
-    const jobIds = new Set([...JOBS.map((job) => job.handler), EVENT_STREAM_HANDLER].flatMap((handler) => functionsFor(handler).map(([id]) => id)));
+    // Jobs, workers and the stream consumer run behind no gateway, so they are not held to its 29 s.
+    const jobIds = new Set([...JOBS.map((job) => job.handler), ...WORKERS.map((worker) => worker.handler), EVENT_STREAM_HANDLER].flatMap((handler) => functionsFor(handler).map(([id]) => id)));
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties.Runtime, id).toBe('nodejs22.x');
       expect(fn.Properties.Architectures, id).toEqual(['arm64']);
@@ -244,14 +246,21 @@ describe('APIs', () => {
     for (const route of ROUTES) {
       const [[functionId]] = functionsFor(route.handler) as [[string, Resource]];
       const granted = of(functionId);
+      const path = route.path.replace(/\{\w+\}/g, '*');
+      // Edge route functions also answer their resource's preflight (OPTIONS), under a permission of its own.
+      const methods = route.surface === 'edge' ? [route.method, 'OPTIONS'] : [route.method];
       // No second permission for the console's test-invoke stage: each one is a resource of the parent stack.
-      expect(granted, route.handler).toHaveLength(1);
-      expect(granted[0]!.Principal).toBe('apigateway.amazonaws.com');
-      // …/<api id>/<deployed stage>/<method><path>: the stage is the API's Stage resource, not test-invoke-stage.
-      const parts = granted[0]!.SourceArn['Fn::Join'][1] as unknown[];
-      expect(parts.at(-1), route.handler).toBe(`/${route.method}${route.path.replace(/\{\w+\}/g, '*')}`);
-      expect(resources[(parts.at(-2) as { Ref: string }).Ref]?.Type, route.handler).toBe('AWS::ApiGateway::Stage');
-      expect(JSON.stringify(parts), route.handler).not.toContain('test-invoke-stage');
+      expect(granted, route.handler).toHaveLength(methods.length);
+      const targets: unknown[] = [];
+      for (const permission of granted) {
+        expect(permission.Principal).toBe('apigateway.amazonaws.com');
+        // …/<api id>/<deployed stage>/<method><path>: the stage is the API's Stage resource, not test-invoke-stage.
+        const parts = permission.SourceArn['Fn::Join'][1] as unknown[];
+        targets.push(parts.at(-1));
+        expect(resources[(parts.at(-2) as { Ref: string }).Ref]?.Type, route.handler).toBe('AWS::ApiGateway::Stage');
+        expect(JSON.stringify(parts), route.handler).not.toContain('test-invoke-stage');
+      }
+      expect(targets.toSorted(), route.handler).toEqual(methods.map((method) => `/${method}${path}`).toSorted());
     }
     for (const [functionId] of functionsFor(FALLBACK_HANDLER)) expect(of(functionId), functionId).toHaveLength(1);
   });
@@ -304,20 +313,47 @@ describe('APIs', () => {
     }
   });
 
-  it('answers CORS preflight on the edge API only for configured origins', () => {
+  it('routes CORS preflight on each edge route resource to that route\'s function, which decides the origins, whatever corsOrigins says', () => {
     const preflights = (template: Template) =>
       Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
+    const apiOf = (method: Resource) => JSON.stringify(method.Properties.RestApiId);
     // Prepare
     const origin = 'https://pay.example.com';
     const withOrigin = synthesize({ corsOrigins: origin });
-    const hasEdgeRoutes = ROUTES.some((route) => route.surface === 'edge');
-    // Assess
-    expect(preflights(built.template)).toHaveLength(0);
-    if (hasEdgeRoutes) expect(JSON.stringify(preflights(withOrigin.template))).toContain(origin);
-    // The merchant API never answers preflight, whatever the origins.
-    const merchantApi = withOrigin.stack.resolve(withOrigin.stack.api.api.restApiId);
-    const merchantPreflights = preflights(withOrigin.template).filter((method) => JSON.stringify(method.Properties.RestApiId) === JSON.stringify(merchantApi));
-    expect(merchantPreflights).toHaveLength(0);
+    const edgeRoutes = ROUTES.filter((route) => route.surface === 'edge');
+    for (const { stack, template } of [built, withOrigin]) {
+      const edgeApi = JSON.stringify(stack.resolve(stack.edge.api.restApiId));
+      const flat = template.toJSON().Resources as Record<string, Resource>;
+      const edgePreflights = preflights(template) as Resource[];
+      // Assess: only on the edge API, one per route resource, no mock (the origins are the function's call)
+      expect(edgePreflights.every((method) => apiOf(method) === edgeApi)).toBe(true);
+      expect(edgePreflights).toHaveLength(new Set(edgeRoutes.map((route) => route.path)).size);
+      expect(JSON.stringify(edgePreflights)).not.toContain(origin);
+      for (const method of edgePreflights) {
+        expect(method.Properties.Integration.Type).toBe('AWS_PROXY');
+        const resourcePath = (id: string): string => {
+          const resource = flat[id]!;
+          const parent = resource.Properties.ParentId;
+          const prefix = parent.Ref ? resourcePath(parent.Ref) : '';
+          return `${prefix}/${resource.Properties.PathPart}`;
+        };
+        const path = resourcePath(method.Properties.ResourceId.Ref);
+        const served = edgeRoutes.filter((route) => route.path === path);
+        expect(served.length, path).toBeGreaterThan(0);
+        const target = JSON.stringify(method.Properties.Integration.Uri);
+        const routeFunctionIds = served.flatMap((route) => (functionsFor(route.handler) as [string, Resource][]).map(([id]) => id));
+        expect(routeFunctionIds.some((id) => target.includes(`"${id}"`)), path).toBe(true);
+      }
+      // The functions read the configured origins, for every merchant.
+      for (const route of edgeRoutes) {
+        const fn = Object.values(flat).find(
+          (resource) =>
+            resource.Type === 'AWS::Lambda::Function' &&
+            resource.Properties.Tags.some((tag: { Key: string; Value: string }) => tag.Key === 'handler' && tag.Value === route.handler),
+        )!;
+        expect(fn.Properties.Environment.Variables.CORS_ORIGINS, route.handler).toBe(stack === built.stack ? '' : origin);
+      }
+    }
   });
 
   it("lets a browser read the edge API's gateway errors when a single origin is allowed", () => {
