@@ -1,37 +1,93 @@
 /**
  * `npm run bench`: measures and writes bench/results/*.json plus bench/results/summary.md.
- * Optional argument: which benches to run (default all), e.g. `npm run bench -- ingestion`.
+ * Optional argument: which benches to run (default all), e.g. `npm run bench -- lists`. The summary
+ * keeps the sections of benches not run this time, rendered from their last results file.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchEngine, RESULTS_DIR, writeResult } from './support.ts';
 
 const selected = new Set(process.argv.slice(2));
 const wants = (name: string) => selected.size === 0 || selected.has(name);
 
-async function main(): Promise<void> {
-  const engine = await benchEngine();
-  const summary: string[] = ['# Benchmark results', '', `Measured ${new Date().toISOString()} on this machine (${process.version}).`, ''];
-  try {
-    if (wants('ingestion')) {
+/** Payments per merchant in the list bench; BENCH_LIST_SIZES=2000,500 for a quick look. */
+const LIST_SIZES = (process.env.BENCH_LIST_SIZES ?? '10000,100000').split(',').map(Number);
+
+interface Bench {
+  name: string;
+  run: () => Promise<unknown>;
+  render: (result: any) => string[];
+}
+
+const BENCHES: Bench[] = [
+  {
+    name: 'ingestion',
+    run: async () => {
       const { benchIngestionInProcess, benchIngestionThroughput } = await import('./ingestion.ts');
-      const inProcess = await benchIngestionInProcess(200);
-      const throughput = await benchIngestionThroughput(2000, 16);
-      writeResult('ingestion', { in_process: inProcess, local_server: throughput });
-      summary.push(
-        '## Webhook ingestion',
+      return { in_process: await benchIngestionInProcess(200), local_server: await benchIngestionThroughput(2000, 16) };
+    },
+    render: ({ in_process: inProcess, local_server: throughput }) => [
+      '## Webhook ingestion',
+      '',
+      '| Case | DynamoDB requests (median / max) | Scheduler calls | Latency ms (median / p99) |',
+      '|---|---|---|---|',
+      ...Object.entries(inProcess as Record<string, any>).map(
+        ([name, r]) =>
+          `| ${name.replaceAll('_', ' ')} | ${r.dynamodb_requests.median} / ${r.dynamodb_requests.max} | ${r.scheduler_calls?.median ?? '–'} | ${r.latency_ms.median} / ${r.latency_ms.p99} |`,
+      ),
+      '',
+      `Through the local server: **${throughput.events_per_second} events/s** (${throughput.events} signed generic events, ${throughput.concurrency} in flight, ${throughput.failed} failed).`,
+      '',
+    ],
+  },
+  {
+    name: 'lists',
+    run: async () => {
+      const { benchLists } = await import('./lists.ts');
+      return { sizes: await benchLists(LIST_SIZES) };
+    },
+    render: ({ sizes }) => {
+      const runs = Object.values(sizes as Record<string, any>).sort((a, b) => a.payments - b.payments);
+      const header = runs.map((run) => `${run.payments.toLocaleString('en-US')} payments: items read · RCU · ms median / p99`);
+      const cases = Object.keys(runs[0].cases);
+      return [
+        '## Lists at scale',
         '',
-        '| Case | DynamoDB requests (median / max) | Scheduler calls | Latency ms (median / p99) |',
-        '|---|---|---|---|',
-        ...Object.entries(inProcess).map(
-          ([name, r]) =>
-            `| ${name.replaceAll('_', ' ')} | ${r.dynamodb_requests.median} / ${r.dynamodb_requests.max} | ${r.scheduler_calls.median} | ${r.latency_ms.median} / ${r.latency_ms.p99} |`,
+        `One merchant, payments over 90 days (${runs.map((run) => `${run.payments.toLocaleString('en-US')} payments and ${run.customers.toLocaleString('en-US')} customers`).join('; ')}); ` +
+          `${runs[0].samples} requests per case through the real handlers in process. Items read and read capacity units are medians per request, ` +
+          'the API key lookup and rate-limit write left out (the same for every request). DynamoDB Local: latencies are relative, not AWS figures.',
+        '',
+        `| Case | ${header.join(' | ')} |`,
+        `|---|${runs.map(() => '---').join('|')}|`,
+        ...cases.map(
+          (name) =>
+            `| ${name} | ${runs
+              .map((run) => {
+                const c = run.cases[name];
+                return `${c.items_read.median} · ${c.read_capacity_units.median} · ${c.latency_ms.median} / ${c.latency_ms.p99}`;
+              })
+              .join(' | ')} |`,
         ),
         '',
-        `Through the local server: **${throughput.events_per_second} events/s** (${throughput.events} signed generic events, ${throughput.concurrency} in flight, ${throughput.failed} failed).`,
+        `Seeding: ${runs.map((run) => `${run.payments.toLocaleString('en-US')} payments in ${run.seed_seconds} s`).join(', ')} (BatchWrite, ${8} writers).`,
         '',
-      );
+      ];
+    },
+  },
+];
+
+async function main(): Promise<void> {
+  const summary: string[] = ['# Benchmark results', '', `Measured on this machine (${process.version}); each section names its own run below.`, ''];
+  const engine = await benchEngine();
+  try {
+    for (const bench of BENCHES) {
+      const file = join(RESULTS_DIR, `${bench.name}.json`);
+      if (wants(bench.name)) writeResult(bench.name, await bench.run());
+      if (!existsSync(file)) continue;
+      const result = JSON.parse(readFileSync(file, 'utf8'));
+      const [heading, ...rest] = bench.render(result);
+      summary.push(heading!, '', `_Measured ${result.measured_at}._`, ...rest);
     }
   } finally {
     await engine.stop();

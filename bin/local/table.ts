@@ -3,11 +3,32 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
+  type GlobalSecondaryIndexDescription,
 } from '@aws-sdk/client-dynamodb';
-import { GLOBAL_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '../../shared/store/table-schema.ts';
+import { GLOBAL_INDEXES, projectionOf, TABLE_KEYS, TTL_ATTRIBUTE } from '../../shared/store/table-schema.ts';
 
-/** Creates the single table locally from the same definition the CDK stack deploys. */
+type IndexDefinition = (typeof GLOBAL_INDEXES)[number];
+
+function indexSpec(index: IndexDefinition) {
+  return {
+    IndexName: index.name,
+    KeySchema: [
+      { AttributeName: index.partition, KeyType: 'HASH' as const },
+      { AttributeName: index.sort, KeyType: 'RANGE' as const },
+    ],
+    Projection: projectionOf(index.projection),
+  };
+}
+
+const stringAttributes = (names: readonly string[]) => names.map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
+
+/**
+ * Creates the single table locally from the same definition the CDK stack deploys. A table kept from
+ * an earlier run (`npm start` persists it under .local/) gets the indexes added since, one at a time
+ * as DynamoDB requires.
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({
     endpoint,
@@ -15,38 +36,57 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
-  } catch (error) {
-    if (!(error instanceof ResourceNotFoundException)) throw error;
-  }
-  const attributes = [TABLE_KEYS.partition, TABLE_KEYS.sort, ...GLOBAL_INDEXES.flatMap((index) => [index.partition, index.sort])];
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-      KeySchema: [
-        { AttributeName: TABLE_KEYS.partition, KeyType: 'HASH' },
-        { AttributeName: TABLE_KEYS.sort, KeyType: 'RANGE' },
-      ],
-      GlobalSecondaryIndexes: GLOBAL_INDEXES.map((index) => ({
-        IndexName: index.name,
+    let existing: GlobalSecondaryIndexDescription[] | undefined;
+    try {
+      existing = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? [];
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+    if (existing) {
+      await addMissingIndexes(client, tableName, existing);
+      return;
+    }
+    const attributes = [TABLE_KEYS.partition, TABLE_KEYS.sort, ...GLOBAL_INDEXES.flatMap((index) => [index.partition, index.sort])];
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: stringAttributes(attributes),
         KeySchema: [
-          { AttributeName: index.partition, KeyType: 'HASH' },
-          { AttributeName: index.sort, KeyType: 'RANGE' },
+          { AttributeName: TABLE_KEYS.partition, KeyType: 'HASH' },
+          { AttributeName: TABLE_KEYS.sort, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
-      })),
-    }),
-  );
-  await client.send(
-    new UpdateTimeToLiveCommand({
-      TableName: tableName,
-      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
-    }),
-  );
-  client.destroy();
+        GlobalSecondaryIndexes: GLOBAL_INDEXES.map(indexSpec),
+      }),
+    );
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+async function addMissingIndexes(client: DynamoDBClient, tableName: string, existing: GlobalSecondaryIndexDescription[]): Promise<void> {
+  const present = new Set(existing.map((index) => index.IndexName));
+  for (const index of GLOBAL_INDEXES.filter((candidate) => !present.has(candidate.name))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: stringAttributes([index.partition, index.sort]),
+        GlobalSecondaryIndexUpdates: [{ Create: indexSpec(index) }],
+      }),
+    );
+    // The next index may only be added once this one is built (DynamoDB Local builds at once).
+    for (let waited = 0; waited < 30_000; waited += 250) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      if (Table?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index.name)?.IndexStatus === 'ACTIVE') break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
 
 /** Environment for code that reaches the local engine through the ordinary AWS SDK configuration. */

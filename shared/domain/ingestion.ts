@@ -1,11 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { findCustomer, findCustomerIdForPsp, saveCustomerWrites } from '../store/customers.ts';
 import { newEvent, recordEventWrite, type ServiceEvent } from '../store/events.ts';
-import { addPaymentReferences, findPayment, findPaymentByReferences, newPaymentWrites, savePaymentWrite } from '../store/payments.ts';
+import { addPaymentReferences, findPayment, findPaymentByReferences, newPaymentWrites, paymentChangeWrites } from '../store/payments.ts';
 import type { ProcessorConnection } from '../store/processor-connections.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { customerListItem } from '../representations/customer.ts';
 import { paymentResource } from '../representations/payment.ts';
+import { recoveredEventData } from '../representations/payment-events.ts';
 import { toPaymentMethod, type Customer } from './customers.ts';
 import {
   cancelSubscription,
@@ -108,6 +109,8 @@ async function completeDuplicate(tenant: Tenant, psp: string, event: FailedEvent
     const match = await findPaymentByReferences(tenant, psp, references);
     const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
     if (!match || !payment) throw new Error(`Payment reference for ${event.payment.pspPaymentId} exists without its payment`);
+    // The customer was erased: a late or replayed event must not link anything back to the payment.
+    if (payment.customer_id === null) return { outcome: 'duplicate', payment_id: payment.id };
     await addPaymentReferences(tenant, psp, payment.id, match.unlinked);
     const writes: TransactItem[] = [];
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
@@ -120,6 +123,14 @@ async function completeDuplicate(tenant: Tenant, psp: string, event: FailedEvent
     if (customer) {
       const refreshed = refreshCustomer(customer, event.customer, event.subscription, now);
       if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
+      // A terminal code arriving late closes the payment, so it leaves the customer's open count.
+      if (isOpen(payment.status) && enriched.status === 'terminal') {
+        refreshed.customer = {
+          ...refreshed.customer,
+          failed_payments: Math.max(0, refreshed.customer.failed_payments - 1),
+          terminal_payments: refreshed.customer.terminal_payments + 1,
+        };
+      }
       if (!isDeepStrictEqual(refreshed.customer, customer)) {
         writes.push(...saveCustomerWrites(tenant, withStatus(refreshed.customer, now), customer.version));
       }
@@ -137,7 +148,7 @@ async function completeDuplicate(tenant: Tenant, psp: string, event: FailedEvent
       await routeFailure(tenant, payment);
       return { outcome: 'duplicate', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
-    const result = await transact(enriched === payment ? writes : [savePaymentWrite(tenant, enriched, payment.version), ...writes]);
+    const result = await transact(enriched === payment ? writes : [...paymentChangeWrites(tenant, payment, enriched), ...writes]);
     if (result.committed) {
       await routeFailure(tenant, enriched);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
@@ -163,8 +174,8 @@ async function recordRecovery(tenant: Tenant, psp: string, references: string[],
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
     const recovered = recoverPayment(payment, channelOf(payment), now);
     const writes = [
-      savePaymentWrite(tenant, recovered, payment.version),
-      recordEventWrite(tenant, newEvent(tenant, 'payment.recovered', paymentResource(recovered), now)),
+      ...paymentChangeWrites(tenant, payment, recovered),
+      recordEventWrite(tenant, newEvent(tenant, 'payment.recovered', recoveredEventData(recovered), now)),
     ];
     if (customer) writes.push(...saveCustomerWrites(tenant, countRecovery(customer, recovered, now), customer.version));
     const result = await transact(writes);

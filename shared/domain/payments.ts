@@ -1,4 +1,5 @@
 import type { DeclineCategory } from './decline-classification.ts';
+import type { ListRequest, TimeWindow } from './listing.ts';
 
 /** §2.4 and §3.2. Stored and served in the spec's own field names. */
 export const PAYMENT_STATUSES = ['pending', 'retrying', 'recovered', 'terminal', 'communication_pending'] as const;
@@ -53,3 +54,25 @@ export interface Payment {
 }
 
 export const isOpen = (status: PaymentStatus): boolean => OPEN_STATUSES.includes(status);
+
+/** GET /v1/payments (§4.3) and GET /v1/customers/{id}/payments (§4.2). */
+export const PAYMENT_SORTS = ['created_at', 'amount', 'status'] as const;
+export type PaymentSort = (typeof PAYMENT_SORTS)[number];
+
+export interface PaymentFilters {
+  status?: PaymentStatus;
+  customer_id?: string;
+  decline_category?: DeclineCategory;
+  decline_code?: string;
+  psp?: string;
+  currency?: string;
+  amount_min?: number;
+  amount_max?: number;
+  created?: TimeWindow;
+}
+
+export interface PaymentListRequest extends ListRequest<PaymentSort> {
+  filters: PaymentFilters;
+}
+
+export const DECLINE_CATEGORIES = ['soft_retry', 'hard_customer', 'terminal', 'unknown'] as const satisfies readonly DeclineCategory[];

@@ -3,12 +3,13 @@ import { scheduler } from '../adapters/scheduler.ts';
 import { findCustomer, saveCustomerWrites } from '../store/customers.ts';
 import { newEvent, recordEventWrite } from '../store/events.ts';
 import { getMerchant } from '../store/merchants.ts';
-import { findPayment, getPayment, savePaymentWrite } from '../store/payments.ts';
+import { findPayment, getPayment, paymentChangeWrites } from '../store/payments.ts';
 import { findConnectionForPsp } from '../store/processor-connections.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { countRecoveryAttemptWrite } from '../store/usage.ts';
 import { customerListItem } from '../representations/customer.ts';
 import { paymentResource } from '../representations/payment.ts';
+import { recoveredEventData } from '../representations/payment-events.ts';
 import { ServiceError, stateConflict } from './errors.ts';
 import { withStatus } from './failure-accounting.ts';
 import type { Payment } from './payments.ts';
@@ -59,12 +60,13 @@ export async function claimRetry(tenant: Tenant, paymentId: string, trigger: Ret
   const merchant = await getMerchant(tenant.merchantId);
   const limit = PLANS[merchant.plan].recoveryAttemptsPerMonth;
   const claimed = claimAttempt(payment, now);
-  const result = await transact([savePaymentWrite(tenant, claimed, payment.version), countRecoveryAttemptWrite(tenant, now, limit)]);
+  const paymentWrites = paymentChangeWrites(tenant, payment, claimed);
+  const result = await transact([...paymentWrites, countRecoveryAttemptWrite(tenant, now, limit)]);
   if (result.committed) {
     await armWatchdog(tenant, claimed, now);
     return claimed;
   }
-  if (result.failedConditions.includes(1)) throw new AttemptLimitReached(limit);
+  if (result.failedConditions.includes(paymentWrites.length)) throw new AttemptLimitReached(limit);
   const current = await getPayment(tenant, paymentId);
   throw stateConflict(`Payment '${current.id}' cannot be retried: its status is '${current.status}'.`);
 }
@@ -162,10 +164,15 @@ async function recordOutcome(
       now,
       nextRetryAt: (cooldownHours, subcategory) => nextRetryAt({ failedAt: now, cooldownHours, subcategory, timeZone: customer?.timezone ?? null }),
     });
-    const writes: TransactItem[] = [savePaymentWrite(tenant, result.payment, payment.version)];
+    const writes: TransactItem[] = paymentChangeWrites(tenant, payment, result.payment);
     if (customer && result.customer) writes.push(...saveCustomerWrites(tenant, result.customer, customer.version));
     for (const type of result.events) {
-      const data = type === 'customer.retained' && result.customer ? customerListItem(result.customer) : paymentResource(result.payment);
+      const data =
+        type === 'customer.retained' && result.customer
+          ? customerListItem(result.customer)
+          : type === 'payment.recovered'
+            ? recoveredEventData(result.payment)
+            : paymentResource(result.payment);
       writes.push(recordEventWrite(tenant, newEvent(tenant, type, data, now)));
     }
     if (!(await transact(writes)).committed) continue;
@@ -180,7 +187,7 @@ async function recordOutcome(
 async function handOverAtLimit(tenant: Tenant, payment: Payment, now: Date): Promise<AttemptReport> {
   const next: Payment = { ...payment, status: 'communication_pending', next_retry_at: null, updated_at: now.toISOString(), version: payment.version + 1 };
   const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
-  const writes: TransactItem[] = [savePaymentWrite(tenant, next, payment.version)];
+  const writes: TransactItem[] = paymentChangeWrites(tenant, payment, next);
   if (customer) writes.push(...saveCustomerWrites(tenant, withStatus(customer, now), customer.version));
   await transact(writes);
   return { outcome: 'limit_reached', payment_id: payment.id, status: next.status };

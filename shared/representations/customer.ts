@@ -1,4 +1,5 @@
 import { totalRecovered, type Customer } from '../domain/customers.ts';
+import type { RecoverySummary } from '../domain/customer-queries.ts';
 
 /** §2.3 / §4.2: the customer list item (and the base of the detail and of events). */
 export function customerListItem(customer: Customer) {
@@ -17,5 +18,29 @@ export function customerListItem(customer: Customer) {
     total_recovered_currency: recovered.currency,
     created_at: customer.created_at,
     updated_at: customer.updated_at,
+  };
+}
+
+/** §2.3 detail: the list fields plus subscriptions, payment method and the recovery summary. */
+export function customerDetail(customer: Customer, summary: RecoverySummary) {
+  return {
+    ...customerListItem(customer),
+    subscriptions: customer.subscriptions.map(({ id, psp_subscription_id, plan, amount, currency, status, current_period_end }) => ({
+      id,
+      psp_subscription_id,
+      plan,
+      amount,
+      currency,
+      status,
+      current_period_end,
+    })),
+    payment_method: customer.payment_method && {
+      type: customer.payment_method.type,
+      brand: customer.payment_method.brand,
+      last_four: customer.payment_method.last_four,
+      exp_month: customer.payment_method.exp_month,
+      exp_year: customer.payment_method.exp_year,
+    },
+    recovery_summary: summary,
   };
 }

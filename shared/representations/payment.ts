@@ -1,3 +1,4 @@
+import type { Customer } from '../domain/customers.ts';
 import type { Payment } from '../domain/payments.ts';
 
 /** §2.4: the payment object of lists and events. */
@@ -20,5 +21,29 @@ export function paymentResource(payment: Payment) {
     recovered_at: payment.recovered_at,
     created_at: payment.created_at,
     updated_at: payment.updated_at,
+  };
+}
+
+/** §2.4 detail: the payment, its customer's name and email, and every attempt. */
+export function paymentDetail(payment: Payment, customer: Customer | null) {
+  return {
+    ...paymentResource(payment),
+    customer: customer && { id: customer.id, email: customer.email, name: customer.name },
+    retries: payment.retries.map(({ attempt, status, decline_code, attempted_at }) => ({ attempt, status, decline_code, attempted_at })),
+  };
+}
+
+/** §4.2: a payment in a customer's payment list. */
+export function customerPaymentItem(payment: Payment) {
+  return {
+    id: payment.id,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: payment.status,
+    decline_code: payment.decline_code,
+    decline_category: payment.decline_category,
+    retry_count: payment.retry_count,
+    created_at: payment.created_at,
+    recovered_at: payment.recovered_at,
   };
 }

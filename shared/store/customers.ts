@@ -1,23 +1,77 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { Customer } from '../domain/customers.ts';
+import { totalRecovered, type Customer } from '../domain/customers.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { tenantPk } from './keys.ts';
+import { counterWrites, withPairs } from './list-counters.ts';
+import { amountKey } from './list-query.ts';
+import { INDEX_KEY_ATTRIBUTES } from './table-schema.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
 
-export const customerSk = (customerId: string): string => `CUSTOMER#${customerId}`;
+export const CUSTOMER_SK_PREFIX = 'CUSTOMER#';
+export const customerSk = (customerId: string): string => `${CUSTOMER_SK_PREFIX}${customerId}`;
 /** One customer per merchant, environment, processor and processor customer id (§6). */
 const customerRefSk = (psp: string, pspCustomerId: string): string => `CUSTREF#${psp}#${pspCustomerId}`;
 
-function toItem(tenant: Tenant, customer: Customer) {
-  return { pk: tenantPk(tenant), sk: customerSk(customer.id), entity: 'customer', ...customer };
+/**
+ * The index partitions a customer is listed in (docs/data-model.md, "List indexes"):
+ *   gsi1: by status (id order = creation)   gsi2: all by total recovered
+ *   gsi4: all by name, with the search text (narrow)   gsi5: all by email (narrow)
+ */
+export const customerPartition = {
+  status: (tenant: Tenant, status: string) => `${tenantPk(tenant)}#CUSTOMERS#status#${status}`,
+  recovered: (tenant: Tenant) => `${tenantPk(tenant)}#CUSTOMERS#recovered`,
+  name: (tenant: Tenant) => `${tenantPk(tenant)}#CUSTOMERS#name`,
+  email: (tenant: Tenant) => `${tenantPk(tenant)}#CUSTOMERS#email`,
+};
+
+/** Sort-key text: lowercase, bounded (keys stop at 1 KB), and a separator below every printable character so "Ada" sorts before "Ada Lovelace". */
+const textKey = (value: string | null, id: string): string => `${(value ?? '').toLowerCase().slice(0, 200)}\u0001${id}`;
+
+/** What `query` (§4.2) searches: name and email, lowercase, one attribute so one `contains` tests both. */
+export const searchText = (customer: Pick<Customer, 'name' | 'email'>): string =>
+  [customer.name ?? '', customer.email ?? ''].join('\n').toLowerCase();
+
+/** The list counters a customer counts toward (see list-counters.ts). */
+export function customerDimensions(customer: Customer): string[] {
+  return withPairs('CUSTOMERS', ['all', `status:${customer.status}`, `psp:${customer.psp}`, `failing:${customer.failed_payments > 0 ? 'yes' : 'no'}`]);
 }
 
-function fromItem(item: Record<string, unknown>): Customer {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, gsi3pk: _g3, gsi3sk: _g3s, ...customer } = item;
+/**
+ * A customer as read, with the counter dimensions its stored item was counted under. Domain updates
+ * build the next customer by spreading the one they read, so this travels to the write exactly like
+ * `version`, and the write moves the counts from what was stored to what is written.
+ */
+type StoredCustomer = Customer & { counted_as?: string[] };
+
+/** The stored item, index attributes included; bulk loads (the list bench's seed) write exactly this. */
+export function customerItem(tenant: Tenant, customer: Customer) {
+  const { counted_as: _previous, ...fields } = customer as StoredCustomer;
+  const id = customer.id;
+  return {
+    pk: tenantPk(tenant),
+    sk: customerSk(id),
+    entity: 'customer',
+    ...fields,
+    counted_as: customerDimensions(customer),
+    search: searchText(customer),
+    gsi1pk: customerPartition.status(tenant, customer.status),
+    gsi1sk: id,
+    gsi2pk: customerPartition.recovered(tenant),
+    gsi2sk: `${amountKey(totalRecovered(customer).amount)}#${id}`,
+    gsi4pk: customerPartition.name(tenant),
+    gsi4sk: textKey(customer.name, id),
+    gsi5pk: customerPartition.email(tenant),
+    gsi5sk: textKey(customer.email, id),
+  };
+}
+
+export function customerFromItem(item: Record<string, unknown>): Customer {
+  const customer: Record<string, unknown> = { ...item };
+  for (const name of ['pk', 'sk', 'entity', 'search', ...INDEX_KEY_ATTRIBUTES]) delete customer[name];
   return customer as unknown as Customer;
 }
 
@@ -32,7 +86,7 @@ export async function findCustomer(tenant: Tenant, customerId: string): Promise<
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: customerSk(customerId) }, ConsistentRead: true }),
   );
-  return Item ? fromItem(Item) : undefined;
+  return Item ? customerFromItem(Item) : undefined;
 }
 
 export async function getCustomer(tenant: Tenant, customerId: string): Promise<Customer> {
@@ -44,11 +98,14 @@ export async function getCustomer(tenant: Tenant, customerId: string): Promise<C
 /**
  * Writes a customer as part of a transaction: a new one together with its processor reference (so two
  * first events cannot create two customers), an existing one only if nobody changed it since it was read.
+ * Either way the list counters move in the same transaction.
  */
 export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersion: number | null): TransactItem[] {
+  const before = readVersion === null ? null : ((customer as StoredCustomer).counted_as ?? null);
+  const counters = counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer));
   if (readVersion === null) {
     return [
-      { Put: { TableName: tableName, Item: toItem(tenant, customer), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName, Item: customerItem(tenant, customer), ConditionExpression: 'attribute_not_exists(pk)' } },
       {
         Put: {
           TableName: tableName,
@@ -61,16 +118,46 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
+      ...counters,
     ];
   }
   return [
     {
       Put: {
         TableName: tableName,
-        Item: toItem(tenant, customer),
+        Item: customerItem(tenant, customer),
         ConditionExpression: 'version = :version',
         ExpressionAttributeValues: { ':version': readVersion },
       },
     },
+    ...counters,
+  ];
+}
+
+/**
+ * Deletes a customer for good (erasure): the item with every index entry it has, its processor
+ * reference (so the processor customer is a stranger again), and its counts; only if it is still the
+ * version that was read, so a change that slipped in is never lost unerased.
+ */
+export function deleteCustomerWrites(tenant: Tenant, customer: Customer): TransactItem[] {
+  const counted = (customer as StoredCustomer).counted_as ?? null;
+  return [
+    {
+      Delete: {
+        TableName: tableName,
+        Key: { pk: tenantPk(tenant), sk: customerSk(customer.id) },
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeValues: { ':version': customer.version },
+      },
+    },
+    {
+      Delete: {
+        TableName: tableName,
+        Key: { pk: tenantPk(tenant), sk: customerRefSk(customer.psp, customer.psp_customer_id) },
+        ConditionExpression: 'attribute_not_exists(pk) OR customer_id = :id',
+        ExpressionAttributeValues: { ':id': customer.id },
+      },
+    },
+    ...counterWrites(tenant, 'CUSTOMERS', customer, counted, null),
   ];
 }

@@ -1,5 +1,5 @@
 import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
@@ -101,4 +101,39 @@ export async function releaseIdempotencyKey(tenant: Tenant, key: string, fingerp
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
+}
+
+/**
+ * Forgets remembered requests whose key or stored response contains any of these values (erasure).
+ * In a response body a value is matched as a whole JSON string, the way a field holding it is written.
+ * Records live 24 h, so this reads at most a day of the tenant's idempotent requests.
+ */
+export async function deleteIdempotencyRecordsContaining(tenant: Tenant, values: readonly string[]): Promise<number> {
+  const present = [...new Set(values.filter((value) => value.length > 0))];
+  if (present.length === 0) return 0;
+  const inBody = present.map((value) => JSON.stringify(value));
+  const prefix = sk('');
+  let deleted = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ProjectionExpression: 'sk, #response.#body',
+        ExpressionAttributeNames: { '#response': 'response', '#body': 'body' },
+        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': prefix },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const key = (item.sk as string).slice(prefix.length);
+      const body = (item.response?.body as string | undefined) ?? '';
+      if (!present.some((value) => key.includes(value)) && !inBody.some((needle) => body.includes(needle))) continue;
+      await db.send(new DeleteCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: item.sk } }));
+      deleted += 1;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return deleted;
 }

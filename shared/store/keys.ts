@@ -23,3 +23,10 @@ export const otherEnvironment = (tenant: Tenant): Tenant => ({
 
 /** DynamoDB TTL wants epoch seconds. */
 export const epochSeconds = (at: Date): number => Math.floor(at.getTime() / 1000);
+
+/**
+ * Everything that belongs to one customer (payments, events about them, and whatever later holds
+ * their data) carries this as `gsi1pk`, so the customer's payments list and GDPR erasure find it all
+ * with one query. An item leaves the partition when its customer link is removed.
+ */
+export const customerOwnerPartition = (tenant: Tenant, customerId: string): string => `${tenantPk(tenant)}#CUSTOMER#${customerId}`;

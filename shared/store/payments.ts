@@ -1,32 +1,76 @@
-import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Payment } from '../domain/payments.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { isConditionFailure } from './dynamo.ts';
-import { tenantPk } from './keys.ts';
+import { customerOwnerPartition, tenantPk } from './keys.ts';
+import { counterWrites, withPairs } from './list-counters.ts';
+import { amountKey } from './list-query.ts';
+import { INDEX_KEY_ATTRIBUTES } from './table-schema.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
 
-export const paymentSk = (paymentId: string): string => `PAYMENT#${paymentId}`;
+export const PAYMENT_SK_PREFIX = 'PAYMENT#';
+export const paymentSk = (paymentId: string): string => `${PAYMENT_SK_PREFIX}${paymentId}`;
 /** Every processor id naming a failed charge points at its payment, so repeated or sibling events find it. */
 const paymentRefSk = (psp: string, reference: string): string => `PAYREF#${psp}#${reference}`;
 
-function toItem(tenant: Tenant, payment: Payment) {
-  return { pk: tenantPk(tenant), sk: paymentSk(payment.id), entity: 'payment', ...payment };
+/**
+ * The index partitions a payment is listed in (docs/data-model.md, "List indexes"). Sort keys start
+ * with the payment id, which orders by creation time, except the amount index's.
+ *   gsi1: the customer's items        gsi2: payments by status      gsi3: by decline category
+ *   gsi4: all by amount (narrow)      gsi5: by decline code (narrow)
+ */
+export const paymentPartition = {
+  status: (tenant: Tenant, status: string) => `${tenantPk(tenant)}#PAYMENTS#status#${status}`,
+  category: (tenant: Tenant, category: string) => `${tenantPk(tenant)}#PAYMENTS#category#${category}`,
+  amount: (tenant: Tenant) => `${tenantPk(tenant)}#PAYMENTS#amount`,
+  code: (tenant: Tenant, code: string) => `${tenantPk(tenant)}#PAYMENTS#code#${code}`,
+};
+
+/** The stored item, index attributes included; bulk loads (the list bench's seed) write exactly this. */
+export function paymentItem(tenant: Tenant, payment: Payment) {
+  return {
+    pk: tenantPk(tenant),
+    sk: paymentSk(payment.id),
+    entity: 'payment',
+    ...payment,
+    ...(payment.customer_id === null ? {} : { gsi1pk: customerOwnerPartition(tenant, payment.customer_id), gsi1sk: paymentSk(payment.id) }),
+    gsi2pk: paymentPartition.status(tenant, payment.status),
+    gsi2sk: payment.id,
+    gsi3pk: paymentPartition.category(tenant, payment.decline_category),
+    gsi3sk: payment.id,
+    gsi4pk: paymentPartition.amount(tenant),
+    gsi4sk: `${amountKey(payment.amount)}#${payment.id}`,
+    ...(payment.decline_code === null ? {} : { gsi5pk: paymentPartition.code(tenant, payment.decline_code), gsi5sk: payment.id }),
+  };
 }
 
-function fromItem(item: Record<string, unknown>): Payment {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, gsi3pk: _g3, gsi3sk: _g3s, ...payment } = item;
+export function paymentFromItem(item: Record<string, unknown>): Payment {
+  const payment: Record<string, unknown> = { ...item };
+  for (const name of ['pk', 'sk', 'entity', ...INDEX_KEY_ATTRIBUTES]) delete payment[name];
   return payment as unknown as Payment;
+}
+
+/** The list counters a payment counts toward (see list-counters.ts). */
+export function paymentDimensions(payment: Payment): string[] {
+  return withPairs('PAYMENTS', [
+    'all',
+    `status:${payment.status}`,
+    `category:${payment.decline_category}`,
+    `psp:${payment.psp}`,
+    `currency:${payment.currency}`,
+    ...(payment.decline_code === null ? [] : [`code:${payment.decline_code}`]),
+  ]);
 }
 
 export async function findPayment(tenant: Tenant, paymentId: string): Promise<Payment | undefined> {
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: paymentSk(paymentId) }, ConsistentRead: true }),
   );
-  return Item ? fromItem(Item) : undefined;
+  return Item ? paymentFromItem(Item) : undefined;
 }
 
 export async function getPayment(tenant: Tenant, paymentId: string): Promise<Payment> {
@@ -56,10 +100,28 @@ export async function findPaymentByReferences(tenant: Tenant, psp: string, refer
   return { paymentId, unlinked: unique.filter((reference) => !linked.has(paymentRefSk(psp, reference))) };
 }
 
+/**
+ * Every write of a payment goes through here: the payment (new: only if absent; changed: only if
+ * still the version that was read) and, in the same transaction, the list counters it moves between.
+ */
+export function paymentChangeWrites(tenant: Tenant, before: Payment | null, after: Payment): TransactItem[] {
+  const put: TransactItem = before === null
+    ? { Put: { TableName: tableName, Item: paymentItem(tenant, after), ConditionExpression: 'attribute_not_exists(pk)' } }
+    : {
+        Put: {
+          TableName: tableName,
+          Item: paymentItem(tenant, after),
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': before.version },
+        },
+      };
+  return [put, ...counterWrites(tenant, 'PAYMENTS', after, before && paymentDimensions(before), paymentDimensions(after))];
+}
+
 /** A new payment and its references; a reference that already exists means another event recorded this charge first. */
 export function newPaymentWrites(tenant: Tenant, payment: Payment, references: readonly string[]): TransactItem[] {
   return [
-    { Put: { TableName: tableName, Item: toItem(tenant, payment), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ...paymentChangeWrites(tenant, null, payment),
     ...[...new Set(references)].map((reference) => ({
       Put: {
         TableName: tableName,
@@ -68,18 +130,6 @@ export function newPaymentWrites(tenant: Tenant, payment: Payment, references: r
       },
     })),
   ];
-}
-
-/** A state change of an existing payment, only if it is still the version that was read. */
-export function savePaymentWrite(tenant: Tenant, payment: Payment, readVersion: number): TransactItem {
-  return {
-    Put: {
-      TableName: tableName,
-      Item: toItem(tenant, payment),
-      ConditionExpression: 'version = :version',
-      ExpressionAttributeValues: { ':version': readVersion },
-    },
-  };
 }
 
 /** Points more processor ids at a known payment (a sibling event carried ids the first one did not). */
@@ -97,4 +147,32 @@ export async function addPaymentReferences(tenant: Tenant, psp: string, paymentI
       if (!isConditionFailure(error)) throw error;
     }
   }
+}
+
+/** Drops processor references from a payment's lookups (erasure: references that name the person). */
+export function deletePaymentReferenceWrites(tenant: Tenant, psp: string, references: readonly string[]): TransactItem[] {
+  return [...new Set(references)].map((reference) => ({
+    Delete: { TableName: tableName, Key: { pk: tenantPk(tenant), sk: paymentRefSk(psp, reference) } },
+  }));
+}
+
+/** All payments of one customer, oldest first: a customer has few, so lists of them are sorted in memory. */
+export async function paymentsOfCustomer(tenant: Tenant, customerId: string): Promise<Payment[]> {
+  const payments: Payment[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :owner AND begins_with(gsi1sk, :prefix)',
+        ExpressionAttributeValues: { ':owner': customerOwnerPartition(tenant, customerId), ':prefix': PAYMENT_SK_PREFIX },
+        ExclusiveStartKey: startKey,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    payments.push(...(page.Items ?? []).map(paymentFromItem));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return payments;
 }

@@ -40,14 +40,14 @@ describe('EventBridge Scheduler adapter', () => {
   });
 
   it('moves an existing schedule with the same name instead of failing', async () => {
-    scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ message: 'exists', $metadata: {} }));
+    scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ message: 'exists', Message: 'exists', $metadata: {} }));
     scheduler.on(UpdateScheduleCommand).resolves({ ScheduleArn: 'arn:schedule' });
     await adapter.schedule({ id: 'retry-pay_1-1', kind: 'payment-retry', runAt: new Date('2026-11-24T09:00:00Z'), tenant, payload: {} });
     expect(scheduler.commandCalls(UpdateScheduleCommand)[0]!.args[0].input).toMatchObject({ Name: 'retry-pay_1-1', ScheduleExpression: 'at(2026-11-24T09:00:00)' });
   });
 
   it('deletes on cancel and treats an already-gone schedule as done', async () => {
-    scheduler.on(DeleteScheduleCommand).rejects(new ResourceNotFoundException({ message: 'gone', $metadata: {} }));
+    scheduler.on(DeleteScheduleCommand).rejects(new ResourceNotFoundException({ message: 'gone', Message: 'gone', $metadata: {} }));
     await expect(adapter.cancel('retry-pay_1-1')).resolves.toBeUndefined();
     expect(scheduler.commandCalls(DeleteScheduleCommand)[0]!.args[0].input).toEqual({ Name: 'retry-pay_1-1', GroupName: 'PaymentRecovery-prod' });
   });

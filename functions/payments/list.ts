@@ -1,0 +1,11 @@
+import { listPayments } from '#shared/domain/payment-queries';
+import { paymentListQuery } from '#shared/http/list-schemas';
+import { restHandler } from '#shared/http/rest-handler';
+import { pageOf } from '#shared/http/responses';
+import { paymentResource } from '#shared/representations/payment';
+
+/** GET /v1/payments (§4.3): every filter, three orders, pages; totals from counters where they can. */
+export const handler = restHandler({ query: paymentListQuery }, async ({ auth, query }) => {
+  const { items, total } = await listPayments(auth.tenant, query);
+  return pageOf(items.map(paymentResource), total, query);
+});

@@ -1,0 +1,103 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { isConditionFailure } from './dynamo.ts';
+import { customerOwnerPartition, tenantPk } from './keys.ts';
+import type { TransactItem } from './transactions.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * The record of a customer's erasure (GDPR). It holds no personal data: the service's own random
+ * customer id, when, and how many payment records were anonymised. It is written before anything is
+ * erased, so a crashed erasure is visibly unfinished and a repeated DELETE resumes it, and it stays
+ * afterwards so a repeated DELETE gets the same answer.
+ */
+export interface ErasureRecord {
+  customer_id: string;
+  state: 'in_progress' | 'completed';
+  started_at: string;
+  completed_at: string | null;
+  anonymized_records: number;
+}
+
+const erasureSk = (customerId: string): string => `ERASURE#${customerId}`;
+const erasureKey = (tenant: Tenant, customerId: string) => ({ pk: tenantPk(tenant), sk: erasureSk(customerId) });
+
+export async function findErasure(tenant: Tenant, customerId: string): Promise<ErasureRecord | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: erasureKey(tenant, customerId), ConsistentRead: true }));
+  if (!Item) return undefined;
+  const { customer_id, state, started_at, completed_at, anonymized_records } = Item;
+  return { customer_id, state, started_at, completed_at, anonymized_records } as ErasureRecord;
+}
+
+/** Opens the record unless an earlier attempt did. */
+export async function startErasure(tenant: Tenant, customerId: string, now: Date): Promise<void> {
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...erasureKey(tenant, customerId),
+          entity: 'erasure',
+          customer_id: customerId,
+          state: 'in_progress',
+          started_at: now.toISOString(),
+          completed_at: null,
+          anonymized_records: 0,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * Counts one anonymised record, in the transaction that anonymises it, so a resumed erasure counts
+ * each once; also after completion, for a straggler the final sweep catches.
+ */
+export function countAnonymizedWrite(tenant: Tenant, customerId: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: erasureKey(tenant, customerId),
+      UpdateExpression: 'ADD anonymized_records :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  };
+}
+
+export function completeErasureWrite(tenant: Tenant, customerId: string, now: Date): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: erasureKey(tenant, customerId),
+      UpdateExpression: 'SET #state = :done, completed_at = :now',
+      ConditionExpression: '#state = :open',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':done': 'completed', ':open': 'in_progress', ':now': now.toISOString() },
+    },
+  };
+}
+
+/** Whatever still carries the customer's link (see customerOwnerPartition), a page at a time. */
+export async function ownedItems(tenant: Tenant, customerId: string): Promise<Record<string, unknown>[]> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :owner',
+      ExpressionAttributeValues: { ':owner': customerOwnerPartition(tenant, customerId) },
+      Limit: 100,
+    }),
+  );
+  return Items;
+}
+
+/** Removes an owned item the service keeps nothing of after erasure (anything but payments and events). */
+export async function deleteOwnedItem(key: { pk: string; sk: string }): Promise<void> {
+  await db.send(new DeleteCommand({ TableName: tableName, Key: { pk: key.pk, sk: key.sk } }));
+}

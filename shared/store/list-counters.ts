@@ -1,0 +1,229 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import type { TimeWindow } from '../domain/listing.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { tenantPk } from './keys.ts';
+import type { TransactItem } from './transactions.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * Bucketed list counters: how many payments (or customers) of a tenant were created on each UTC day
+ * and month, under each dimension value they are counted by (`all`, `status:pending`, `psp:stripe`, …).
+ * They are written in the same transaction as the item they count, so they are exact, and they answer
+ * two questions lists need without reading items: a total, and which day page N starts in (a deep page
+ * jumps to its day and only skips within it). See docs/data-model.md.
+ *
+ * Each day and month is split over COUNTER_SHARDS items (by the counted item's id) so concurrent
+ * transactions rarely touch the same counter item; readers add the shards up.
+ */
+export type CounterFamily = 'PAYMENTS' | 'CUSTOMERS';
+
+/** The dimension values an item is counted under; `null` for an item that does not exist (before creation, after deletion). */
+export type Dimensions = readonly string[] | null;
+
+export const COUNTER_SHARDS = 4;
+
+/**
+ * Dimensions also counted two at a time (`currency:eur&status:pending`), so a list filtered on any
+ * two of them has an exact total and can jump to a deep page like a single filter. Low-cardinality
+ * ones only, to keep counter items small (a payment day item holds ~100 attributes at most).
+ */
+const PAIRED: Record<CounterFamily, readonly string[]> = {
+  PAYMENTS: ['status', 'category', 'psp', 'currency'],
+  CUSTOMERS: ['status', 'psp', 'failing'],
+};
+
+const kindOf = (dimension: string): string => dimension.split(':')[0]!;
+const pairOf = (a: string, b: string): string => [a, b].sort().join('&');
+
+/** An item's single dimensions plus the pairs of its paired ones. */
+export function withPairs(family: CounterFamily, dimensions: readonly string[]): string[] {
+  const paired = dimensions.filter((dimension) => PAIRED[family].includes(kindOf(dimension)));
+  const pairs = paired.flatMap((a, i) => paired.slice(i + 1).map((b) => pairOf(a, b)));
+  return [...dimensions, ...pairs];
+}
+
+/** The counter that counts exactly the items matching all of these dimension values, if one does. */
+export function countedAs(family: CounterFamily, dimensions: readonly string[]): string | undefined {
+  if (dimensions.length === 0) return 'all';
+  if (dimensions.length === 1) return dimensions[0];
+  const [a, b] = dimensions;
+  if (dimensions.length === 2 && kindOf(a!) !== kindOf(b!) && PAIRED[family].includes(kindOf(a!)) && PAIRED[family].includes(kindOf(b!))) return pairOf(a!, b!);
+  return undefined;
+}
+const DAY_MS = 86_400_000;
+
+const statsPrefix = (family: CounterFamily, level: 'M' | 'D') => `STATS#${family}#${level}#`;
+const counterSk = (family: CounterFamily, level: 'M' | 'D', period: string, shard: number) => `${statsPrefix(family, level)}${period}#${shard}`;
+
+function shardOf(id: string): number {
+  let sum = 0;
+  for (const char of id.slice(-6)) sum += char.charCodeAt(0);
+  return sum % COUNTER_SHARDS;
+}
+
+/**
+ * The counter updates that move an item from `before` to `after`, for the day and month it was
+ * created in; nothing when its dimensions did not change. Part of the caller's transaction.
+ */
+export function counterWrites(tenant: Tenant, family: CounterFamily, item: { id: string; created_at: string }, before: Dimensions, after: Dimensions): TransactItem[] {
+  const delta = new Map<string, number>();
+  for (const dimension of before ?? []) delta.set(dimension, (delta.get(dimension) ?? 0) - 1);
+  for (const dimension of after ?? []) delta.set(dimension, (delta.get(dimension) ?? 0) + 1);
+  const changes = [...delta].filter(([, by]) => by !== 0);
+  if (changes.length === 0) return [];
+  const names = Object.fromEntries(changes.map(([dimension], i) => [`#d${i}`, dimension]));
+  const values: Record<string, unknown> = Object.fromEntries(changes.map(([, by], i) => [`:d${i}`, by]));
+  values[':entity'] = 'list_counter';
+  const update = `ADD ${changes.map((_, i) => `#d${i} :d${i}`).join(', ')} SET entity = :entity`;
+  const day = item.created_at.slice(0, 10);
+  const shard = shardOf(item.id);
+  return [counterSk(family, 'D', day, shard), counterSk(family, 'M', day.slice(0, 7), shard)].map((sk) => ({
+    Update: { TableName: tableName, Key: { pk: tenantPk(tenant), sk }, UpdateExpression: update, ExpressionAttributeNames: names, ExpressionAttributeValues: values },
+  }));
+}
+
+/**
+ * The counter items for items written in bulk outside transactions (the list bench's seed): the same
+ * keys and attributes counterWrites maintains, summed up front.
+ */
+export function counterItems(tenant: Tenant, family: CounterFamily, counted: readonly { id: string; created_at: string; dimensions: readonly string[] }[]) {
+  const items = new Map<string, Record<string, unknown>>();
+  for (const { id, created_at: createdAt, dimensions } of counted) {
+    const day = createdAt.slice(0, 10);
+    for (const sk of [counterSk(family, 'D', day, shardOf(id)), counterSk(family, 'M', day.slice(0, 7), shardOf(id))]) {
+      const item = items.get(sk) ?? { pk: tenantPk(tenant), sk, entity: 'list_counter' };
+      for (const dimension of dimensions) item[dimension] = ((item[dimension] as number | undefined) ?? 0) + 1;
+      items.set(sk, item);
+    }
+  }
+  return [...items.values()];
+}
+
+type Counts = Map<string, Map<string, number>>;
+
+/** period → dimension → count, shards added up; `prefix` selects the items, `levelPrefix` precedes the period in their keys. */
+async function readCounters(tenant: Tenant, levelPrefix: string, prefix = levelPrefix): Promise<Counts> {
+  const counts: Counts = new Map();
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': prefix },
+        ExclusiveStartKey: startKey,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const { pk: _pk, sk, entity: _entity, ...dimensions } = item;
+      const period = (sk as string).slice(levelPrefix.length).split('#')[0]!;
+      const into = counts.get(period) ?? new Map<string, number>();
+      for (const [dimension, value] of Object.entries(dimensions)) into.set(dimension, (into.get(dimension) ?? 0) + Number(value));
+      counts.set(period, into);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return counts;
+}
+
+/** A stretch of creation time and how many matching items were created in it. */
+export interface Bucket {
+  from: number;
+  to: number;
+  count: number;
+  /** month: can be split into days; day: skip inside it; exact: counted from the items themselves. */
+  level: 'month' | 'day' | 'exact';
+}
+
+const monthStart = (period: string) => Date.parse(`${period}-01T00:00:00Z`);
+const nextMonthStart = (period: string) => {
+  const start = new Date(monthStart(period));
+  return Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
+};
+const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
+const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
+
+/**
+ * Reads a tenant's counters for one family once per request; month items always (a few per year),
+ * day items only for the months a window cuts or a deep page lands in.
+ */
+export class CounterView {
+  private months: Promise<Counts> | undefined;
+  private readonly days = new Map<string, Promise<Counts>>();
+
+  constructor(
+    private readonly tenant: Tenant,
+    readonly family: CounterFamily,
+  ) {}
+
+  private monthCounts(): Promise<Counts> {
+    this.months ??= readCounters(this.tenant, statsPrefix(this.family, 'M'));
+    return this.months;
+  }
+
+  private dayCounts(month: string): Promise<Counts> {
+    let days = this.days.get(month);
+    if (!days) {
+      days = readCounters(this.tenant, statsPrefix(this.family, 'D'), `${statsPrefix(this.family, 'D')}${month}-`);
+      this.days.set(month, days);
+    }
+    return days;
+  }
+
+  /** All-time count of one dimension value: for choosing the smallest partition to read. */
+  async allTime(dimension: string): Promise<number> {
+    let total = 0;
+    for (const counts of (await this.monthCounts()).values()) total += counts.get(dimension) ?? 0;
+    return total;
+  }
+
+  /**
+   * The window cut into buckets, oldest first: whole months from month counters, whole days of the
+   * months the window cuts from day counters, and the at most two partial days at its ends counted
+   * by `countExactly` (which reads the items of that part of a day).
+   */
+  async buckets(dimension: string, window: TimeWindow, countExactly: (from: number, to: number) => Promise<number>): Promise<Bucket[]> {
+    const months = await this.monthCounts();
+    const periods = [...months.keys()].sort();
+    if (periods.length === 0) return [];
+    const from = Math.max(window.from ?? monthStart(periods[0]!), monthStart(periods[0]!));
+    const to = Math.min(window.to ?? nextMonthStart(periods.at(-1)!), nextMonthStart(periods.at(-1)!));
+    const buckets: Bucket[] = [];
+    for (const period of periods) {
+      const start = monthStart(period);
+      const end = nextMonthStart(period);
+      if (end <= from || start >= to) continue;
+      if (start >= from && end <= to) {
+        buckets.push({ from: start, to: end, count: months.get(period)!.get(dimension) ?? 0, level: 'month' });
+        continue;
+      }
+      buckets.push(...(await this.dayBuckets(period, dimension, Math.max(start, from), Math.min(end, to), countExactly)));
+    }
+    return buckets.filter((bucket) => bucket.count > 0);
+  }
+
+  /** A whole month's bucket split into its days. */
+  async splitMonth(bucket: Bucket, dimension: string): Promise<Bucket[]> {
+    const days = await this.dayBuckets(monthOf(bucket.from), dimension, bucket.from, bucket.to, async () => 0);
+    return days.filter((day) => day.count > 0);
+  }
+
+  private async dayBuckets(period: string, dimension: string, from: number, to: number, countExactly: (from: number, to: number) => Promise<number>): Promise<Bucket[]> {
+    const days = await this.dayCounts(period);
+    const buckets: Bucket[] = [];
+    for (let day = dayStart(from); day < to; day += DAY_MS) {
+      const start = Math.max(day, from);
+      const end = Math.min(day + DAY_MS, to);
+      if (start === day && end === day + DAY_MS) {
+        const key = new Date(day).toISOString().slice(0, 10);
+        buckets.push({ from: start, to: end, count: days.get(key)?.get(dimension) ?? 0, level: 'day' });
+      } else {
+        buckets.push({ from: start, to: end, count: await countExactly(start, end), level: 'exact' });
+      }
+    }
+    return buckets;
+  }
+}

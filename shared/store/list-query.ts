@@ -1,0 +1,387 @@
+import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../composition.ts';
+import type { TimeWindow } from '../domain/listing.ts';
+import { idTimePart } from '../ids.ts';
+import { countedAs, type Bucket, type CounterView } from './list-counters.ts';
+import { GLOBAL_INDEXES, TABLE_KEYS, type GlobalIndexName } from './table-schema.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * The list engine the entity stores plan onto. A segment is one sorted run of items: a partition of
+ * the table or of an index, a sort-key range, and the predicates no key can express (a filter). A list
+ * is one segment, or several read one after another (payments sorted by status).
+ *
+ * Every request asks for its consumed capacity, so the bench (and logs) can see the cost of a query.
+ */
+
+/** A condition on attributes the segment's entries carry (narrow indexes project what filters test). */
+export interface Filter {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+export interface Segment {
+  index?: GlobalIndexName;
+  partition: string;
+  /** Inclusive sort-key bounds; either may be open. */
+  lower?: string;
+  upper?: string;
+  /** Sort keys all start with this (used when a bound is open). */
+  prefix: string;
+  filter?: Filter;
+  /** Entries do not hold whole items: a page is fetched from the table by key. */
+  narrow: boolean;
+  /** For segments ordered by creation time: the sort-key bounds of a time window. */
+  timeBounds?: (window: TimeWindow) => { lower: string; upper: string };
+  /** Counters that count exactly this segment's entries (after its filter), per creation day. */
+  counted?: { view: CounterView; dimension: string };
+}
+
+/** Sort-key bounds of ids created in a window, for sort keys `<prefix><id>` and ids `<idPrefix>_<time>…`. */
+export function idTimeBounds(prefix: string, idPrefix: string): (window: TimeWindow) => { lower: string; upper: string } {
+  return (window) => ({
+    lower: `${prefix}${idPrefix}_${window.from === undefined ? '' : idTimePart(window.from)}`,
+    upper: `${prefix}${idPrefix}_${window.to === undefined ? '' : idTimePart(window.to - 1)}~`,
+  });
+}
+
+/** Zero-padded so amounts sort as numbers in a string key (16 digits covers any safe integer). */
+export const amountKey = (amount: number): string => String(Math.max(0, Math.trunc(amount))).padStart(16, '0');
+
+/** Combines predicates into one filter; placeholders are numbered so they never collide. */
+export function allOf(...parts: (Filter | undefined)[]): Filter | undefined {
+  const present = parts.filter((part): part is Filter => part !== undefined);
+  if (present.length === 0) return undefined;
+  return {
+    expression: present.map((part) => `(${part.expression})`).join(' AND '),
+    names: Object.assign({}, ...present.map((part) => part.names)),
+    values: Object.assign({}, ...present.map((part) => part.values)),
+  };
+}
+
+let placeholder = 0;
+/** attribute = value */
+export function equals(attribute: string, value: unknown): Filter {
+  const n = ++placeholder % 1_000_000;
+  return { expression: `#f${n} = :f${n}`, names: { [`#f${n}`]: attribute }, values: { [`:f${n}`]: value } };
+}
+/** low ≤ attribute ≤ high, either bound optional. */
+export function between(attribute: string, low: unknown, high: unknown): Filter | undefined {
+  if (low === undefined && high === undefined) return undefined;
+  const n = ++placeholder % 1_000_000;
+  const names = { [`#f${n}`]: attribute };
+  if (low !== undefined && high !== undefined) {
+    return { expression: `#f${n} BETWEEN :lo${n} AND :hi${n}`, names, values: { [`:lo${n}`]: low, [`:hi${n}`]: high } };
+  }
+  return low !== undefined
+    ? { expression: `#f${n} >= :lo${n}`, names, values: { [`:lo${n}`]: low } }
+    : { expression: `#f${n} <= :hi${n}`, names, values: { [`:hi${n}`]: high } };
+}
+export function raw(expression: string, names: Record<string, string>, values: Record<string, unknown>): Filter {
+  return { expression, names, values };
+}
+
+function keyNames(segment: Segment): { partition: string; sort: string } {
+  if (!segment.index) return { partition: TABLE_KEYS.partition, sort: TABLE_KEYS.sort };
+  const index = GLOBAL_INDEXES.find((candidate) => candidate.name === segment.index)!;
+  return { partition: index.partition, sort: index.sort };
+}
+
+interface Bounds {
+  lower?: string;
+  upper?: string;
+}
+
+function queryInput(segment: Segment, bounds: Bounds, forward: boolean): QueryCommandInput {
+  const keys = keyNames(segment);
+  const names: Record<string, string> = { '#pk': keys.partition, ...segment.filter?.names };
+  const values: Record<string, unknown> = { ':pk': segment.partition, ...segment.filter?.values };
+  const lower = bounds.lower ?? segment.lower;
+  const upper = bounds.upper ?? segment.upper;
+  let condition = '#pk = :pk';
+  if (lower !== undefined || upper !== undefined) {
+    names['#sk'] = keys.sort;
+    if (segment.prefix === '' && (lower === undefined || upper === undefined)) {
+      // The whole partition is this list's: one bound is enough (and key values may not be empty).
+      values[lower === undefined ? ':upper' : ':lower'] = lower ?? upper;
+      condition += lower === undefined ? ' AND #sk <= :upper' : ' AND #sk >= :lower';
+    } else {
+      values[':lower'] = lower ?? segment.prefix;
+      values[':upper'] = upper ?? `${segment.prefix}\u{10FFFF}`;
+      condition += ' AND #sk BETWEEN :lower AND :upper';
+    }
+  } else if (segment.prefix !== '') {
+    values[':prefix'] = segment.prefix;
+    names['#sk'] = keys.sort;
+    condition += ' AND begins_with(#sk, :prefix)';
+  }
+  return {
+    TableName: tableName,
+    IndexName: segment.index,
+    KeyConditionExpression: condition,
+    FilterExpression: segment.filter?.expression,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ScanIndexForward: forward,
+    ReturnConsumedCapacity: 'TOTAL',
+  };
+}
+
+/** The intersection of the segment's own bounds and a time window (segments ordered by creation time). */
+function windowBounds(segment: Segment, window: TimeWindow): Bounds {
+  const timed = segment.timeBounds!(window);
+  return {
+    lower: segment.lower === undefined || timed.lower > segment.lower ? timed.lower : segment.lower,
+    upper: segment.upper === undefined || timed.upper < segment.upper ? timed.upper : segment.upper,
+  };
+}
+
+/** How many entries of the segment (within bounds) match its filter: reads them all, returning only a number. */
+export async function countEntries(segment: Segment, bounds: Bounds = {}): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ ...queryInput(segment, bounds, true), Select: 'COUNT', ExclusiveStartKey: startKey }));
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** The segment's total, from counters when they count exactly this segment, else by reading its entries. */
+export async function segmentTotal(segment: Segment, window: TimeWindow): Promise<number> {
+  if (segment.counted && !segment.timeBounds) return segment.counted.view.allTime(segment.counted.dimension);
+  if (segment.counted) {
+    const buckets = await bucketsOf(segment, window);
+    return buckets.reduce((sum, bucket) => sum + bucket.count, 0);
+  }
+  return countEntries(segment, segment.timeBounds ? windowBounds(segment, window) : {});
+}
+
+function bucketsOf(segment: Segment, window: TimeWindow): Promise<Bucket[]> {
+  const { view, dimension } = segment.counted!;
+  return view.buckets(dimension, window, (from, to) => countEntries(segment, windowBounds(segment, { from, to })));
+}
+
+/**
+ * Moves past `skip` matching entries from the start of `bounds` and returns the key to continue
+ * after, reading only keys; `null` when the run ends first. Asking for exactly the number still to
+ * skip makes DynamoDB stop on the last skipped entry, filters or not.
+ */
+async function skipEntries(segment: Segment, bounds: Bounds, forward: boolean, skip: number): Promise<Record<string, unknown> | undefined | null> {
+  const keyAttributes = [...new Set([TABLE_KEYS.partition, TABLE_KEYS.sort, ...Object.values(keyNames(segment))])];
+  const projectionNames = Object.fromEntries(keyAttributes.map((name, i) => [`#key${i}`, name]));
+  let skipped = 0;
+  let startKey: Record<string, unknown> | undefined;
+  while (skipped < skip) {
+    const input = queryInput(segment, bounds, forward);
+    const page = await db.send(
+      new QueryCommand({
+        ...input,
+        Limit: skip - skipped,
+        ExclusiveStartKey: startKey,
+        ProjectionExpression: Object.keys(projectionNames).join(', '),
+        ExpressionAttributeNames: { ...input.ExpressionAttributeNames, ...projectionNames },
+      }),
+    );
+    skipped += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+    if (!startKey) return skipped < skip ? null : undefined;
+  }
+  return startKey;
+}
+
+/** Up to `take` matching entries from a starting key. */
+async function takeEntries(segment: Segment, bounds: Bounds, forward: boolean, startKey: Record<string, unknown> | undefined, take: number) {
+  const entries: Record<string, unknown>[] = [];
+  let from = startKey;
+  while (entries.length < take) {
+    const wanted = take - entries.length;
+    const page = await db.send(
+      new QueryCommand({
+        ...queryInput(segment, bounds, forward),
+        // With a filter, read a little ahead: matches are a fraction of what is read.
+        Limit: segment.filter ? Math.max(wanted, 100) : wanted,
+        ExclusiveStartKey: from,
+      }),
+    );
+    entries.push(...(page.Items ?? []).slice(0, wanted));
+    from = page.LastEvaluatedKey;
+    if (!from) break;
+  }
+  return entries;
+}
+
+/** Whole items for entries of a narrow index, in the entries' order. */
+export async function fetchItems(keys: readonly { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
+  if (keys.length === 0) return [];
+  const found = new Map<string, Record<string, unknown>>();
+  let pending: Record<string, unknown>[] = keys.map(({ pk, sk }) => ({ pk, sk }));
+  for (let round = 0; pending.length > 0 && round < 8; round++) {
+    if (round > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** round));
+    const response = await db.send(
+      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } }, ReturnConsumedCapacity: 'TOTAL' }),
+    );
+    for (const item of response.Responses?.[tableName] ?? []) found.set(`${item.pk}\n${item.sk}`, item);
+    pending = (response.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+  }
+  if (pending.length > 0) throw new Error(`BatchGet left ${pending.length} keys unprocessed`);
+  // An entry whose item vanished since the index was read (deleted a moment ago) is left out.
+  return keys.flatMap(({ pk, sk }) => {
+    const item = found.get(`${pk}\n${sk}`);
+    return item ? [item] : [];
+  });
+}
+
+/**
+ * One page of a segment: skips `skip` matches and returns the next `take` whole items. `total` (the
+ * segment's exact match count) lets a page in the back half be read from the other end, so a skip
+ * never passes more than half of what it is skipping in. When counters count the segment, the skip
+ * first jumps over whole months and days by their counts and only reads keys inside the day the page
+ * starts in (again from the nearer end of that day).
+ */
+export async function readSegmentPage(
+  segment: Segment,
+  window: TimeWindow,
+  forward: boolean,
+  skip: number,
+  take: number,
+  total: number,
+): Promise<Record<string, unknown>[]> {
+  const wanted = Math.min(take, total - skip);
+  if (wanted <= 0) return [];
+  const mirrored = total - skip - wanted;
+  if (mirrored < skip) return (await readSegmentPage(segment, window, !forward, mirrored, wanted, total)).reverse();
+  let bounds: Bounds = segment.timeBounds ? windowBounds(segment, window) : {};
+  let remaining = skip;
+  if (skip > 0 && segment.counted && segment.timeBounds) {
+    const landing = await landingBucket(segment, window, forward, skip);
+    if (!landing) return [];
+    const { bucket } = landing;
+    const fromEnd = bucket.count - landing.remaining - wanted;
+    if (fromEnd >= 0 && fromEnd < landing.remaining) {
+      // The page lies inside this day and nearer its far end: read the day backwards.
+      const entries = await readEntries(segment, windowBounds(segment, { from: bucket.from, to: bucket.to }), !forward, fromEnd, wanted);
+      return entries === null ? [] : (await wholeItems(segment, entries)).reverse();
+    }
+    remaining = landing.remaining;
+    bounds = windowBounds(segment, forward ? { from: bucket.from, to: window.to } : { from: window.from, to: bucket.to });
+  }
+  const entries = await readEntries(segment, bounds, forward, remaining, wanted);
+  return entries === null ? [] : wholeItems(segment, entries);
+}
+
+async function readEntries(segment: Segment, bounds: Bounds, forward: boolean, skip: number, take: number) {
+  const startKey = skip > 0 ? await skipEntries(segment, bounds, forward, skip) : undefined;
+  if (startKey === null) return null;
+  return takeEntries(segment, bounds, forward, startKey, take);
+}
+
+function wholeItems(segment: Segment, entries: Record<string, unknown>[]): Promise<Record<string, unknown>[]> | Record<string, unknown>[] {
+  if (!segment.narrow) return entries;
+  return fetchItems(entries.map((entry) => ({ pk: entry.pk as string, sk: entry.sk as string })));
+}
+
+/** The day (or exact part of a day) holding match number `skip`, and how many matches precede it there. */
+async function landingBucket(segment: Segment, window: TimeWindow, forward: boolean, skip: number) {
+  let buckets = await bucketsOf(segment, window);
+  let remaining = skip;
+  for (;;) {
+    const ordered = forward ? buckets : [...buckets].reverse();
+    const bucket = ordered.find((candidate) => {
+      if (remaining < candidate.count) return true;
+      remaining -= candidate.count;
+      return false;
+    });
+    if (!bucket) return undefined;
+    if (bucket.level !== 'month') return { bucket, remaining };
+    buckets = await segment.counted!.view.splitMonth(bucket, segment.counted!.dimension);
+  }
+}
+
+/**
+ * A page across segments read one after another (each already in the requested order): their
+ * totals place the page, so segments before it are never read.
+ */
+export async function readPage(segments: readonly Segment[], window: TimeWindow, forward: boolean, skip: number, take: number) {
+  const totals = await Promise.all(segments.map((segment) => segmentTotal(segment, window)));
+  const total = totals.reduce((sum, n) => sum + n, 0);
+  const items: Record<string, unknown>[] = [];
+  let offset = skip;
+  for (const [i, segment] of segments.entries()) {
+    if (items.length >= take) break;
+    if (offset >= totals[i]!) {
+      offset -= totals[i]!;
+      continue;
+    }
+    items.push(...(await readSegmentPage(segment, window, forward, offset, take - items.length, totals[i]!)));
+    offset = 0;
+  }
+  return { items, total };
+}
+
+/**
+ * An equality filter a list may apply. `dimension` names its counter (`status:pending`); `partition`
+ * builds the index partition that holds exactly its matches, when one exists.
+ */
+export interface Predicate {
+  dimension: string;
+  filter: Filter;
+  partition?: (residual: Filter | undefined) => Segment;
+}
+
+/**
+ * Plans a list ordered by creation time: the smallest index partition among the predicates (by
+ * counters), else the base partition; the other predicates filter it. Counters describe the result
+ * when the predicates are none, one, or a counted pair, and nothing else filters.
+ */
+export async function creationOrderedSegment(
+  view: CounterView,
+  base: (residual: Filter | undefined) => Segment,
+  predicates: readonly Predicate[],
+  uncounted: Filter | undefined,
+): Promise<Segment> {
+  const indexed = predicates.filter((predicate) => predicate.partition);
+  const sizes = await Promise.all(indexed.map((predicate) => view.allTime(predicate.dimension)));
+  const chosen = indexed[sizes.indexOf(Math.min(...sizes))];
+  const rest = predicates.filter((predicate) => predicate !== chosen);
+  const residual = allOf(...rest.map((predicate) => predicate.filter), uncounted);
+  const segment = chosen ? chosen.partition!(residual) : base(residual);
+  const dimension = uncounted === undefined ? countedAs(view.family, predicates.map((predicate) => predicate.dimension)) : undefined;
+  return { ...segment, counted: dimension === undefined ? undefined : { view, dimension } };
+}
+
+/** A list in another order (amount, name…): one index partition, every predicate a filter; counted as in creationOrderedSegment. */
+export function sortedSegment(view: CounterView, partition: (filter: Filter | undefined) => Segment, predicates: readonly Predicate[], uncounted: Filter | undefined): Segment {
+  const segment = partition(allOf(...predicates.map((predicate) => predicate.filter), uncounted));
+  const dimension = uncounted === undefined ? countedAs(view.family, predicates.map((predicate) => predicate.dimension)) : undefined;
+  return { ...segment, counted: dimension === undefined ? undefined : { view, dimension } };
+}
+
+/** The creation window as a filter on `created_at` (ISO strings in UTC sort as times). */
+export function createdFilter(window: TimeWindow): Filter | undefined {
+  return between(
+    'created_at',
+    window.from === undefined ? undefined : new Date(window.from).toISOString(),
+    window.to === undefined ? undefined : new Date(window.to - 1).toISOString(),
+  );
+}
+
+/** DynamoDB orders string keys by their UTF-8 bytes; in-memory sorts of index entries must agree. */
+export function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** Every matching entry of a segment, in index order (searches: the filter cannot be a key condition). */
+export async function readAllEntries(segment: Segment): Promise<Record<string, unknown>[]> {
+  const entries: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ ...queryInput(segment, {}, true), ExclusiveStartKey: startKey }));
+    entries.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return entries;
+}

@@ -1,0 +1,263 @@
+import { randomBytes } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { runtime } from '../../shared/composition.ts';
+import { anonymizePayment, personalValues, scrub } from '../../shared/domain/customer-erasure.ts';
+import { findCustomer } from '../../shared/store/customers.ts';
+import { countAnonymizedWrite, findErasure, startErasure } from '../../shared/store/erasures.ts';
+import { anonymizeEvent } from '../../shared/store/events.ts';
+import { claimIdempotencyKey, recordIdempotentResponse } from '../../shared/store/idempotency.ts';
+import { findPayment, paymentChangeWrites } from '../../shared/store/payments.ts';
+import { transact } from '../../shared/store/transactions.ts';
+import { call } from '../support/api.ts';
+import { notificationXml, signedBraintreeNotification, subscriptionXml } from '../support/braintree-signing.ts';
+import { merchantWithProcessors, recordFailure, recordSuccess, storedCustomers, storedPayments } from '../support/recovery-data.ts';
+import { tenantItems } from '../support/tenant-items.ts';
+import { BRAINTREE_CREDENTIALS, connect, genericFailure, postGeneric } from '../support/webhooks.ts';
+
+/** Every item of the whole table (every merchant of every test), read page by page. */
+async function scanTable(): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await runtime.db.send(new ScanCommand({ TableName: runtime.tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** Items anywhere in the table whose stored form contains any of these values, any case. */
+async function itemsHolding(values: readonly string[]): Promise<Record<string, unknown>[]> {
+  const lowered = values.map((value) => value.toLowerCase());
+  return (await scanTable()).filter((item) => {
+    const text = JSON.stringify(item).toLowerCase();
+    return lowered.some((value) => text.includes(value));
+  });
+}
+
+/** A person no other test uses, so a whole-table scan can look for them. */
+function uniquePerson() {
+  const tag = randomBytes(6).toString('hex');
+  return { customer: `cust_erase_${tag}`, email: `erase.me.${tag}@person.example`, name: `Erin Rasure ${tag}`, subscription: `psub_erase_${tag}` };
+}
+
+async function erasableCustomer() {
+  const merchant = await merchantWithProcessors();
+  const person = uniquePerson();
+  const spec = { customer: person.customer, email: person.email, name: person.name, subscription: person.subscription };
+  const recovered = await recordFailure(merchant.paths, { ...spec, code: 'insufficient_funds', amount: 4900 });
+  await recordSuccess(merchant.paths.acme, recovered.event);
+  const pending = await recordFailure(merchant.paths, { ...spec, code: 'insufficient_funds', amount: 2900, after: 3600 });
+  const terminal = await recordFailure(merchant.paths, { ...spec, code: 'stolen_card', amount: 1900, after: 3600 });
+  const retried = await call('POST', `/v1/payments/${pending.paymentId}/retry`, { key: merchant.keys.test_write, headers: { 'idempotency-key': `retry-${randomBytes(6).toString('hex')}` } });
+  expect(retried.status).toBe(200);
+  const cancel = await postGeneric(merchant.paths.acme, { ...terminal.event, id: `${terminal.event.id}_cancel`, type: 'subscription.canceled' });
+  expect(cancel.status).toBe(200);
+  // A stored idempotent response that carries the customer (as a response naming them would).
+  const body = JSON.stringify({ data: { id: recovered.customerId, email: person.email, name: person.name } });
+  await claimIdempotencyKey(merchant.tenant, `enroll-${person.customer}`, 'fp', new Date(), new Date(Date.now() + 86_400_000), new Date(Date.now() + 60_000));
+  await recordIdempotentResponse(merchant.tenant, `enroll-${person.customer}`, 'fp', { statusCode: 200, headers: {}, body });
+  const control = await recordFailure(merchant.paths, { customer: `control_${randomBytes(6).toString('hex')}`, email: 'control.person@other.example', name: 'Control Person', after: 60 });
+  return {
+    ...merchant,
+    person,
+    customerId: recovered.customerId,
+    paymentIds: [recovered.paymentId, pending.paymentId, terminal.paymentId],
+    firstEvent: pending.event,
+    control,
+  };
+}
+
+const erase = (key: string, id: string) => call('DELETE', `/v1/customers/${id}`, { key });
+
+describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
+  it('deletes every trace of the person, keeps the payments anonymised, and leaves nothing in the whole table', async () => {
+    // Prepare
+    const subject = await erasableCustomer();
+    const { person, customerId, keys, tenant } = subject;
+    const paymentsBefore = (await storedPayments(tenant)).filter((p) => p.customer_id === customerId);
+    expect(paymentsBefore).toHaveLength(3);
+    expect(await itemsHolding([person.email])).not.toHaveLength(0);
+    const customersBefore = (await call('GET', '/v1/customers', { key: keys.test_read })).body.pagination.total;
+    // Act
+    const response = await erase(keys.test_admin, customerId);
+    // Assess
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: { id: customerId, deleted: true, anonymized_records: 3 } });
+    expect(JSON.stringify(await itemsHolding([person.email, person.name, person.customer, person.subscription]))).toEqual("[]");
+
+    const gone = await call('GET', `/v1/customers/${customerId}`, { key: keys.test_read });
+    expect(gone.status).toBe(404);
+    expect((await call('GET', `/v1/customers/${customerId}/payments`, { key: keys.test_read })).status).toBe(404);
+    for (const query of [person.email, person.name, person.name.split(' ')[1]!, person.email.split('@')[0]!]) {
+      const search = await call('GET', '/v1/customers', { key: keys.test_read, query: { query } });
+      expect(search.body.pagination.total, query).toBe(0);
+    }
+    expect((await call('GET', '/v1/customers', { key: keys.test_read })).body.pagination.total).toBe(customersBefore - 1);
+
+    // The payments stay for reporting: amounts, dates, codes and statuses as they were, no customer.
+    const after = (await storedPayments(tenant)).filter((p) => subject.paymentIds.includes(p.id));
+    expect(after).toHaveLength(3);
+    for (const payment of after) {
+      const before = paymentsBefore.find((p) => p.id === payment.id)!;
+      expect(payment).toMatchObject({
+        customer_id: null,
+        subscription_id: null,
+        psp_subscription_id: null,
+        amount: before.amount,
+        currency: before.currency,
+        status: before.status,
+        decline_code: before.decline_code,
+        decline_category: before.decline_category,
+        created_at: before.created_at,
+        retry_count: before.retry_count,
+        psp_payment_id: before.psp_payment_id,
+      });
+      expect(payment.gsi1pk).toBeUndefined();
+    }
+    const detail = await call('GET', `/v1/payments/${subject.paymentIds[0]}`, { key: keys.test_read });
+    expect(detail.body.data).toMatchObject({ id: subject.paymentIds[0], customer_id: null, customer: null, amount: 4900 });
+    const listed = await call('GET', '/v1/payments', { key: keys.test_read, query: { per_page: '100' } });
+    expect(listed.body.pagination.total).toBe(4);
+    expect((await call('GET', '/v1/payments', { key: keys.test_read, query: { customer_id: customerId } })).body.pagination.total).toBe(0);
+
+    // Events stay (anonymised), the idempotent response that named the person is gone, the notice is recorded.
+    const events = await tenantItems(tenant, 'EVENT#');
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['customer.created', 'payment.recovered', 'customer.subscription_canceled', 'customer.deleted']));
+    expect(events.find((e) => e.type === 'customer.deleted')!.data).toEqual({ id: customerId, deleted: true });
+    expect(events.filter((e) => e.type === 'customer.created' && e.data.email === null)).toHaveLength(1);
+    expect((await tenantItems(tenant, 'IDEMPOTENCY#')).map((r) => r.sk)).toEqual([expect.stringMatching(/^IDEMPOTENCY#retry-/)]);
+
+    // Someone else's data is untouched.
+    const control = await call('GET', `/v1/customers/${subject.control.customerId}`, { key: keys.test_read });
+    expect(control.body.data).toMatchObject({ email: 'control.person@other.example', name: 'Control Person' });
+  });
+
+  it('is idempotent: a repeated DELETE gives the same answer and changes nothing', async () => {
+    const { customerId, keys } = await erasableCustomer();
+    const first = await erase(keys.test_admin, customerId);
+    const second = await erase(keys.test_admin, customerId);
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    const [a, b] = await Promise.all([erase(keys.test_admin, customerId), erase(keys.test_admin, customerId)]);
+    expect([a.body, b.body]).toEqual([first.body, first.body]);
+  });
+
+  it('gives the same answer to two erasures running at once, counting each record once', async () => {
+    const { customerId, keys, person } = await erasableCustomer();
+    const [a, b] = await Promise.all([erase(keys.test_admin, customerId), erase(keys.test_admin, customerId)]);
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(a.body).toEqual({ data: { id: customerId, deleted: true, anonymized_records: 3 } });
+    expect(b.body).toEqual(a.body);
+    expect(JSON.stringify(await itemsHolding([person.email, person.name, person.customer]))).toEqual("[]");
+  });
+
+  it('finishes an erasure that stopped halfway when run again', async () => {
+    // Prepare: the state a crash leaves after the record was opened and some items were anonymised.
+    const { customerId, keys, tenant, person, paymentIds } = await erasableCustomer();
+    const now = new Date();
+    await startErasure(tenant, customerId, now);
+    const payment = (await findPayment(tenant, paymentIds[0]!))!;
+    const { payment: anonymized } = anonymizePayment(payment, [customerId, person.email, person.name, person.customer], now);
+    expect((await transact([...paymentChangeWrites(tenant, payment, anonymized), countAnonymizedWrite(tenant, customerId)])).committed).toBe(true);
+    const event = (await tenantItems(tenant, 'EVENT#')).find((e) => e.type === 'customer.created')!;
+    const customer = (await findCustomer(tenant, customerId))!;
+    await anonymizeEvent(tenant, event.id, scrub(event.data, personalValues(customer)) as Record<string, unknown>);
+    expect((await findErasure(tenant, customerId))!.state).toBe('in_progress');
+    // The customer is still there until the erasure completes.
+    expect((await call('GET', `/v1/customers/${customerId}`, { key: keys.test_read })).status).toBe(200);
+    // Act
+    const response = await erase(keys.test_admin, customerId);
+    // Assess
+    expect(response.body).toEqual({ data: { id: customerId, deleted: true, anonymized_records: 3 } });
+    expect((await findErasure(tenant, customerId))!).toMatchObject({ state: 'completed', anonymized_records: 3 });
+    expect(JSON.stringify(await itemsHolding([person.email, person.name, person.customer]))).toEqual("[]");
+  });
+
+  it('lets a later failure for the same processor customer create a fresh customer', async () => {
+    const { customerId, keys, paths, person, firstEvent, paymentIds } = await erasableCustomer();
+    await erase(keys.test_admin, customerId);
+    // A redelivery of an old failure finds its anonymised payment and brings nothing back.
+    const replay = await postGeneric(paths.acme, firstEvent);
+    expect(replay.body).toMatchObject({ outcome: 'duplicate', payment_id: paymentIds[1] });
+    const customers = (await call('GET', '/v1/customers', { key: keys.test_read, query: { query: person.email } })).body;
+    expect(customers.pagination.total).toBe(0);
+    const again = await postGeneric(paths.acme, genericFailure({ customerId: person.customer, email: person.email }));
+    expect(again.status).toBe(200);
+    expect(again.body.outcome).toBe('created');
+    expect(again.body.customer_id).not.toBe(customerId);
+    const fresh = await call('GET', `/v1/customers/${again.body.customer_id}`, { key: keys.test_read });
+    expect(fresh.body.data).toMatchObject({ psp_customer_id: person.customer, email: person.email, total_payments: 1 });
+    expect((await call('GET', `/v1/customers/${customerId}`, { key: keys.test_read })).status).toBe(404);
+    // Erasing the new one does not disturb the old record, and vice versa.
+    expect((await erase(keys.test_admin, again.body.customer_id)).body.data).toMatchObject({ deleted: true, anonymized_records: 1 });
+    expect((await erase(keys.test_admin, customerId)).body.data).toMatchObject({ deleted: true, anonymized_records: 3 });
+  });
+
+  it('removes processor references that name the person (Braintree subscription periods), keeping charge ids', async () => {
+    const merchant = await merchantWithProcessors();
+    const path = await connect(merchant.keys.test_admin, 'braintree', BRAINTREE_CREDENTIALS);
+    const person = uniquePerson();
+    const subscriptionId = `btsub_${person.customer}`;
+    const tag = person.customer.slice('cust_erase_'.length);
+    const transactionId = `txn_${tag}`;
+    const xml = notificationXml(
+      'subscription_charged_unsuccessfully',
+      new Date().toISOString(),
+      subscriptionXml({
+        id: subscriptionId,
+        planId: 'gold',
+        price: '19.99',
+        status: 'Past Due',
+        billingPeriodStartDate: '2026-12-01',
+        billingPeriodEndDate: '2026-12-31',
+        transactions: [
+          {
+            id: transactionId,
+            amount: '19.99',
+            currencyIsoCode: 'USD',
+            status: 'processor_declined',
+            processorResponseCode: '2001',
+            customer: { id: person.customer, email: person.email, firstName: 'Erin', lastName: `Rasure ${tag}` },
+            creditCard: { cardType: 'Visa', last4: '1111', expirationMonth: '06', expirationYear: '2029' },
+          },
+        ],
+      }),
+    );
+    const { bt_signature, bt_payload } = signedBraintreeNotification(xml, { publicKey: BRAINTREE_CREDENTIALS.public_key, privateKey: BRAINTREE_CREDENTIALS.private_key });
+    const posted = await call('POST', path, { rawBody: new URLSearchParams({ bt_signature, bt_payload }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(posted.status).toBe(200);
+    const [payment] = await storedPayments(merchant.tenant);
+    expect(payment!.psp_references).toEqual(expect.arrayContaining([transactionId, `sub:${subscriptionId}:2026-12-01`]));
+    const [customer] = await storedCustomers(merchant.tenant);
+    expect(customer!.name).toBe(person.name);
+
+    const response = await erase(merchant.keys.test_admin, customer!.id);
+
+    expect(response.body.data).toEqual({ id: customer!.id, deleted: true, anonymized_records: 1 });
+    const [kept] = await storedPayments(merchant.tenant);
+    expect(kept).toMatchObject({ psp_payment_id: transactionId, psp_references: [transactionId], amount: 1999, currency: 'usd' });
+    expect(await itemsHolding([person.email, person.name, person.customer, subscriptionId])).toEqual([]);
+    expect((await tenantItems(merchant.tenant, 'PAYREF#')).map((ref) => ref.sk)).toEqual([`PAYREF#braintree#${transactionId}`]);
+  });
+
+  it('needs the admin scope and answers like a read for unknown, foreign or other-environment customers', async () => {
+    const { customerId, keys } = await erasableCustomer();
+    for (const key of [keys.test_read, keys.test_write, keys.pub]) {
+      const refused = await erase(key, customerId);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('insufficient_scope');
+    }
+    expect((await call('GET', `/v1/customers/${customerId}`, { key: keys.test_read })).status).toBe(200);
+    const other = await merchantWithProcessors();
+    expect((await erase(other.keys.test_admin, customerId)).status).toBe(404);
+    const live = await erase(keys.live_admin, customerId);
+    expect(live.status).toBe(401);
+    expect(live.body.error.code).toBe('invalid_api_key');
+    expect((await erase(keys.test_admin, 'cus_00000000000000000000000000')).status).toBe(404);
+    expect((await erase(keys.test_admin, 'not-an-id')).status).toBe(400);
+  });
+});
+
