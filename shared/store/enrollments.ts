@@ -4,7 +4,7 @@ import type { Enrollment } from '../domain/enrollments.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { campaignSk } from './campaigns.ts';
 import { queryAll } from './dynamo.ts';
-import { tenantPk } from './keys.ts';
+import { customerOwnerPartition, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -21,9 +21,13 @@ export const enrollmentSubject = (enrollment: Pick<Enrollment, 'payment_id' | 'c
   enrollment.payment_id ?? `manual:${enrollment.customer_id}`;
 
 function toItem(tenant: Tenant, enrollment: Enrollment) {
+  const sk = enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id);
   return {
     pk: tenantPk(tenant),
-    sk: enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id),
+    sk,
+    // Owned by the customer: erasure finds and deletes it with the rest of their items (the card it holds is personal).
+    gsi1pk: customerOwnerPartition(tenant, enrollment.customer_id),
+    gsi1sk: sk,
     gsi3pk: byCampaignPk(tenant, enrollment.campaign_id),
     gsi3sk: `${enrollment.status}#${enrollment.enrolled_at}#${enrollment.id}`,
     entity: 'enrollment',
@@ -32,7 +36,7 @@ function toItem(tenant: Tenant, enrollment: Enrollment) {
 }
 
 function fromItem(item: Record<string, unknown>): Enrollment {
-  const { pk: _pk, sk: _sk, gsi3pk: _g, gsi3sk: _gs, entity: _e, ...enrollment } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _o, gsi1sk: _os, gsi3pk: _g, gsi3sk: _gs, entity: _e, ...enrollment } = item;
   return enrollment as unknown as Enrollment;
 }
 

@@ -236,3 +236,15 @@ describe('retries handing over to dunning', () => {
     expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([expect.objectContaining({ campaign_id: soft.body.data.id })]);
   });
 });
+
+describe('erasure of an enrolled customer', () => {
+  it('deletes their enrollments (they hold the card on file) along with the rest', async () => {
+    const { tenant, path, keys } = await setUp();
+    const paymentId = await failHard(path, `erase-${Date.now()}@example.com`);
+    const [payment] = await tenantItems(tenant, `PAYMENT#${paymentId}`);
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toHaveLength(1);
+    const erased = await call('DELETE', `/v1/customers/${payment!.customer_id}`, { key: keys.test_admin });
+    expect(erased.status).toBe(200);
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([]);
+  });
+});
