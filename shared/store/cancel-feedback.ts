@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { CancelFeedback, OfferApplication } from '../domain/cancel-feedback.ts';
 import type { Tenant } from '../domain/tenant.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { isConditionFailure, queryAll } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
@@ -50,22 +50,13 @@ export async function findFeedback(tenant: Tenant, sessionId: string): Promise<C
 
 /** The tenant's feedback, newest first (session ids sort by start time). */
 export async function listFeedback(tenant: Tenant): Promise<CancelFeedback[]> {
-  const records: CancelFeedback[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': FEEDBACK_PREFIX },
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    records.push(...(page.Items ?? []).map(fromItem));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return records;
+  const items = await queryAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': FEEDBACK_PREFIX },
+    ScanIndexForward: false,
+  });
+  return items.map(fromItem);
 }
 
 /** Records what became of the accepted offer, once: only while it is still pending. False when it no longer was. */

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import { originChanges, type CancelFlow } from '../domain/cancel-flows.ts';
 import type { Tenant } from '../domain/tenant.ts';
@@ -6,6 +6,7 @@ import { registerOriginWrite, unregisterOriginWrite } from './cors-origins.ts';
 import { missingResource } from './cross-environment.ts';
 import { tenantPk } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
+import { queryAll } from './dynamo.ts';
 
 const { db, tableName } = runtime;
 
@@ -46,23 +47,14 @@ export async function getCancelFlow(tenant: Tenant, flowId: string): Promise<Can
 
 /** The tenant's flows, newest first (ids sort by creation time). */
 export async function listCancelFlows(tenant: Tenant): Promise<CancelFlow[]> {
-  const flows: CancelFlow[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': FLOW_PREFIX },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    flows.push(...(page.Items ?? []).map(fromItem));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return flows;
+  const items = await queryAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': FLOW_PREFIX },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  });
+  return items.map(fromItem);
 }
 
 /** The id of the tenant's active flow, if any. */
