@@ -10,7 +10,7 @@ import { claimIdempotencyKey, recordIdempotentResponse } from '../../shared/stor
 import { findPayment, paymentChangeWrites } from '../../shared/store/payments.ts';
 import { transact } from '../../shared/store/transactions.ts';
 import { call } from '../support/api.ts';
-import { notificationXml, signedBraintreeNotification, subscriptionXml } from '../support/braintree-signing.ts';
+import { postBraintreeFailure } from '../support/braintree-events.ts';
 import { merchantWithProcessors, recordFailure, recordSuccess, storedCustomers, storedPayments } from '../support/recovery-data.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { BRAINTREE_CREDENTIALS, connect, genericFailure, postGeneric } from '../support/webhooks.ts';
@@ -203,31 +203,11 @@ describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
     const subscriptionId = `btsub_${person.customer}`;
     const tag = person.customer.slice('cust_erase_'.length);
     const transactionId = `txn_${tag}`;
-    const xml = notificationXml(
-      'subscription_charged_unsuccessfully',
-      new Date().toISOString(),
-      subscriptionXml({
-        id: subscriptionId,
-        planId: 'gold',
-        price: '19.99',
-        status: 'Past Due',
-        billingPeriodStartDate: '2026-12-01',
-        billingPeriodEndDate: '2026-12-31',
-        transactions: [
-          {
-            id: transactionId,
-            amount: '19.99',
-            currencyIsoCode: 'USD',
-            status: 'processor_declined',
-            processorResponseCode: '2001',
-            customer: { id: person.customer, email: person.email, firstName: 'Erin', lastName: `Rasure ${tag}` },
-            creditCard: { cardType: 'Visa', last4: '1111', expirationMonth: '06', expirationYear: '2029' },
-          },
-        ],
-      }),
-    );
-    const { bt_signature, bt_payload } = signedBraintreeNotification(xml, { publicKey: BRAINTREE_CREDENTIALS.public_key, privateKey: BRAINTREE_CREDENTIALS.private_key });
-    const posted = await call('POST', path, { rawBody: new URLSearchParams({ bt_signature, bt_payload }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const posted = await postBraintreeFailure(path, '2001', {
+      subscriptionId,
+      transactionId,
+      customer: { id: person.customer, email: person.email, firstName: 'Erin', lastName: `Rasure ${tag}` },
+    });
     expect(posted.status).toBe(200);
     const [payment] = await storedPayments(merchant.tenant);
     expect(payment!.psp_references).toEqual(expect.arrayContaining([transactionId, `sub:${subscriptionId}:2026-12-01`]));

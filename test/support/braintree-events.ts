@@ -14,7 +14,11 @@ function post(path: string, xml: string) {
 }
 
 /** Posts a signed subscription_charged_unsuccessfully notification whose latest transaction has this response code. */
-export function postBraintreeFailure(path: string, processorResponseCode: string, options: { subscriptionId?: string; customerId?: string } = {}) {
+export function postBraintreeFailure(
+  path: string,
+  processorResponseCode: string,
+  options: { subscriptionId?: string; transactionId?: string; customer?: { id: string; email: string; firstName: string; lastName: string } } = {},
+) {
   counter += 1;
   const subscriptionId = options.subscriptionId ?? `bt_sub_${Date.now().toString(36)}_${counter}`;
   const xml = notificationXml(
@@ -29,12 +33,12 @@ export function postBraintreeFailure(path: string, processorResponseCode: string
       billingPeriodEndDate: '2026-12-31',
       transactions: [
         {
-          id: `txn_${counter}`,
+          id: options.transactionId ?? `txn_${counter}`,
           amount: '19.99',
           currencyIsoCode: 'USD',
           status: 'processor_declined',
           processorResponseCode,
-          customer: { id: options.customerId ?? `bt_cus_${counter}`, email: `bt${counter}@example.com`, firstName: 'Ada', lastName: 'Lovelace' },
+          customer: options.customer ?? { id: `bt_cus_${counter}`, email: `bt${counter}@example.com`, firstName: 'Ada', lastName: 'Lovelace' },
           creditCard: { cardType: 'Visa', last4: '1111', expirationMonth: '06', expirationYear: '2029' },
         },
       ],
