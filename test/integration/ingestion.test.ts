@@ -127,8 +127,8 @@ describe('failed-payment ingestion (generic processor)', () => {
     const { tenant, path } = await setUp();
     const event = genericFailure();
     const wrongSecret = await postGeneric(path, event, { secret: 'another-secret-entirely-123' });
-    const stale = await postGeneric(path, event, { timestamp: nowSeconds() - 301 });
-    const future = await postGeneric(path, event, { timestamp: nowSeconds() + 301 });
+    const stale = await postGeneric(path, event, { timestamp: nowSeconds() - 330 });
+    const future = await postGeneric(path, event, { timestamp: nowSeconds() + 330 });
     const unsigned = await call('POST', path, { body: event });
     const malformed = await call('POST', path, { rawBody: '{not json', headers: { 'x-recovery-signature': 't=1,v1=00' } });
     for (const response of [wrongSecret, stale, future, unsigned, malformed]) {
@@ -262,7 +262,7 @@ describe('Stripe webhooks', () => {
     const { tenant, path } = await setUp('stripe');
     const events = stripeChargeFailure({ declineCode: 'insufficient_funds' });
     expect((await postStripe(path, events.charge, { secret: 'whsec_wrong000000000000' })).status).toBe(400);
-    expect((await postStripe(path, events.charge, { timestamp: nowSeconds() - 301 })).status).toBe(400);
+    expect((await postStripe(path, events.charge, { timestamp: nowSeconds() - 330 })).status).toBe(400);
     expect(await payments(tenant)).toHaveLength(0);
   });
 });
