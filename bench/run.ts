@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: measures and writes bench/results/*.json plus bench/results/summary.md.
- * Optional argument: which benches to run (default all), e.g. `npm run bench -- lists`. The summary
- * keeps the sections of benches not run this time, rendered from their last results file.
+ * Optional arguments: which benches to run (default all), e.g. `npm run bench -- bundles cold-start`.
+ * The summary keeps the sections of benches not run this time, rendered from their last results
+ * file, and ends with the targets (ratios to the floor, request budgets) from the latest results.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { renderBundles, renderColdStart, renderLatency, renderTargets, renderThroughput, type Lookup } from './summaries.ts';
 import { benchEngine, RESULTS_DIR, writeResult } from './support.ts';
 
 const selected = new Set(process.argv.slice(2));
@@ -13,11 +15,18 @@ const wants = (name: string) => selected.size === 0 || selected.has(name);
 
 /** Payments per merchant in the list bench; BENCH_LIST_SIZES=2000,500 for a quick look. */
 const LIST_SIZES = (process.env.BENCH_LIST_SIZES ?? '10000,100000').split(',').map(Number);
+/** Fresh processes per bundle in the cold-start bench (medians over these). */
+const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 5);
+/** Calls per route in the latency bench. */
+const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
+/** Seconds per route and connections of the throughput bench. */
+const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 10);
+const THROUGHPUT_CONNECTIONS = Number(process.env.BENCH_THROUGHPUT_CONNECTIONS ?? 16);
 
 interface Bench {
   name: string;
   run: () => Promise<unknown>;
-  render: (result: any) => string[];
+  render: (result: any, lookup: Lookup) => string[];
 }
 
 const BENCHES: Bench[] = [
@@ -75,23 +84,57 @@ const BENCHES: Bench[] = [
       ];
     },
   },
+  {
+    name: 'bundles',
+    run: async () => (await import('./bundles.ts')).benchBundles(),
+    render: renderBundles,
+  },
+  {
+    name: 'cold-start',
+    run: async () => (await import('./cold-start.ts')).benchColdStart(COLD_RUNS),
+    render: renderColdStart,
+  },
+  {
+    name: 'latency',
+    run: async () => (await import('./latency.ts')).benchLatency(LATENCY_SAMPLES),
+    render: renderLatency,
+  },
+  {
+    name: 'throughput',
+    run: async () => (await import('./throughput.ts')).benchThroughput(THROUGHPUT_SECONDS, THROUGHPUT_CONNECTIONS),
+    render: renderThroughput,
+  },
 ];
+
+const unknown = [...selected].filter((name) => !BENCHES.some((bench) => bench.name === name));
+if (unknown.length > 0) {
+  console.error(`Unknown bench ${unknown.join(', ')}; choose from ${BENCHES.map((bench) => bench.name).join(', ')}`);
+  process.exit(2);
+}
+
+/** A bench's latest results file, if it ever ran. */
+const latest: Lookup = (name) => {
+  const file = join(RESULTS_DIR, `${name}.json`);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+};
 
 async function main(): Promise<void> {
   const summary: string[] = ['# Benchmark results', '', `Measured on this machine (${process.version}); each section names its own run below.`, ''];
   const engine = await benchEngine();
   try {
     for (const bench of BENCHES) {
-      const file = join(RESULTS_DIR, `${bench.name}.json`);
       if (wants(bench.name)) writeResult(bench.name, await bench.run());
-      if (!existsSync(file)) continue;
-      const result = JSON.parse(readFileSync(file, 'utf8'));
-      const [heading, ...rest] = bench.render(result);
-      summary.push(heading!, '', `_Measured ${result.measured_at}._`, ...rest);
     }
   } finally {
     await engine.stop();
   }
+  for (const bench of BENCHES) {
+    const result = latest(bench.name);
+    if (!result) continue;
+    const [heading, ...rest] = bench.render(result, latest);
+    summary.push(heading!, '', `_Measured ${result.measured_at}._`, ...rest);
+  }
+  summary.push(...renderTargets(latest));
   writeFileSync(join(RESULTS_DIR, 'summary.md'), `${summary.join('\n')}\n`);
   console.log(summary.join('\n'));
 }

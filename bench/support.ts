@@ -41,37 +41,5 @@ function machine() {
   return { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: (globalThis as any).navigator?.hardwareConcurrency ?? null };
 }
 
-/** True for requests of the local scheduler (table items standing in for EventBridge Scheduler). */
-function isLocalSchedulerRequest(input: any): boolean {
-  const pk = input?.Item?.pk ?? input?.Key?.pk;
-  return typeof pk === 'string' && pk.startsWith('LOCALJOB');
-}
-
-/**
- * Counts the DynamoDB requests a piece of work sends through the shared document client. The local
- * scheduler's writes are counted apart: in AWS those are EventBridge Scheduler calls, not DynamoDB.
- */
-export function requestCounter(client: { middlewareStack: { add: (mw: any, options: any) => void } }) {
-  let count = 0;
-  let scheduler = 0;
-  client.middlewareStack.add(
-    (next: (args: any) => Promise<unknown>) => async (args: any) => {
-      if (isLocalSchedulerRequest(args.input)) scheduler += 1;
-      else count += 1;
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchRequestCounter' },
-  );
-  return {
-    reset: () => {
-      count = 0;
-      scheduler = 0;
-    },
-    get count() {
-      return count;
-    },
-    get schedulerCalls() {
-      return scheduler;
-    },
-  };
-}
+/** Shared with the tests that hold the same request budgets (test/integration/request-costs.test.ts). */
+export { requestCounter } from '../test/support/dynamodb-requests.ts';

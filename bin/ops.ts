@@ -13,6 +13,7 @@ import { ensureTable, localEnvironment } from './local/table.ts';
 
 const USAGE = `Usage:
   ops merchant create [--name NAME] [--plan starter|growth|scale|enterprise] [--trial-ends ISO|none] [--ip-allowlist CIDR,...] [--rate-limit N]
+                      [--payment-update-url https://...|none]
   ops merchant update <merchant_id> [same flags]
   ops key create --merchant <merchant_id> --env test|live --scopes read,write,... [--name NAME] [--type secret|publishable] [--expires ISO]`;
 
@@ -27,20 +28,36 @@ async function engineReachable(endpoint: string): Promise<boolean> {
   }
 }
 
-/** Points the runtime at the right table before any module that reads configuration is imported. */
-async function connect(): Promise<LocalEngine | undefined> {
-  if (process.env.TABLE_NAME) return undefined;
-  const running = readJson<{ endpoint: string }>(ENGINE_FILE);
+/**
+ * Points the runtime at the right table before any module that reads configuration is imported.
+ * Against a running `npm start`, also returns its URL: it caches key lookups like any instance.
+ */
+async function connect(): Promise<{ engine?: LocalEngine; server?: string }> {
+  if (process.env.TABLE_NAME) return {};
+  const running = readJson<{ endpoint: string; base_url?: string }>(ENGINE_FILE);
   if (running && (await engineReachable(running.endpoint))) {
     Object.assign(process.env, localEnvironment(running.endpoint, LOCAL_TABLE));
-    return undefined;
+    return { server: running.base_url };
   }
   const dataDir = join(LOCAL_DIR, 'dynamodb');
   mkdirSync(dataDir, { recursive: true });
   const engine = await startDynamoDbLocal({ dataDir });
   await ensureTable(engine.endpoint, LOCAL_TABLE);
   Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
-  return engine;
+  return { engine };
+}
+
+/**
+ * A settings change reaches Lambda instances within their key cache's lifetime (docs/decisions.md);
+ * the local server is told at once, so a change shows on the next request. A server that no longer
+ * answers has no cache left to drop.
+ */
+async function tellServer(server: string): Promise<void> {
+  try {
+    await fetch(`${server}/__dev/forget-caches`, { method: 'POST', signal: AbortSignal.timeout(2000) });
+  } catch {
+    // Stopped since connect(): nothing is cached any more.
+  }
 }
 
 const FLAGS = {
@@ -49,6 +66,7 @@ const FLAGS = {
   'trial-ends': { type: 'string' },
   'ip-allowlist': { type: 'string' },
   'rate-limit': { type: 'string' },
+  'payment-update-url': { type: 'string' },
   merchant: { type: 'string' },
   env: { type: 'string' },
   scopes: { type: 'string' },
@@ -65,7 +83,14 @@ async function run(argv: string[]): Promise<unknown> {
   if (noun === 'merchant' && verb === 'create' && target === undefined) {
     const { onboardMerchant } = await import('../shared/domain/merchant-onboarding.ts');
     const { merchant, keys } = await onboardMerchant(parseMerchantTerms(values), now);
-    return { merchant_id: merchant.id, plan: merchant.plan, trial_ends_at: merchant.trialEndsAt, ip_allowlist: merchant.ipAllowlist, keys };
+    return {
+      merchant_id: merchant.id,
+      plan: merchant.plan,
+      trial_ends_at: merchant.trialEndsAt,
+      ip_allowlist: merchant.ipAllowlist,
+      payment_update_url: merchant.paymentUpdateUrl,
+      keys,
+    };
   }
   if (noun === 'merchant' && verb === 'update' && target !== undefined) {
     const { changeMerchantTerms } = await import('../shared/domain/merchant-onboarding.ts');
@@ -76,6 +101,7 @@ async function run(argv: string[]): Promise<unknown> {
       rate_limit_override: merchant.rateLimitOverride,
       trial_ends_at: merchant.trialEndsAt,
       ip_allowlist: merchant.ipAllowlist,
+      payment_update_url: merchant.paymentUpdateUrl,
     };
   }
   if (noun === 'key' && verb === 'create' && target === undefined) {
@@ -88,9 +114,10 @@ async function run(argv: string[]): Promise<unknown> {
 }
 
 async function main(): Promise<void> {
-  const engine = await connect();
+  const { engine, server } = await connect();
   try {
     const result = await run(process.argv.slice(2));
+    if (server) await tellServer(server);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
     await engine?.stop();

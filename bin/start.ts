@@ -21,13 +21,14 @@ async function main(): Promise<void> {
   const engine = await startDynamoDbLocal({ dataDir });
   await ensureTable(engine.endpoint, LOCAL_TABLE);
   Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
-  writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory });
+  const baseUrl = `http://${host}:${port}`;
+  // base_url: the ops CLI tells this server when it changed the table from outside (bin/ops.ts).
+  writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory, base_url: baseUrl });
 
   // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start.
   const { createLocalServer, startJobTimer } = await import('./local/server.ts');
   const { seedDemoCancelFlow, seedDemoMerchant } = await import('./local/seed.ts');
 
-  const baseUrl = `http://${host}:${port}`;
   const credentials: Credentials = await seedDemoMerchant(readJson<Credentials>(CREDENTIALS_FILE), baseUrl);
   writeJson(CREDENTIALS_FILE, credentials);
   await seedDemoCancelFlow(credentials.merchant_id);

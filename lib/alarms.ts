@@ -3,6 +3,7 @@ import {
   Alarm,
   ComparisonOperator,
   MathExpression,
+  Metric,
   TreatMissingData,
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -10,8 +11,11 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { JobKind } from '../shared/ports/scheduler.ts';
+import { metricsNamespace, rootStackOf } from './metrics-namespace.ts';
 import type { RouteApi } from './route-api.ts';
 import type { RouteFunction } from './route-function.ts';
 
@@ -24,6 +28,8 @@ export const API_MIN_REQUESTS = 10;
 export const API_5XX_PERCENT = 5;
 /** A metric math alarm reads at most 10 metrics (a hard CloudWatch limit); each function adds two. */
 export const FUNCTIONS_PER_ALARM = 5;
+/** Windows in a row a job backlog must stay over its limit: one late job (a cold start, a retried call) is not a backlog. */
+export const JOB_LAG_PERIODS = 2;
 
 export interface AlarmsProps {
   /** Subscribed to the topic by email (confirmed by the recipient); absent, the topic has no subscriber yet. */
@@ -161,6 +167,31 @@ export class Alarms extends Construct {
     });
   }
 
+  /**
+   * How late the jobs of one kind start after their scheduled time (JobLag, which the job functions
+   * report; shared/job-handler.ts): the age of that kind's backlog. It grows when a job keeps failing
+   * (each scheduler retry starts later), when the function is throttled, or when more jobs fall due
+   * than run. No jobs means no data, which is fine: nothing is waiting.
+   */
+  watchJobLag(fn: RouteFunction, kind: JobKind, maxLag: Duration): Alarm {
+    return this.alarm(fn, 'Lag', {
+      metric: new Metric({ namespace: metricsNamespace(this), metricName: 'JobLag', dimensionsMap: { JobKind: kind }, statistic: 'Maximum', period: PERIOD }),
+      threshold: maxLag.toSeconds(),
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: JOB_LAG_PERIODS,
+      description: `${kind} jobs started over ${maxLag.toHumanString()} after their scheduled time for ${JOB_LAG_PERIODS * PERIOD.toMinutes()} minutes: the backlog is growing. Check ${fn.handler}'s ErrorsOrThrottles alarm and log group (a job failing and retried), and its concurrency.`,
+    });
+  }
+
+  /** A schedule whose retries ran out: its job never ran, and nothing will run it again. */
+  watchDroppedJobs(owner: Construct, group: IScheduleGroup): Alarm {
+    return this.alarm(owner, 'DroppedJobs', {
+      metric: group.metricDropped({ statistic: 'Sum', period: PERIOD }),
+      threshold: 1,
+      description: `EventBridge Scheduler gave up on a job of group ${group.scheduleGroupName} after its retries (up to 24 h): a payment retry, campaign step or webhook delivery never ran. The job functions' logs show why their invocations failed; the payment or enrollment still records what was due.`,
+    });
+  }
+
   /** Anything in a dead-letter queue is work that was given up on and waits for someone to look. */
   watchDeadLetter(queue: IQueue, description: string): Alarm {
     return this.alarm(queue, 'Depth', {
@@ -173,7 +204,7 @@ export class Alarms extends Construct {
   private alarm(
     owner: Construct,
     id: string,
-    options: { metric: IMetric; threshold: number; description: string; comparison?: ComparisonOperator; name?: string },
+    options: { metric: IMetric; threshold: number; description: string; comparison?: ComparisonOperator; name?: string; evaluationPeriods?: number },
   ): Alarm {
     const alarm = new Alarm(owner, id, {
       alarmName: alarmNameFor(owner, options.name ?? id),
@@ -181,7 +212,7 @@ export class Alarms extends Construct {
       metric: options.metric,
       threshold: options.threshold,
       comparisonOperator: options.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
       // No data means no invocations, requests or messages: nothing is failing.
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
@@ -197,8 +228,7 @@ export class Alarms extends Construct {
  * makes up), as the topic's policy expects.
  */
 function alarmNameFor(owner: Construct, id: string): string {
-  let stack = Stack.of(owner);
-  while (stack.nestedStackParent) stack = stack.nestedStackParent;
+  const stack = rootStackOf(owner);
   const path = owner.node.scopes
     .slice(owner.node.scopes.indexOf(stack) + 1)
     .map((scope) => scope.node.id)

@@ -1,17 +1,20 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Construct } from 'constructs';
-import { JOBS } from '../shared/jobs.ts';
+import { JOBS, RECURRING_JOBS } from '../shared/jobs.ts';
 import { Alarms } from './alarms.ts';
 import { MerchantApi } from './api.ts';
+import { CustomDomain } from './custom-domain.ts';
 import { ApiGatewayAccount } from './api-gateway-account.ts';
 import { Data } from './data.ts';
 import { EdgeApi } from './edge.ts';
 import { EventStream } from './event-stream.ts';
 import { FunctionStacks } from './function-stacks.ts';
 import { Queues } from './queues.ts';
+import type { RouteApi } from './route-api.ts';
 import { RouteFunction } from './route-function.ts';
 import { Scheduling } from './scheduling.ts';
-import type { StackConfig } from './stack-config.ts';
+import type { CustomDomainConfig, StackConfig } from './stack-config.ts';
 import { WORKERS, Workers } from './workers.ts';
 
 export interface RecoveryStackProps extends StackProps {
@@ -20,6 +23,10 @@ export interface RecoveryStackProps extends StackProps {
 
 /** How long the event stream may fall behind before someone is told: well inside MAX_RECORD_AGE. */
 const EVENT_STREAM_MAX_AGE = Duration.minutes(15);
+/** How late a retry or a dunning step may start (the retry backlog's age) before someone is told. */
+const RECOVERY_JOB_MAX_LAG = Duration.minutes(15);
+/** The jobs of the recovery pipeline, whose lateness is watched: a late retry or reminder is revenue waiting. */
+const RECOVERY_JOBS = ['payment-retry', 'campaign-step'] as const;
 
 /**
  * The whole service: one table, the merchant API (REST and webhooks), the edge API, the scheduled
@@ -51,7 +58,7 @@ export class RecoveryStack extends Stack {
     this.data = new Data(this, 'Data');
     this.functions = new FunctionStacks(this, 'Functions');
     const { placement } = this.functions;
-    this.scheduling = new Scheduling(this, 'Scheduling', { data: this.data, jobs: JOBS, placement });
+    this.scheduling = new Scheduling(this, 'Scheduling', { data: this.data, jobs: JOBS, recurring: RECURRING_JOBS, placement });
     this.api = new MerchantApi(this, 'Api', { data: this.data, stageName: config.stage, cloudWatchAccount, placement });
     this.edge = new EdgeApi(this, 'Edge', {
       data: this.data,
@@ -77,7 +84,15 @@ export class RecoveryStack extends Stack {
     // Every function, found rather than listed, so a new one cannot be left unwatched.
     this.alarms.watchFunctions(this.node.findAll().filter((node): node is RouteFunction => node instanceof RouteFunction));
     this.alarms.watchStreamAge(this.events.consumer, EVENT_STREAM_MAX_AGE);
+    for (const kind of RECOVERY_JOBS) {
+      const fn = this.scheduling.jobFunctions.get(kind);
+      if (!fn) throw new Error(`No job function for ${kind}: shared/jobs.ts must list it`);
+      this.alarms.watchJobLag(fn, kind, RECOVERY_JOB_MAX_LAG);
+    }
+    this.alarms.watchDroppedJobs(this.scheduling, this.scheduling.group);
     for (const api of [this.api, this.edge]) this.alarms.watchApi(api);
+
+    if (config.customDomain) this.addCustomDomains(config.customDomain);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Merchant REST API and webhooks; paths start with /v1 and /webhooks' });
     new CfnOutput(this, 'EdgeUrl', { value: this.edge.api.url, description: 'Cancel-session API for browsers' });
@@ -87,5 +102,23 @@ export class RecoveryStack extends Stack {
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'SNS topic every alarm notifies; subscribe more endpoints here' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'The single table (TABLE_NAME for npm run ops against AWS)' });
+  }
+
+  /** The operator's names for the APIs (context domainName, edgeDomainName, certificateArn, hostedZoneId). */
+  private addCustomDomains(config: CustomDomainConfig): void {
+    const certificate = Certificate.fromCertificateArn(this, 'Certificate', config.certificateArn);
+    const names: [string, RouteApi, string | undefined][] = [
+      ['Api', this.api, config.domainName],
+      ['Edge', this.edge, config.edgeDomainName],
+    ];
+    for (const [prefix, api, domainName] of names) {
+      if (domainName === undefined) continue;
+      const custom = new CustomDomain(this, `${prefix}Domain`, { api, domainName, certificate, hostedZoneId: config.hostedZoneId });
+      new CfnOutput(this, `${prefix}CustomUrl`, { value: `https://${domainName}`, description: `${api.api.restApiName} on its custom domain` });
+      new CfnOutput(this, `${prefix}DomainTarget`, {
+        value: custom.domain.domainNameAliasDomainName,
+        description: `Where ${domainName} points (alias, or CNAME in DNS outside Route 53)`,
+      });
+    }
   }
 }

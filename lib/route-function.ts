@@ -5,18 +5,14 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { LAMBDA_BUNDLING } from './bundling.ts';
 import type { Data, TableAccess } from './data.ts';
+import { metricsNamespace } from './metrics-namespace.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Long enough to investigate an incident reported a few weeks late; older lines only cost money. */
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
-
-/**
- * The bundle is ESM, but some dependencies (the AWS SDK's CommonJS parts) call `require`, which ESM
- * does not define; this gives them one. The alias avoids clashing with a bundled `createRequire`.
- */
-const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 export interface RouteFunctionProps {
   /** Handler module under functions/, without extension (as in the route table). */
@@ -81,20 +77,20 @@ export class RouteFunction extends Construct {
       tracing: Tracing.ACTIVE,
       environment: {
         TABLE_NAME: props.data.table.tableName,
+        METRICS_NAMESPACE: metricsNamespace(this),
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
       bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        minify: true,
+        ...LAMBDA_BUNDLING,
+        // OutputFormat's values are esbuild's format names.
+        format: LAMBDA_BUNDLING.format as OutputFormat,
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
         sourceMap: true,
         // Stack traces need the mappings only; leaving sources out keeps the package small.
         sourcesContent: false,
         // Bundle the SDK instead of using the runtime's copy: the versions we test are the ones we run.
         bundleAwsSDK: true,
-        banner: REQUIRE_SHIM,
       },
     });
     Tags.of(this.function).add('handler', props.handler);

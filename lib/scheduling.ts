@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
-import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { CfnSchedule, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import type { JobDefinition } from '../shared/jobs.ts';
+import type { JobDefinition, RecurringJobDefinition } from '../shared/jobs.ts';
 import type { JobKind } from '../shared/ports/scheduler.ts';
 import type { Data } from './data.ts';
 import { underOwner, type FunctionPlacement } from './function-stacks.ts';
@@ -15,6 +15,12 @@ const NAME_LIMIT = 64;
 
 /** A job retries a payment through a processor (with its own backoff) or sends a message; no gateway limits it. */
 const JOB_TIMEOUT = Duration.seconds(60);
+
+/**
+ * A recurring run that keeps failing is retried for a few hours, then left to the next day's run
+ * (which does the day's work again); the function's error alarm reports it either way.
+ */
+const RECURRING_RETRY = { maximumRetryAttempts: 10, maximumEventAgeInSeconds: 6 * 3600 };
 
 const SCHEDULER_SERVICE = 'scheduler.amazonaws.com';
 
@@ -61,6 +67,8 @@ export interface SchedulingProps {
   data: Data;
   /** The job table (shared/jobs.ts); a prop so tests can pass their own. */
   jobs: readonly JobDefinition[];
+  /** Jobs on a daily schedule (RECURRING_JOBS of shared/jobs.ts). Default: none. */
+  recurring?: readonly RecurringJobDefinition[];
   /** Where the job functions are created; the group and the role stay here. Default: under this construct. */
   placement?: FunctionPlacement;
 }
@@ -70,15 +78,21 @@ export interface SchedulingProps {
  * function per job kind as their target, and the role Scheduler assumes to invoke those functions
  * and nothing else. Functions that schedule jobs get their configuration and rights through
  * `grantScheduling`: the adapter (shared/adapters/aws/eventbridge-scheduler.ts) reads SCHEDULE_GROUP,
- * SCHEDULER_ROLE_ARN and JOB_TARGETS at cold start.
+ * SCHEDULER_ROLE_ARN and JOB_TARGETS at cold start. Recurring jobs get a function (read-only table
+ * access; it may queue one-time jobs) and a daily schedule in the same group, which no function may
+ * change.
  */
 export class Scheduling extends Construct {
   readonly group: ScheduleGroup;
   /** Assumed by EventBridge Scheduler when a schedule fires. */
   readonly role: Role;
   readonly jobFunctions: ReadonlyMap<JobKind, RouteFunction>;
+  /** The recurring jobs' functions and their schedules, by job name. */
+  readonly recurringJobs: ReadonlyMap<string, { fn: RouteFunction; schedule: CfnSchedule }>;
   /** ARN pattern of every schedule in the group: what granted functions may create, move and delete. */
   readonly scheduleArns: string;
+  /** The recurring schedules' ARNs: in the group, but no function may touch them (CloudFormation owns them). */
+  private readonly recurringScheduleArns: string[];
   /** Job kind → target function ARN, formed from the fixed function names (see the constructor). */
   private readonly targets: Partial<Record<JobKind, string>>;
 
@@ -94,12 +108,11 @@ export class Scheduling extends Construct {
       // too; what was due stays recorded in the retained table (next_retry_at, enrollments).
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.scheduleArns = stack.formatArn({
-      service: 'scheduler',
-      resource: 'schedule',
-      resourceName: `${this.group.scheduleGroupName}/*`,
-      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-    });
+    const scheduleArn = (name: string) =>
+      stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${this.group.scheduleGroupName}/${name}`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    this.scheduleArns = scheduleArn('*');
+    const recurring = props.recurring ?? [];
+    this.recurringScheduleArns = recurring.map((job) => scheduleArn(job.name));
 
     this.role = new Role(this, 'InvokeRole', {
       description: 'Assumed by EventBridge Scheduler to invoke the job functions',
@@ -113,40 +126,62 @@ export class Scheduling extends Construct {
     // Each job function's ARN comes from its fixed name, not from `functionArn`: job functions
     // schedule follow-up jobs, so JOB_TARGETS in their own environment names their own ARN, which
     // as a reference would make the function depend on itself.
+    const functionArn = (functionName: string) =>
+      stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const jobFunction = (name: string, handler: string, description: string, access: 'read' | 'write') =>
+      new RouteFunction((props.placement ?? underOwner)(this, handler), constructIdFor(`job/${name}`), {
+        handler,
+        description,
+        data: props.data,
+        access,
+        functionName: boundedName(stack.stackName, `job-${name}`),
+        timeout: JOB_TIMEOUT,
+      });
     const functions = new Map<JobKind, RouteFunction>();
     const targets: Partial<Record<JobKind, string>> = {};
     for (const job of props.jobs) {
       if (functions.has(job.kind)) throw new Error(`Two job definitions for ${job.kind}`);
-      const functionName = boundedName(stack.stackName, `job-${job.kind}`);
-      functions.set(
-        job.kind,
-        new RouteFunction((props.placement ?? underOwner)(this, job.handler), constructIdFor(`job/${job.kind}`), {
-          handler: job.handler,
-          description: `Scheduled ${job.kind} jobs (EventBridge Scheduler target)`,
-          data: props.data,
-          access: 'write',
-          functionName,
-          timeout: JOB_TIMEOUT,
-        }),
-      );
-      targets[job.kind] = stack.formatArn({
-        service: 'lambda',
-        resource: 'function',
-        resourceName: functionName,
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      });
+      functions.set(job.kind, jobFunction(job.kind, job.handler, `Scheduled ${job.kind} jobs (EventBridge Scheduler target)`, 'write'));
+      targets[job.kind] = functionArn(boundedName(stack.stackName, `job-${job.kind}`));
     }
     this.jobFunctions = functions;
     this.targets = targets;
 
-    const targetArns = Object.values(targets);
+    // A recurring job reads the table and queues one-time jobs (the sweep queues tenant scans); it writes nothing itself.
+    const recurringJobs = new Map<string, { fn: RouteFunction; schedule: CfnSchedule }>();
+    for (const job of recurring) {
+      if (recurringJobs.has(job.name) || functions.has(job.name as JobKind)) throw new Error(`Two job definitions for ${job.name}`);
+      const fn = jobFunction(job.name, job.handler, job.description, 'read');
+      const schedule = new CfnSchedule(this, constructIdFor(`recurring/${job.name}`), {
+        name: job.name,
+        groupName: this.group.scheduleGroupName,
+        description: job.description,
+        scheduleExpression: `cron(${job.dailyAt.minute} ${job.dailyAt.hour} * * ? *)`,
+        scheduleExpressionTimezone: 'UTC',
+        flexibleTimeWindow: { mode: 'OFF' },
+        state: 'ENABLED',
+        target: {
+          arn: functionArn(boundedName(stack.stackName, `job-${job.name}`)),
+          roleArn: this.role.roleArn,
+          // The run's own time, the same on every retry of it: the handler names its work after it.
+          input: JSON.stringify({ scheduled_time: '<aws.scheduler.scheduled-time>' }),
+          retryPolicy: RECURRING_RETRY,
+        },
+      });
+      // The target is named, not referenced (see above); wait for the group and the function anyway.
+      schedule.node.addDependency(this.group, fn);
+      recurringJobs.set(job.name, { fn, schedule });
+    }
+    this.recurringJobs = recurringJobs;
+
+    const targetArns = [...Object.values(targets), ...recurring.map((job) => functionArn(boundedName(stack.stackName, `job-${job.name}`)))];
     // With no job kinds yet the role stays without permissions: nothing to invoke, and no
     // statement with an empty resource list (which IAM rejects).
     if (targetArns.length > 0) {
       this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: targetArns }));
     }
 
-    for (const fn of functions.values()) this.grantScheduling(fn);
+    for (const fn of [...functions.values(), ...[...recurringJobs.values()].map((job) => job.fn)]) this.grantScheduling(fn);
   }
 
   /**
@@ -167,6 +202,10 @@ export class Scheduling extends Construct {
         resources: [this.scheduleArns],
       }),
     );
+    if (this.recurringScheduleArns.length > 0) {
+      // Job ids never collide with recurring schedule names, but a bug or a stolen role must not be able to stop one either.
+      role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: ['scheduler:*'], resources: this.recurringScheduleArns }));
+    }
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['iam:PassRole'],

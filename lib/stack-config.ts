@@ -19,6 +19,19 @@ export interface StackConfig {
    * access logging needs). Turn it off for a second stage deployed to the same account and region.
    */
   apiGatewayCloudWatchRole: boolean;
+  /** Names of the operator's own for the APIs; absent, they are reached at their execute-api URLs only. */
+  customDomain?: CustomDomainConfig;
+}
+
+export interface CustomDomainConfig {
+  /** The merchant REST API and webhooks, e.g. api.example.com. */
+  domainName: string;
+  /** The edge API (cancel widget), e.g. cancel.example.com; absent, it keeps only its execute-api URL. */
+  edgeDomainName?: string;
+  /** ACM certificate in the stack's region covering both names. */
+  certificateArn: string;
+  /** Route 53 hosted zone to create the alias records in; absent, the records are the operator's to create. */
+  hostedZoneId?: string;
 }
 
 const STAGE_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
@@ -60,6 +73,36 @@ function origins(node: Node): string[] {
   return entries;
 }
 
+const DOMAIN_PATTERN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const CERTIFICATE_PATTERN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/;
+const HOSTED_ZONE_PATTERN = /^Z[A-Z0-9]{1,31}$/;
+
+function matching(node: Node, key: string, pattern: RegExp, what: string): string | undefined {
+  const value = text(node, key);
+  if (value !== undefined && !pattern.test(value)) throw new Error(`Context '${key}' is not ${what}: '${value}'`);
+  return value;
+}
+
+/** All or nothing: a name without its certificate (or the reverse) cannot be deployed. */
+function customDomain(node: Node): CustomDomainConfig | undefined {
+  const domainName = matching(node, 'domainName', DOMAIN_PATTERN, 'a lowercase domain name like api.example.com');
+  const edgeDomainName = matching(node, 'edgeDomainName', DOMAIN_PATTERN, 'a lowercase domain name like cancel.example.com');
+  const certificateArn = matching(node, 'certificateArn', CERTIFICATE_PATTERN, 'an ACM certificate ARN');
+  const hostedZoneId = matching(node, 'hostedZoneId', HOSTED_ZONE_PATTERN, 'a Route 53 hosted zone id like Z0123456789ABCDEFGHIJ');
+  if (domainName === undefined || certificateArn === undefined) {
+    const given = Object.entries({ domainName, edgeDomainName, certificateArn, hostedZoneId }).filter(([, value]) => value !== undefined);
+    if (given.length > 0) throw new Error(`Context ${given.map(([key]) => `'${key}'`).join(', ')} needs both 'domainName' and 'certificateArn'`);
+    return undefined;
+  }
+  if (edgeDomainName === domainName) throw new Error(`Context 'edgeDomainName' must differ from 'domainName': each API needs its own name`);
+  return {
+    domainName,
+    ...(edgeDomainName === undefined ? {} : { edgeDomainName }),
+    certificateArn,
+    ...(hostedZoneId === undefined ? {} : { hostedZoneId }),
+  };
+}
+
 export function readStackConfig(node: Node): StackConfig {
   const stage = text(node, 'stage') ?? 'prod';
   if (!STAGE_PATTERN.test(stage)) throw new Error(`Context 'stage' must be letters, digits and '-', starting with a letter; got '${stage}'`);
@@ -67,10 +110,12 @@ export function readStackConfig(node: Node): StackConfig {
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
     throw new Error(`Context 'alarmEmail' is not an email address: '${alarmEmail}'`);
   }
+  const domain = customDomain(node);
   return {
     stage,
     corsOrigins: origins(node),
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
     apiGatewayCloudWatchRole: flag(node, 'apiGatewayCloudWatchRole', true),
+    ...(domain === undefined ? {} : { customDomain: domain }),
   };
 }

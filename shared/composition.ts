@@ -19,17 +19,27 @@ export interface Runtime {
   db: DynamoDBDocumentClient;
   clock: Clock;
   /** Present only locally: the adjustable clock and the local stand-ins for outside services. */
-  local?: { clock: AdjustableClock; scheduler: LocalScheduler; outbox: LocalOutbox; events: LocalEventFeed; completions: LocalCompletionQueue };
+  local?: {
+    clock: AdjustableClock;
+    /** Keeps this process's schedules, and the registries sweeps enumerate, apart from other processes sharing the table (test files). */
+    scope: string;
+    scheduler: LocalScheduler;
+    outbox: LocalOutbox;
+    events: LocalEventFeed;
+    completions: LocalCompletionQueue;
+  };
 }
 
 function buildRuntime(env: NodeJS.ProcessEnv): Runtime {
   const tableName = requireEnv('TABLE_NAME', env);
   const db = createDocumentClient();
   if (env.RUNTIME_MODE === 'local') {
+    // One scope per process: npm start keeps the default; each test file gets its own (test/support/setup.ts).
+    const scope = env.LOCAL_SCHEDULER_SCOPE ?? 'default';
     const local = {
       clock: new AdjustableClock(),
-      // One schedule per scope: npm start keeps the default; each test file gets its own (test/support/setup.ts).
-      scheduler: new LocalScheduler(db, tableName, env.LOCAL_SCHEDULER_SCOPE ?? 'default'),
+      scope,
+      scheduler: new LocalScheduler(db, tableName, scope),
       outbox: new LocalOutbox(),
       events: new LocalEventFeed(),
       completions: new LocalCompletionQueue(),

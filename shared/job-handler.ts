@@ -1,7 +1,9 @@
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
+import { runtime } from './composition.ts';
 import { ENVIRONMENTS, type Tenant } from './domain/tenant.ts';
 import { describeError, log, setLogContext } from './log.ts';
+import { metrics } from './metrics.ts';
 import type { JobEvent } from './ports/scheduler.ts';
 
 const jobEvent = z.object({
@@ -9,16 +11,29 @@ const jobEvent = z.object({
   kind: z.string(),
   tenant: z.object({ merchantId: z.string().min(1), environment: z.enum(ENVIRONMENTS) }),
   payload: z.record(z.string(), z.unknown()),
+  // Absent on schedules created before it was added.
+  scheduledAt: z.iso.datetime().optional(),
 });
 
 /**
  * A scheduled job's Lambda: validates the event EventBridge Scheduler (or the local runner) delivers,
- * logs with the job's context, and lets failures propagate so the scheduler's retry policy applies.
+ * logs with the job's context, reports how late it started, and lets failures propagate so the
+ * scheduler's retry policy applies (each retry reports a later start, so a stuck job shows as lag).
  */
 export function jobHandler<P extends z.ZodType>(payload: P, run: (tenant: Tenant, job: z.infer<P>, event: JobEvent) => Promise<unknown>) {
-  return async (raw: unknown, _context?: Context): Promise<unknown> => {
+  return async (raw: unknown, context?: Context): Promise<unknown> => {
     const event = jobEvent.parse(raw) as JobEvent;
-    setLogContext({ job_id: event.jobId, kind: event.kind, merchant_id: event.tenant.merchantId, environment: event.tenant.environment });
+    setLogContext({
+      request_id: context?.awsRequestId,
+      route: `job ${event.kind}`,
+      job_id: event.jobId,
+      merchant_id: event.tenant.merchantId,
+      environment: event.tenant.environment,
+    });
+    if (event.scheduledAt !== undefined) {
+      const now = runtime.clock.now();
+      metrics.jobLag(event.kind, (now.getTime() - Date.parse(event.scheduledAt)) / 1000, now);
+    }
     const job = payload.parse(event.payload);
     try {
       const result = await run(event.tenant, job, event);

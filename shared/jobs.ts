@@ -14,7 +14,39 @@ export const JOBS: readonly JobDefinition[] = [
   { kind: 'payment-retry', handler: 'jobs/payment-retry' },
   { kind: 'campaign-step', handler: 'jobs/campaign-step' },
   { kind: 'webhook-delivery', handler: 'jobs/webhook-delivery' },
+  { kind: 'calendar-scan', handler: 'jobs/calendar-scan' },
 ];
+
+/**
+ * Jobs that run on a recurring schedule rather than for one tenant: CDK creates the function and a
+ * recurring schedule in the schedule group; the local job runner fires the handler when the clock
+ * passes the time of day. The handler gets `{ scheduled_time }` (recurring-job-handler.ts).
+ */
+export interface RecurringJobDefinition {
+  /** Names the function (`<stack>-job-<name>`) and the schedule. */
+  name: string;
+  /** Handler module under functions/, without extension. */
+  handler: string;
+  /** Every day at this UTC time. */
+  dailyAt: { hour: number; minute: number };
+  description: string;
+}
+
+export const RECURRING_JOBS: readonly RecurringJobDefinition[] = [
+  {
+    name: 'calendar-sweep',
+    handler: 'jobs/calendar-sweep',
+    // Daytime from Europe to the Americas' west coast, so a calendar step without delay lands in the day.
+    dailyAt: { hour: 14, minute: 0 },
+    description: 'Daily calendar sweep: queues the calendar scan (card_expiring, pre_dunning) of every tenant with an active calendar campaign',
+  },
+];
+
+/** The latest run of a daily job at or before `now`. */
+export function lastDailyRun(job: Pick<RecurringJobDefinition, 'dailyAt'>, now: Date): Date {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), job.dailyAt.hour, job.dailyAt.minute);
+  return new Date(today <= now.getTime() ? today : today - 86_400_000);
+}
 
 export function jobFor(kind: JobKind): JobDefinition | undefined {
   return JOBS.find((job) => job.kind === kind);

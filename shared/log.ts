@@ -1,8 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * Structured JSON logs, one object per line, with the request's context on every line. Personal data
- * (emails, names) is never passed here; ids are enough to trace a request.
+ * Structured JSON logs, one object per line, with the request's context on every line: request_id
+ * and route (an HTTP route, or `job <kind>`, `stream events`, `queue <name>`), and merchant_id once
+ * it is known. Personal data (emails, names, phone numbers) is never passed here; ids are enough to
+ * trace a request. Outside services do quote it in their errors (SES names the rejected recipient),
+ * so every line is scrubbed of email addresses and phone numbers before it is written.
  */
 type Fields = Record<string, unknown>;
 
@@ -14,6 +17,7 @@ export function withLogScope<T>(fn: () => Promise<T>): Promise<T> {
   return scopes.run({}, fn);
 }
 
+/** Starts a new context (a new request, job or record): what the previous one set is dropped. */
 export function setLogContext(fields: Fields): void {
   const scope = scopes.getStore();
   if (scope) {
@@ -24,15 +28,38 @@ export function setLogContext(fields: Fields): void {
   }
 }
 
-const LEVELS = { info: 0, warn: 1, error: 2, silent: 3 } as const;
+/** Adds to the current context what a request learns on the way, such as the merchant a webhook belongs to. */
+export function addLogContext(fields: Fields): void {
+  Object.assign(scopes.getStore() ?? processContext, fields);
+}
+
+/** The current context, for other structured lines (metrics) that should be traceable the same way. */
+export function currentLogContext(): Readonly<Fields> {
+  return { ...(scopes.getStore() ?? processContext) };
+}
+
+const LEVELS = { debug: 0, info: 1, warn: 2, error: 3, silent: 4 } as const;
 type Level = keyof typeof LEVELS;
-/** LOG_LEVEL=warn (or error) quiets the per-request lines, e.g. in test runs. */
+/** LOG_LEVEL=warn (or error) quiets the per-request lines, e.g. in test runs; debug adds metric lines locally. */
 const threshold = LEVELS[(process.env.LOG_LEVEL as Level) ?? 'info'] ?? LEVELS.info;
 
-function write(level: Exclude<Level, 'silent'>, message: string, fields: Fields): void {
-  if (LEVELS[level] < threshold) return;
+export function logLevelEnabled(level: Exclude<Level, 'silent'>): boolean {
+  return LEVELS[level] >= threshold;
+}
+
+/** No slash in either part, so module paths in stack traces (`node_modules/@aws-sdk/...`) are left alone. */
+const EMAIL = /[^\s"'<>()[\]{},;:@/]+@[^\s"'<>()[\]{},;:@/]+\.[A-Za-z]{2,}/g;
+/** International numbers as processors and SMS providers write them: a plus, then 8 to 15 digits, maybe spaced. */
+const PHONE = /\+\d(?:[\s.()-]?\d){6,14}/g;
+
+export function scrubPersonalData(text: string): string {
+  return text.replace(EMAIL, '[email]').replace(PHONE, '[phone]');
+}
+
+function write(level: Exclude<Level, 'silent' | 'debug'>, message: string, fields: Fields): void {
+  if (!logLevelEnabled(level)) return;
   const context = scopes.getStore() ?? processContext;
-  const line = JSON.stringify({ level, time: new Date().toISOString(), message, ...context, ...fields });
+  const line = scrubPersonalData(JSON.stringify({ level, time: new Date().toISOString(), message, ...context, ...fields }));
   if (level === 'error') console.error(line);
   else console.log(line);
 }

@@ -1,4 +1,4 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describeError, log, setLogContext } from './log.ts';
 
 /**
@@ -7,10 +7,15 @@ import { describeError, log, setLogContext } from './log.ts';
  * (and after the queue's redrive count moves them to its dead-letter queue) without repeating the rest.
  */
 export function queueHandler(name: string, process: (record: SQSRecord) => Promise<unknown>) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records) {
-      setLogContext({ worker: name, message_id: record.messageId, receive_count: record.attributes?.ApproximateReceiveCount });
+      setLogContext({
+        request_id: context?.awsRequestId,
+        route: `queue ${name}`,
+        message_id: record.messageId,
+        receive_count: record.attributes?.ApproximateReceiveCount,
+      });
       try {
         await process(record);
       } catch (error) {

@@ -1,9 +1,10 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { runtime } from '../../shared/composition.ts';
 import { log, withLogScope } from '../../shared/log.ts';
 import type { LocalQueueMessage } from '../../shared/adapters/local/local-completion-queue.ts';
+import { lambdaContext } from './lambda-event.ts';
 
-type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
+type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /** As the stack's redrive policy: a message that failed this many receives goes to the dead-letter queue. */
 export const MAX_RECEIVES = 5;
@@ -14,7 +15,7 @@ export interface CompletionRun {
   dead: number;
 }
 
-function toRecord(message: LocalQueueMessage): SQSRecord {
+export function toRecord(message: LocalQueueMessage): SQSRecord {
   const now = String(Date.now());
   return {
     messageId: message.messageId,
@@ -46,7 +47,7 @@ export async function drainCompletions(): Promise<CompletionRun> {
   const messages = queue.receive();
   if (messages.length === 0) return run;
   const { handler } = (await import(new URL('../../functions/workers/cancel-completions.ts', import.meta.url).href)) as { handler: QueueHandler };
-  const result = await withLogScope(() => handler({ Records: messages.map(toRecord) }));
+  const result = await withLogScope(() => handler({ Records: messages.map(toRecord) }, lambdaContext('workers/cancel-completions')));
   const failed = new Set(result.batchItemFailures.map((failure) => failure.itemIdentifier));
   for (const message of messages) {
     if (!failed.has(message.messageId)) {

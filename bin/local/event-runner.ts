@@ -1,15 +1,16 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { runtime } from '../../shared/composition.ts';
 import { log, withLogScope } from '../../shared/log.ts';
+import { lambdaContext } from './lambda-event.ts';
 
-type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
+type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
 const MAX_DELIVERIES = 3;
 const deliveries = new Map<string, number>();
 let sequence = 0;
 
-function toRecord(item: Record<string, unknown>): DynamoDBRecord {
+export function toRecord(item: Record<string, unknown>): DynamoDBRecord {
   sequence += 1;
   return {
     eventName: 'INSERT',
@@ -43,7 +44,7 @@ export async function drainEvents(): Promise<EventRun> {
     const items = feed.take();
     if (items.length === 0) break;
     const records = items.map(toRecord);
-    const result = await withLogScope(() => handler({ Records: records }));
+    const result = await withLogScope(() => handler({ Records: records }, lambdaContext('streams/events')));
     const failure = result.batchItemFailures[0]?.itemIdentifier;
     const failedAt = failure === undefined ? -1 : records.findIndex((record) => record.dynamodb?.SequenceNumber === failure);
     run.events += failedAt === -1 ? items.length : failedAt;

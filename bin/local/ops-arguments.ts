@@ -43,6 +43,8 @@ export function parseMerchantTerms(flags: Flags): MerchantTerms {
   }
   const rateLimit = text(flags, 'rate-limit');
   if (rateLimit !== undefined) terms.rateLimitOverride = rateLimit === 'none' ? null : Number(rateLimit);
+  const updateUrl = text(flags, 'payment-update-url');
+  if (updateUrl !== undefined) terms.paymentUpdateUrl = updateUrl === 'none' ? null : updateUrl;
   return terms;
 }
 

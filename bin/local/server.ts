@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { runtime } from '../../shared/composition.ts';
+import { clearInstanceCaches } from '../../shared/store/instance-cache.ts';
+import { apiDescriptionRoute } from './api-description.ts';
 import { drainCompletions } from './completion-runner.ts';
 import { demoPage, widgetScript } from './demo.ts';
 import { dispatch } from './dispatch.ts';
@@ -61,6 +63,10 @@ async function devRoute(request: HttpRequest, response: ServerResponse): Promise
     sendJson(response, 200, { now: clock.now().toISOString(), ran, completions, events_delivered: before.events + after.events });
   } else if (route === 'GET /__dev/outbox') {
     sendJson(response, 200, { data: local.outbox.entries() });
+  } else if (route === 'POST /__dev/forget-caches') {
+    // The ops CLI changed the table from another process: read it again, as a cold instance would.
+    clearInstanceCaches();
+    sendJson(response, 200, { forgotten: true });
   } else {
     sendJson(response, 404, { error: { code: 'resource_not_found', message: `No dev route ${route}` } });
   }
@@ -126,6 +132,7 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
       };
       if (await devRoute(request, response)) return;
       if (widgetRoute(request, response, options)) return;
+      if (await apiDescriptionRoute(request, response)) return;
       const result = await dispatch(request);
       response.writeHead(result.status, result.headers);
       response.end(result.body);

@@ -8,7 +8,11 @@ const payload = z.object({
   payment_id: z.string().min(1).nullable(),
   campaign_id: z.string().min(1),
   step: z.number().int().min(0),
+  /** Names a calendar enrollment (card_expiring, pre_dunning); absent for the others. */
+  calendar_key: z.string().min(1).optional(),
 });
 
 /** One due dunning step of one enrollment: send it, hold it (paused campaign), or end the sequence. */
-export const handler = jobHandler(payload, (tenant, job) => runCampaignStep(tenant, job, () => runtime.clock.now()));
+export const handler = jobHandler(payload, (tenant, { calendar_key: key, ...job }) =>
+  runCampaignStep(tenant, { ...job, calendar: key === undefined ? null : { key } }, () => runtime.clock.now()),
+);

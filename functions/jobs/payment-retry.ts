@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { runtime } from '#shared/composition';
 import { runRetryAttempt } from '#shared/domain/retry-execution';
 import { jobHandler } from '#shared/job-handler';
+import { metrics } from '#shared/metrics';
 
 const payload = z.object({
   payment_id: z.string().regex(/^pay_[0-9a-z]{26}$/),
@@ -12,10 +13,12 @@ const payload = z.object({
 });
 
 /** Scheduled by ingestion (automatic) or the retry endpoint (manual): one attempt at the processor, or its watchdog. */
-export const handler = jobHandler(payload, (tenant, job) =>
-  runRetryAttempt(
+export const handler = jobHandler(payload, async (tenant, job) => {
+  const report = await runRetryAttempt(
     tenant,
     { paymentId: job.payment_id, attempt: job.attempt, trigger: job.trigger, claimed: job.claimed, watchdog: job.watchdog },
     () => runtime.clock.now(),
-  ),
-);
+  );
+  metrics.retryAttempted(tenant, report, runtime.clock.now());
+  return report;
+});

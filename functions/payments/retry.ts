@@ -2,6 +2,7 @@ import { retryPaymentNow } from '#shared/domain/retry-execution';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';
+import type { RetryStarted } from '#shared/representations/schemas/payment';
 
 /** POST /v1/payments/{id}/retry (§4.3): an immediate retry from pending or communication_pending. */
 export const handler = restHandler({ params: idParam('pay') }, async ({ auth, params, now }) => {
@@ -12,5 +13,5 @@ export const handler = restHandler({ params: idParam('pay') }, async ({ auth, pa
     retry_count: payment.retry_count,
     retry_initiated_at: payment.retry_initiated_at,
     message: `Retry attempt ${payment.retry_count} submitted to ${payment.psp}.`,
-  });
+  } satisfies RetryStarted);
 });

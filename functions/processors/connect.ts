@@ -11,17 +11,21 @@ const params = z.strictObject({
 });
 const secret = z.string().trim().min(16, { error: 'must be at least 16 characters' }).max(512);
 
-const stripe = z.strictObject({
-  webhook_secret: z.string().regex(/^whsec_\w+$/, { error: "must be the endpoint's signing secret (whsec_...)" }),
-  api_key: z.string().regex(/^(sk|rk)_(live|test)_\w+$/, { error: 'must be a secret or restricted key (sk_... or rk_...)' }).optional(),
-});
-const braintree = z.strictObject({
-  merchant_id: z.string().trim().min(1),
-  public_key: z.string().trim().min(1),
-  private_key: z.string().trim().min(1),
-  merchant_account_id: z.string().trim().min(1).optional(),
-});
-const generic = z.strictObject({ webhook_secret: secret });
+const stripe = z
+  .strictObject({
+    webhook_secret: z.string().regex(/^whsec_\w+$/, { error: "must be the endpoint's signing secret (whsec_...)" }),
+    api_key: z.string().regex(/^(sk|rk)_(live|test)_\w+$/, { error: 'must be a secret or restricted key (sk_... or rk_...)' }).optional(),
+  })
+  .meta({ title: 'Stripe credentials', description: 'When psp is stripe.' });
+const braintree = z
+  .strictObject({
+    merchant_id: z.string().trim().min(1),
+    public_key: z.string().trim().min(1),
+    private_key: z.string().trim().min(1),
+    merchant_account_id: z.string().trim().min(1).optional(),
+  })
+  .meta({ title: 'Braintree credentials', description: 'When psp is braintree.' });
+const generic = z.strictObject({ webhook_secret: secret }).meta({ title: 'Generic credentials', description: 'Any other psp.' });
 
 function credentialsFor(psp: string, body: unknown): ProcessorCredentials {
   if (psp === 'stripe') {
@@ -42,7 +46,7 @@ function credentialsFor(psp: string, body: unknown): ProcessorCredentials {
 }
 
 /** PUT /v1/processors/{psp}: connect a processor for the key's environment; returns the webhook URL to configure there. */
-export const handler = restHandler({ params, body: z.looseObject({}) }, async ({ auth, params, body, now, baseUrl }) => {
+export const handler = restHandler({ params, body: z.looseObject({}), bodyVariants: [stripe, braintree, generic] }, async ({ auth, params, body, now, baseUrl }) => {
   const connection = await connectProcessor(auth.tenant, params.psp, credentialsFor(params.psp, body), now);
   return ok(processorConnectionResource(connection, baseUrl));
 });

@@ -1,3 +1,4 @@
+import { cardInvalidFrom } from './calendar-triggers.ts';
 import type { CampaignDefinition } from './campaigns.ts';
 import type { DeclineCategory } from './decline-classification.ts';
 import type { PaymentMethod } from './customers.ts';
@@ -26,9 +27,8 @@ const DUNNING_CATEGORIES: readonly DeclineCategory[] = ['hard_customer', 'unknow
 export const HIGH_VALUE_DEFAULT_MIN_AMOUNT = 10_000;
 
 export function cardExpired(method: PaymentMethod | null, now: Date): boolean {
-  if (!method || method.exp_year === null || method.exp_month === null) return false;
-  // A card is valid through the last day of its expiry month (UTC here: a day's slack either way is harmless).
-  return Date.UTC(method.exp_year, method.exp_month, 1) <= now.getTime();
+  const invalidFrom = cardInvalidFrom(method);
+  return invalidFrom !== null && invalidFrom <= now;
 }
 
 export function triggerFires(campaign: Pick<CampaignDefinition, 'trigger' | 'trigger_conditions'>, facts: EnrollmentFacts): boolean {

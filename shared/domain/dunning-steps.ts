@@ -1,15 +1,24 @@
 import { mailer, smsSender } from '../adapters/messaging.ts';
-import { findCampaign, findCampaignVersion, type CampaignVersion } from '../store/campaigns.ts';
+import { findCampaign, findCampaignVersion } from '../store/campaigns.ts';
 import { findCustomer } from '../store/customers.ts';
-import { campaignCountersWrite, findEnrollment, saveEnrollmentWrite } from '../store/enrollments.ts';
+import { campaignCountersWrite, findEnrollment, saveEnrollmentWrite, type EnrollmentRef } from '../store/enrollments.ts';
 import { newEvent, recordEventWrite } from '../store/events.ts';
-import { findMerchant } from '../store/merchants.ts';
+import { findMerchant, type Merchant } from '../store/merchants.ts';
 import { findPayment } from '../store/payments.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
+import type { CampaignStep } from './campaigns.ts';
 import type { Customer } from './customers.ts';
 import { finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
 import { lastSentStep, type Enrollment } from './enrollments.ts';
-import { isBuiltInTemplate, renderEmail, renderSms, templateForAction } from './message-templates.ts';
+import {
+  calendarTemplate,
+  isBuiltInTemplate,
+  renderEmail,
+  renderSms,
+  templateForAction,
+  type MessageOccasion,
+  type TemplateContext,
+} from './message-templates.ts';
 import type { Payment } from './payments.ts';
 import type { Tenant } from './tenant.ts';
 
@@ -17,7 +26,6 @@ import type { Tenant } from './tenant.ts';
  * Sending a due dunning step: the only part of the engine that talks to the mail and sms channels,
  * kept apart so functions that only enroll or stop sequences need no channel configuration.
  */
-type EnrollmentRef = Pick<Enrollment, 'customer_id' | 'payment_id' | 'campaign_id'>;
 
 export interface StepReport {
   outcome: 'sent' | 'held' | 'stopped' | 'completed' | 'stale' | 'skipped';
@@ -49,13 +57,13 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     await finish(tenant, enrollment, 'stopped', 'no_contact', now);
     return { outcome: 'stopped', reason: 'no_contact' };
   }
-  const reason = stopReason(version, enrollment, payment, customer);
+  const reason = stopReason(version, enrollment, payment, customer, now);
   if (reason) {
     await finish(tenant, enrollment, 'stopped', reason, now);
     return { outcome: 'stopped', reason };
   }
   const step = version.steps[enrollment.next_step]!;
-  const sent = await sendStep(tenant, enrollment, step, customer, payment, merchant?.name ?? 'your subscription');
+  const sent = await sendStep(tenant, enrollment, step, customer, payment, merchant);
   const isLast = enrollment.next_step + 1 >= version.steps.length || enrollment.messages_sent + (sent ? 1 : 0) >= version.stop_conditions.max_attempts;
   const next: Enrollment = {
     ...enrollment,
@@ -79,22 +87,35 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
   return { outcome: isLast ? 'completed' : 'sent' };
 }
 
+/** What the message says: the failure, or the calendar occasion (with its own template, see `calendarTemplate`). */
+function messageOf(enrollment: Enrollment, step: CampaignStep, customer: Customer, payment: Payment | undefined, merchant: Merchant | undefined) {
+  const base = {
+    customerName: customer.name,
+    merchantName: merchant?.name ?? 'your subscription',
+    updateUrl: merchant?.paymentUpdateUrl ?? null,
+  };
+  const calendar = enrollment.calendar;
+  if (calendar && enrollment.card_at_enrollment) {
+    const card = enrollment.card_at_enrollment;
+    const occasion: MessageOccasion =
+      calendar.trigger === 'card_expiring' ? { kind: 'card_expiring', card } : { kind: 'pre_dunning', card, renewsAt: calendar.renews_at! };
+    const context: TemplateContext = { ...base, amount: calendar.amount, currency: calendar.currency ?? customer.primary_currency ?? 'usd', occasion };
+    return { templateId: calendarTemplate(step.template_id, calendar.trigger), context };
+  }
+  const templateId = isBuiltInTemplate(step.template_id) ? step.template_id : templateForAction(payment?.customer_action ?? null);
+  const context: TemplateContext = { ...base, amount: payment?.amount ?? null, currency: payment?.currency ?? customer.primary_currency ?? 'usd' };
+  return { templateId, context };
+}
+
 async function sendStep(
   tenant: Tenant,
   enrollment: Enrollment,
-  step: CampaignVersion['steps'][number],
+  step: CampaignStep,
   customer: Customer,
   payment: Payment | undefined,
-  merchantName: string,
+  merchant: Merchant | undefined,
 ): Promise<boolean> {
-  const templateId = isBuiltInTemplate(step.template_id) ? step.template_id : templateForAction(payment?.customer_action ?? null);
-  const context = {
-    customerName: customer.name,
-    merchantName,
-    amount: payment?.amount ?? 0,
-    currency: payment?.currency ?? customer.primary_currency ?? 'usd',
-    updateUrl: null,
-  };
+  const { templateId, context } = messageOf(enrollment, step, customer, payment, merchant);
   const reference = `${enrollment.id}#${enrollment.next_step}`;
   if (step.channel === 'email') {
     if (!customer.email) return false;
@@ -105,4 +126,3 @@ async function sendStep(
   await smsSender.send({ tenant, to: customer.phone, reference, body: renderSms(templateId, context) });
   return true;
 }
-

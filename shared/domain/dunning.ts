@@ -14,6 +14,7 @@ import {
 import { newEvent, recordEventWrite } from '../store/events.ts';
 import { findPayment } from '../store/payments.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
+import { calendarStopReason, type CalendarOccasion } from './calendar-triggers.ts';
 import { triggerFires, type EnrollmentOccasion } from './campaign-triggers.ts';
 import type { Customer } from './customers.ts';
 import { lastSentStep, sameCard, type Enrollment, type StopReason } from './enrollments.ts';
@@ -41,11 +42,24 @@ export async function scheduleStep(tenant: Tenant, enrollment: Enrollment, at: D
     kind: 'campaign-step',
     runAt: at,
     tenant,
-    payload: { customer_id: enrollment.customer_id, payment_id: enrollment.payment_id, campaign_id: enrollment.campaign_id, step: enrollment.next_step },
+    payload: {
+      customer_id: enrollment.customer_id,
+      payment_id: enrollment.payment_id,
+      campaign_id: enrollment.campaign_id,
+      step: enrollment.next_step,
+      ...(enrollment.calendar ? { calendar_key: enrollment.calendar.key } : {}),
+    },
   });
 }
 
-function newEnrollment(campaignId: string, version: CampaignVersion, customer: Customer, paymentId: string | null, now: Date): Enrollment {
+function newEnrollment(
+  campaignId: string,
+  version: CampaignVersion,
+  customer: Customer,
+  paymentId: string | null,
+  calendar: CalendarOccasion | null,
+  now: Date,
+): Enrollment {
   const at = now.toISOString();
   return {
     id: newId('enr', now),
@@ -53,6 +67,7 @@ function newEnrollment(campaignId: string, version: CampaignVersion, customer: C
     campaign_version: version.version,
     customer_id: customer.id,
     payment_id: paymentId,
+    calendar,
     status: 'active',
     stop_reason: null,
     next_step: 0,
@@ -67,9 +82,20 @@ function newEnrollment(campaignId: string, version: CampaignVersion, customer: C
   };
 }
 
-/** Creates the enrollment once (a replayed event finds it and schedules its step again, harmlessly). */
-async function enroll(tenant: Tenant, campaignId: string, version: CampaignVersion, customer: Customer, paymentId: string | null, now: Date): Promise<Enrollment | undefined> {
-  const enrollment = newEnrollment(campaignId, version, customer, paymentId, now);
+/**
+ * Creates the enrollment once (a replayed event, or the calendar scan seeing the customer again,
+ * finds it and schedules its step again, harmlessly). `calendar` names a calendar trigger's occasion.
+ */
+export async function enroll(
+  tenant: Tenant,
+  campaignId: string,
+  version: CampaignVersion,
+  customer: Customer,
+  paymentId: string | null,
+  now: Date,
+  calendar: CalendarOccasion | null = null,
+): Promise<Enrollment | undefined> {
+  const enrollment = newEnrollment(campaignId, version, customer, paymentId, calendar, now);
   // campaign.enrolled (internal) feeds campaign analytics; it commits only with a new enrollment.
   const enrolled = newEvent(
     tenant,
@@ -151,13 +177,20 @@ export async function finish(
   return result.committed;
 }
 
-export function stopReason(version: CampaignVersion, enrollment: Enrollment, payment: Payment | undefined, customer: Customer): StopReason | null {
-  const stop = version.stop_conditions;
+function failureStopReason(stop: CampaignVersion['stop_conditions'], enrollment: Enrollment, payment: Payment | undefined, customer: Customer): StopReason | null {
   if (stop.stop_on_recovery && payment?.status === 'recovered') return 'recovered';
   if (stop.stop_on_terminal && payment?.status === 'terminal') return 'terminal';
   if (stop.stop_on_card_update && !sameCard(enrollment.card_at_enrollment, customer.payment_method)) return 'card_updated';
-  if (enrollment.messages_sent >= stop.max_attempts) return 'max_attempts';
   return null;
+}
+
+export function stopReason(version: CampaignVersion, enrollment: Enrollment, payment: Payment | undefined, customer: Customer, now: Date): StopReason | null {
+  const stop = version.stop_conditions;
+  // A calendar occasion has no failure to recover or lose: whether it still holds decides (calendar-triggers.ts).
+  const reason = enrollment.calendar
+    ? calendarStopReason(enrollment.calendar, enrollment.card_at_enrollment, customer, now)
+    : failureStopReason(stop, enrollment, payment, customer);
+  return reason ?? (enrollment.messages_sent >= stop.max_attempts ? 'max_attempts' : null);
 }
 
 /** Ends the enrollments of a payment that was recovered or became terminal, crediting their campaigns. */

@@ -1,10 +1,20 @@
+import type { CalendarOccasion } from './calendar-triggers.ts';
 import type { PaymentMethod } from './customers.ts';
 
 /** A customer's passage through one campaign for one failure (or one manual enrollment). */
 export const ENROLLMENT_STATUSES = ['active', 'completed', 'stopped', 'removed'] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
 
-export type StopReason = 'recovered' | 'terminal' | 'card_updated' | 'max_attempts' | 'archived' | 'no_contact';
+/** `occasion_passed` and `subscription_ended` end calendar sequences (calendar-triggers.ts). */
+export type StopReason =
+  | 'recovered'
+  | 'terminal'
+  | 'card_updated'
+  | 'max_attempts'
+  | 'archived'
+  | 'no_contact'
+  | 'occasion_passed'
+  | 'subscription_ended';
 
 export interface Enrollment {
   id: string;
@@ -12,8 +22,10 @@ export interface Enrollment {
   /** The campaign definition version joined: later updates do not apply to this enrollment (§3.1). */
   campaign_version: number;
   customer_id: string;
-  /** The failure that enrolled the customer; null for a manual enrollment without one. */
+  /** The failure that enrolled the customer; null for a manual enrollment without one and for calendar enrollments. */
   payment_id: string | null;
+  /** What a calendar trigger enrolled the customer for (card_expiring, pre_dunning); null or absent otherwise. */
+  calendar?: CalendarOccasion | null;
   status: EnrollmentStatus;
   stop_reason: StopReason | null;
   /** Index of the step to send next. */

@@ -1,7 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import { findCustomer, findCustomerIdForPsp, saveCustomerWrites } from '../store/customers.ts';
 import { newEvent, recordEventWrite, type ServiceEvent } from '../store/events.ts';
-import { addPaymentReferences, findPayment, findPaymentByReferences, newPaymentWrites, paymentChangeWrites } from '../store/payments.ts';
+import { findRecordedFailure } from '../store/failure-lookup.ts';
+import {
+  addPaymentReferences,
+  findPayment,
+  findPaymentByReferences,
+  newPaymentWrites,
+  paymentChangeWrites,
+  type ReferenceMatch,
+} from '../store/payments.ts';
 import type { ProcessorConnection } from '../store/processor-connections.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { customerListItem } from '../representations/customer.ts';
@@ -34,6 +42,7 @@ export interface IngestionResult {
 const MAX_ATTEMPTS = 6;
 
 type FailedEvent = Extract<ProcessorEvent, { kind: 'payment_failed' }>;
+type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
 
 /** What one verified processor event changes. Every path is safe to replay and to run concurrently with itself. */
 export async function ingestProcessorEvent(connection: ProcessorConnection, event: ProcessorEvent, now: Date): Promise<IngestionResult> {
@@ -42,7 +51,7 @@ export async function ingestProcessorEvent(connection: ProcessorConnection, even
     case 'payment_failed':
       return recordFailure(tenant, psp, event, now);
     case 'payment_succeeded':
-      return recordRecovery(tenant, psp, event.references, now);
+      return recordRecovery(tenant, psp, event, now);
     case 'subscription_canceled':
       return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
         const current = customer.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId);
@@ -63,8 +72,9 @@ export async function ingestProcessorEvent(connection: ProcessorConnection, even
 async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, now: Date): Promise<IngestionResult> {
   const references = [...new Set([event.payment.pspPaymentId, ...event.payment.references])];
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const customerId = await findCustomerIdForPsp(tenant, psp, event.customer.pspCustomerId);
-    const existing = customerId === undefined ? undefined : await findCustomer(tenant, customerId);
+    const recorded = await findRecordedFailure(tenant, psp, event.customer.pspCustomerId, references);
+    if (recorded.payment) return completeDuplicate(tenant, psp, event, references, now, recorded.payment);
+    const existing = recorded.customerId === undefined ? undefined : await findCustomer(tenant, recorded.customerId);
     const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now);
     if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
     const payment = newPayment({
@@ -91,6 +101,7 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
       await routeFailure(tenant, payment);
       return { outcome: 'created', payment_id: payment.id, customer_id: customer.id };
     }
+    // A concurrent delivery of the same charge recorded it between the read and this transaction.
     if (result.failedConditions.some((position) => position < paymentWrites.length)) {
       return completeDuplicate(tenant, psp, event, references, now);
     }
@@ -102,11 +113,18 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
 /**
  * The charge is already recorded (a replay, or a sibling event for the same charge). Link any new
  * processor ids, take what the first event lacked (a decline code, the subscription), and finish the
- * hand-off in case the first delivery stopped before it.
+ * hand-off in case the first delivery stopped before it. `found` is the match the caller just read.
  */
-async function completeDuplicate(tenant: Tenant, psp: string, event: FailedEvent, references: string[], now: Date): Promise<IngestionResult> {
+async function completeDuplicate(
+  tenant: Tenant,
+  psp: string,
+  event: FailedEvent,
+  references: string[],
+  now: Date,
+  found?: ReferenceMatch,
+): Promise<IngestionResult> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const match = await findPaymentByReferences(tenant, psp, references);
+    const match = attempt === 0 && found ? found : await findPaymentByReferences(tenant, psp, references);
     const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
     if (!match || !payment) throw new Error(`Payment reference for ${event.payment.pspPaymentId} exists without its payment`);
     // The customer was erased: a late or replayed event must not link anything back to the payment.
@@ -164,20 +182,35 @@ function channelOf(payment: Payment): RecoveryChannel {
   return 'processor';
 }
 
-async function recordRecovery(tenant: Tenant, psp: string, references: string[], now: Date): Promise<IngestionResult> {
+/**
+ * The customer's details and the subscription a success reports, as the processor now has them: a
+ * paid renewal moves `current_period_end` on, which pre-dunning reads (docs/decisions.md, "Calendar triggers").
+ */
+function withReportedSubscription(customer: Customer, event: SucceededEvent, now: Date): Customer {
+  return refreshCustomer(customer, event.customer, event.subscription, now).customer;
+}
+
+async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent, now: Date): Promise<IngestionResult> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const match = await findPaymentByReferences(tenant, psp, references);
+    const match = await findPaymentByReferences(tenant, psp, event.references);
     const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
-    // A success for a charge that never failed here, or a repeat of one already counted.
-    if (!payment) return { outcome: 'ignored' };
-    if (!isOpen(payment.status)) return { outcome: 'duplicate', payment_id: payment.id };
+    if (!payment || !isOpen(payment.status)) {
+      // A success for a charge that never failed here (a renewal paid as it should), or a repeat of one
+      // already counted: nothing to recover, but a known customer's subscription may have moved on.
+      const refreshed = await updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+        const next = withReportedSubscription(customer, event, now);
+        return isDeepStrictEqual(next, customer) ? undefined : { customer: withStatus(next, now) };
+      });
+      if (refreshed.outcome === 'updated') return { ...refreshed, payment_id: payment?.id };
+      return payment ? { outcome: 'duplicate', payment_id: payment.id } : { outcome: 'ignored' };
+    }
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
     const recovered = recoverPayment(payment, channelOf(payment), now);
     const writes = [
       ...paymentChangeWrites(tenant, payment, recovered),
       recordEventWrite(tenant, newEvent(tenant, 'payment.recovered', recoveredEventData(recovered), now)),
     ];
-    if (customer) writes.push(...saveCustomerWrites(tenant, countRecovery(customer, recovered, now), customer.version));
+    if (customer) writes.push(...saveCustomerWrites(tenant, countRecovery(withReportedSubscription(customer, event, now), recovered, now), customer.version));
     const result = await transact(writes);
     if (result.committed) {
       await cancelPendingRetry(payment);

@@ -1,7 +1,8 @@
 import { newId } from '../ids.ts';
-import { insertMerchant, updateMerchantSettings, type Merchant, type MerchantSettings } from '../store/merchants.ts';
+import { insertMerchant, updateMerchantSettings, type Merchant, type MerchantChange } from '../store/merchants.ts';
 import { issueApiKey } from './api-key-lifecycle.ts';
 import type { Scope } from './api-keys.ts';
+import { paymentUpdateUrlProblem } from './payment-update-url.ts';
 import { MAX_CUSTOM_RATE_LIMIT, type Plan } from './plans.ts';
 import type { Environment } from './tenant.ts';
 
@@ -11,6 +12,8 @@ export interface MerchantTerms {
   trialEndsAt?: string | null;
   ipAllowlist?: string[];
   rateLimitOverride?: number | null;
+  /** null clears it. */
+  paymentUpdateUrl?: string | null;
 }
 
 /** The keys every new merchant starts with, by the names the local credentials file uses. */
@@ -22,14 +25,17 @@ const STARTER_KEYS: { name: string; environment: Environment; scopes?: Scope[] }
   { name: 'pub', environment: 'test' },
 ];
 
-function checkRateLimit(override: number | null | undefined): void {
+function checkTerms(terms: MerchantTerms): void {
+  const override = terms.rateLimitOverride;
   if (override !== undefined && override !== null && (!Number.isInteger(override) || override < 1 || override > MAX_CUSTOM_RATE_LIMIT)) {
     throw new RangeError(`rate limit override must be an integer from 1 to ${MAX_CUSTOM_RATE_LIMIT}`);
   }
+  const problem = terms.paymentUpdateUrl ? paymentUpdateUrlProblem(terms.paymentUpdateUrl) : null;
+  if (problem) throw new RangeError(`payment update URL ${problem}`);
 }
 
 export async function onboardMerchant(terms: MerchantTerms, now: Date): Promise<{ merchant: Merchant; keys: Record<string, string> }> {
-  checkRateLimit(terms.rateLimitOverride);
+  checkTerms(terms);
   const id = newId('mer', now);
   const merchant: Merchant = {
     id,
@@ -38,6 +44,7 @@ export async function onboardMerchant(terms: MerchantTerms, now: Date): Promise<
     rateLimitOverride: terms.rateLimitOverride ?? null,
     trialEndsAt: terms.trialEndsAt ?? null,
     ipAllowlist: terms.ipAllowlist ?? [],
+    paymentUpdateUrl: terms.paymentUpdateUrl ? new URL(terms.paymentUpdateUrl).href : null,
     settingsVersion: 1,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
@@ -57,12 +64,13 @@ export async function onboardMerchant(terms: MerchantTerms, now: Date): Promise<
 
 /** Changing the plan is an upgrade: it ends a trial unless a trial end is given with it. */
 export async function changeMerchantTerms(merchantId: string, terms: MerchantTerms, now: Date): Promise<Merchant> {
-  checkRateLimit(terms.rateLimitOverride);
-  const change: Partial<Omit<MerchantSettings, 'settingsVersion'>> = {};
+  checkTerms(terms);
+  const change: MerchantChange = {};
   if (terms.plan !== undefined) change.plan = terms.plan;
   if (terms.trialEndsAt !== undefined) change.trialEndsAt = terms.trialEndsAt;
   else if (terms.plan !== undefined) change.trialEndsAt = null;
   if (terms.ipAllowlist !== undefined) change.ipAllowlist = terms.ipAllowlist;
   if (terms.rateLimitOverride !== undefined) change.rateLimitOverride = terms.rateLimitOverride;
+  if (terms.paymentUpdateUrl !== undefined) change.paymentUpdateUrl = terms.paymentUpdateUrl === null ? null : new URL(terms.paymentUpdateUrl).href;
   return updateMerchantSettings(merchantId, change, now);
 }

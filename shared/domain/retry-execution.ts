@@ -97,6 +97,8 @@ export interface AttemptReport {
   outcome: 'stale' | 'limit_reached' | 'succeeded' | 'declined' | 'no_answer';
   payment_id: string;
   status?: Payment['status'];
+  /** The payment's processor, when the attempt reached it and its answer was recorded. */
+  psp?: string;
 }
 
 /**
@@ -178,7 +180,7 @@ async function recordOutcome(
     if (!(await transact(writes)).committed) continue;
     await scheduler.cancel(watchdogJobId(paymentId, attempt));
     if (result.nextAttemptAt) await scheduleAttempt(tenant, result.payment, result.nextAttemptAt);
-    return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status };
+    return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status, psp: payment.psp };
   }
   throw new Error(`Could not record the outcome of attempt ${attempt} of ${paymentId} after repeated conflicts`);
 }

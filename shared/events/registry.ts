@@ -3,6 +3,17 @@ import { offerApplication } from './offer-application.ts';
 import { dunningConsumer } from './dunning-consumer.ts';
 import { webhookFanOut } from './webhook-consumer.ts';
 import { analyticsConsumer, campaignAnalyticsConsumer } from './analytics-consumer.ts';
+import { metricsConsumer } from './metrics-consumer.ts';
 
-/** Every consumer of the event log; the stream handler and the local event runner read this list. */
-export const EVENT_CONSUMERS: readonly EventConsumer[] = [dunningConsumer, offerApplication, webhookFanOut, analyticsConsumer, campaignAnalyticsConsumer];
+/**
+ * Every consumer of the event log; the stream handler and the local event runner read this list.
+ * Metrics come last: a record is counted only once every other consumer has handled it.
+ */
+export const EVENT_CONSUMERS: readonly EventConsumer[] = [
+  dunningConsumer,
+  offerApplication,
+  webhookFanOut,
+  analyticsConsumer,
+  campaignAnalyticsConsumer,
+  metricsConsumer,
+];

@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Tenant } from '../domain/tenant.ts';
 import { describeError, log, setLogContext } from '../log.ts';
 import type { ServiceEvent } from '../store/events.ts';
@@ -18,7 +18,7 @@ function tenantOf(pk: string): Tenant | undefined {
  * that record (ReportBatchItemFailures), so the stream retries from there and never skips an event.
  */
 export function eventStreamHandler(consumers: readonly EventConsumer[]) {
-  return async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  return async (stream: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
     for (const record of stream.Records) {
       const image = record.dynamodb?.NewImage;
       if (record.eventName !== 'INSERT' || !image) continue;
@@ -26,7 +26,14 @@ export function eventStreamHandler(consumers: readonly EventConsumer[]) {
       const tenant = typeof item.pk === 'string' ? tenantOf(item.pk) : undefined;
       if (!tenant || typeof item.sk !== 'string' || !item.sk.startsWith('EVENT#')) continue;
       const event: ServiceEvent = { id: item.id, type: item.type, created: item.created, livemode: item.livemode, data: item.data };
-      setLogContext({ event_id: event.id, event_type: event.type, merchant_id: tenant.merchantId, environment: tenant.environment });
+      setLogContext({
+        request_id: context?.awsRequestId,
+        route: 'stream events',
+        event_id: event.id,
+        event_type: event.type,
+        merchant_id: tenant.merchantId,
+        environment: tenant.environment,
+      });
       try {
         for (const consumer of consumersOf(consumers, event.type)) await consumer.handle(tenant, event);
       } catch (error) {

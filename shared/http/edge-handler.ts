@@ -6,6 +6,7 @@ import { invalidRequest, ServiceError } from '../domain/errors.ts';
 import { describeError, log } from '../log.ts';
 import { ROUTES } from '../routes.ts';
 import { header, type ServiceContext, type ServiceMiddleware } from './context.ts';
+import { withContract } from './contract.ts';
 import { originAllowedFor, originAllowedForSomeMerchant } from './cors.ts';
 import { responseEnvelope } from './envelope.ts';
 import { parseInput, parseJsonBody } from './parse.ts';
@@ -120,9 +121,10 @@ export function edgeHandler<P = Record<string, never>, B = Record<string, never>
     context.corsOrigins = reply.corsOrigins;
     return jsonResult(reply.status, reply.body);
   };
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, EdgeContext>(run)
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, EdgeContext>(run)
     .use(edgeCors())
     .use(responseEnvelope() as EdgeMiddleware);
+  return withContract(handler, { surface: 'edge', params: schemas.params, body: schemas.body });
 }
 
 /** The token path parameter: any text (a malformed token is a 404, decided by the domain). */

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { CUSTOMER_SORTS, CUSTOMER_STATUSES } from '../domain/customers.ts';
 import { SORT_ORDERS } from '../domain/listing.ts';
 import { DECLINE_CATEGORIES, PAYMENT_SORTS, PAYMENT_STATUSES } from '../domain/payments.ts';
-import { isoTimestamp, pageQuery } from './schemas.ts';
+import { isoTimestamp, pageQuery, queryValue } from './schemas.ts';
 
 /**
  * Query strings of the payment and customer lists (§4.2, §4.3). Strict: an unknown parameter is a
@@ -12,10 +12,13 @@ const oneOf = <T extends readonly [string, ...string[]]>(values: T) => z.enum(va
 
 const order = oneOf(SORT_ORDERS).default('desc');
 
-const amount = z
-  .string()
-  .regex(/^\d{1,15}$/, { error: 'must be a non-negative integer in the smallest currency unit' })
-  .transform(Number);
+const amount = queryValue(
+  z
+    .string()
+    .regex(/^\d{1,15}$/, { error: 'must be a non-negative integer in the smallest currency unit' })
+    .transform(Number),
+  { type: 'integer', minimum: 0, maximum: 999_999_999_999_999 },
+);
 
 const psp = z.string().regex(/^[a-z][a-z0-9_-]{1,31}$/, { error: 'must be a processor name: lowercase letters, digits, - and _' });
 
@@ -61,9 +64,10 @@ export const customerListQuery = z.strictObject({
   query: z.string().trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' }).optional(),
   status: oneOf(CUSTOMER_STATUSES).optional(),
   psp: psp.optional(),
-  has_failed_payment: oneOf(['true', 'false'])
-    .transform((value) => value === 'true')
-    .optional(),
+  has_failed_payment: queryValue(
+    oneOf(['true', 'false']).transform((value) => value === 'true'),
+    { type: 'boolean' },
+  ).optional(),
   ...created,
   sort: oneOf(CUSTOMER_SORTS).default('created_at'),
   order,

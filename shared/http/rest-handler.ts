@@ -6,6 +6,7 @@ import type { KeyGrant } from '../store/api-keys.ts';
 import { authenticate } from './authenticate.ts';
 import { authorize } from './authorize.ts';
 import { header, requireAuth, type ServiceContext } from './context.ts';
+import { withContract } from './contract.ts';
 import { responseEnvelope } from './envelope.ts';
 import { idempotency } from './idempotency.ts';
 import { enforceIpAllowlist } from './ip-allowlist.ts';
@@ -28,6 +29,8 @@ export interface RestSchemas<P, Q, B> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
+  /** When the body's schema depends on a path parameter: the ones the action chooses from (API description only). */
+  bodyVariants?: readonly z.ZodType[];
 }
 
 const nothing = z.strictObject({});
@@ -66,11 +69,13 @@ export function restHandler<P = Record<string, never>, Q = Record<string, never>
     });
     return jsonResult(reply.status, reply.body, reply.headers);
   };
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ServiceContext>(run)
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ServiceContext>(run)
     .use(responseEnvelope())
     .use(authenticate())
     .use(enforceIpAllowlist())
     .use(rateLimit())
     .use(authorize())
     .use(idempotency());
+  const { params, query, body, bodyVariants } = schemas;
+  return withContract(handler, { surface: 'rest', params, query, body, bodyVariants });
 }

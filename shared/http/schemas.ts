@@ -1,9 +1,19 @@
 import * as z from 'zod';
 import { PAGE_BOUNDS, PER_PAGE_BOUNDS } from '../domain/pagination.ts';
 
+/**
+ * Query values arrive as text; this records what one means (an integer, a boolean) as JSON Schema,
+ * so the API description documents the parameter by its meaning rather than its spelling.
+ */
+export const QUERY_VALUE_META = 'x-query-value';
+
+export function queryValue<T extends z.ZodType>(schema: T, meaning: Record<string, unknown>): T {
+  return schema.meta({ [QUERY_VALUE_META]: meaning });
+}
+
 /** An integer query parameter with bounds and a default; query strings arrive as text. */
 export function integerParam(bounds: { min: number; max: number; default: number }) {
-  return z
+  const integer = z
     .string()
     .regex(/^\d+$/, { error: `must be an integer from ${bounds.min} to ${bounds.max}` })
     .transform(Number)
@@ -12,8 +22,8 @@ export function integerParam(bounds: { min: number; max: number; default: number
         .number()
         .min(bounds.min, { error: `must be an integer from ${bounds.min} to ${bounds.max}` })
         .max(bounds.max, { error: `must be an integer from ${bounds.min} to ${bounds.max}` }),
-    )
-    .default(bounds.default);
+    );
+  return queryValue(integer, { type: 'integer', minimum: bounds.min, maximum: bounds.max, default: bounds.default }).default(bounds.default);
 }
 
 /** page and per_page, the same bounds on every list endpoint (§8). */

@@ -1,10 +1,14 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
 import { runtime } from '../composition.ts';
 import { notFound } from '../domain/errors.ts';
 import { ingestProcessorEvent } from '../domain/ingestion.ts';
-import type { ProcessorEvent } from '../domain/processor-events.ts';
-import { findConnection, type ProcessorConnection } from '../store/processor-connections.ts';
+import { WebhookRejected, type ProcessorEvent } from '../domain/processor-events.ts';
+import { addLogContext } from '../log.ts';
+import { cachedConnection, findConnection, type ProcessorConnection } from '../store/processor-connections.ts';
+import type { WebhookReceipt } from '../representations/schemas/webhook-receipt.ts';
+import { withContract, type RequestContract } from './contract.ts';
 import { parseInput } from './parse.ts';
 import { publicHandler } from './public-handler.ts';
 import { jsonResult } from './responses.ts';
@@ -19,21 +23,47 @@ export function rawBody(event: APIGatewayProxyEvent): string {
 
 export type Verifier = (event: APIGatewayProxyEvent, connection: ProcessorConnection, now: Date) => Promise<ProcessorEvent> | ProcessorEvent;
 
+/** How the processor sends its events, for the API description: the verifier reads the same. */
+export type WebhookRequest = Required<Pick<RequestContract, 'contentType'>> & Pick<RequestContract, 'signatureHeader' | 'body'>;
+
+/**
+ * The connection a webhook URL names and the event verified with its secrets. A warm instance uses the
+ * connection it read recently; if that copy's secrets refuse the event, the merchant may just have
+ * replaced them (on another instance), so the connection is read once more and, if its secrets
+ * changed, the event verified again before it is refused.
+ */
+async function verifiedEvent(connectionId: string, psp: string | undefined, event: APIGatewayProxyEvent, verify: Verifier, now: Date) {
+  const usable = (connection: ProcessorConnection | undefined): ProcessorConnection => {
+    if (!connection || connection.psp !== psp) throw notFound('webhook endpoint', connectionId);
+    // No API key here, but the connection says whose webhook it is: the request's lines carry the merchant like any other.
+    addLogContext({ merchant_id: connection.tenant.merchantId, environment: connection.tenant.environment });
+    return connection;
+  };
+  const cached = cachedConnection(connectionId);
+  const connection = usable(cached ?? (await findConnection(connectionId)));
+  try {
+    return { connection, parsed: await verify(event, connection, now) };
+  } catch (error) {
+    if (cached === undefined || !(error instanceof WebhookRejected)) throw error;
+    const fresh = usable(await findConnection(connectionId));
+    if (isDeepStrictEqual(fresh.credentials, cached.credentials)) throw error;
+    return { connection: fresh, parsed: await verify(event, fresh, now) };
+  }
+}
+
 /**
  * A processor's webhook endpoint: no API key, the processor's signature is the credential. Unknown
  * connection → 404; bad signature or payload → 400 with nothing stored; otherwise the verified event
  * is ingested and acknowledged with 200 (event types we do not use included, so the processor stops
  * resending them).
  */
-export function webhookReceiver(psp: string | 'from-path', verify: Verifier) {
-  return publicHandler(async (event) => {
+export function webhookReceiver(psp: string | 'from-path', verify: Verifier, request: WebhookRequest) {
+  const handler = publicHandler(async (event) => {
     const { connection_id: connectionId, psp: pathPsp } = parseInput(params, event.pathParameters ?? {}, 'path');
-    const expectedPsp = psp === 'from-path' ? pathPsp : psp;
-    const connection = await findConnection(connectionId);
-    if (!connection || connection.psp !== expectedPsp) throw notFound('webhook endpoint', connectionId);
     const now = runtime.clock.now();
-    const parsed = await verify(event, connection, now);
+    const { connection, parsed } = await verifiedEvent(connectionId, psp === 'from-path' ? pathPsp : psp, event, verify, now);
     const result = await ingestProcessorEvent(connection, parsed, now);
-    return jsonResult(200, { received: true, event_id: parsed.eventId, ...result });
+    return jsonResult(200, { received: true, event_id: parsed.eventId, ...result } satisfies WebhookReceipt);
   });
+  return withContract(handler, { surface: 'webhook', params, ...request });
 }

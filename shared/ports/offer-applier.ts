@@ -5,7 +5,7 @@ import type { ProcessorConnection } from '../store/processor-connections.ts';
 /**
  * Applying the retention offer a subscriber accepted in a cancel flow (a discount, a pause, a
  * downgrade, more trial days) to their subscription at the payment processor. Stripe in live mode
- * through its SDK; simulated for test mode and the local server; processors we cannot apply offers
+ * through its REST API; simulated for test mode and the local server; processors we cannot apply offers
  * at answer `manual` so the merchant applies it.
  */
 export interface OfferRequest {

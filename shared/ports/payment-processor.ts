@@ -4,7 +4,7 @@ import type { ProcessorConnection } from '../store/processor-connections.ts';
 
 /**
  * Charging a failed payment again at its processor. Stripe and Braintree in live mode through their
- * SDKs; a deterministic sandbox for test-mode keys and for the local server (docs/testing.md).
+ * APIs; a deterministic sandbox for test-mode keys and for the local server (docs/testing.md).
  */
 export interface RetryRequest {
   tenant: Tenant;

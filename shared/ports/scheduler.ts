@@ -1,10 +1,11 @@
 import type { Tenant } from '../domain/tenant.ts';
 
 /**
- * One-time jobs at a point in time (payment retries, campaign steps). EventBridge Scheduler in AWS;
- * a table-backed schedule fired by the local server's timer or `POST /__dev/run-due` locally.
+ * One-time jobs at a point in time (payment retries, campaign steps, a tenant's calendar scan).
+ * EventBridge Scheduler in AWS; a table-backed schedule fired by the local server's timer or
+ * `POST /__dev/run-due` locally.
  */
-export type JobKind = 'payment-retry' | 'campaign-step' | 'webhook-delivery';
+export type JobKind = 'payment-retry' | 'campaign-step' | 'webhook-delivery' | 'calendar-scan';
 
 export interface ScheduledJob {
   /** Unique and stable for the work it does, so scheduling the same work twice is harmless. [A-Za-z0-9_.-], ≤ 64. */
@@ -21,6 +22,8 @@ export interface JobEvent {
   kind: JobKind;
   tenant: Tenant;
   payload: Record<string, unknown>;
+  /** When the job was due (ISO 8601): the handler reports how late it started (the JobLag metric). */
+  scheduledAt?: string;
 }
 
 export interface Scheduler {

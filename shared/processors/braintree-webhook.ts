@@ -1,13 +1,13 @@
 /**
- * Braintree webhooks: bt_signature/bt_payload verified and decoded by the official `braintree`
- * package, then the subscription notification mapped to a ProcessorEvent.
+ * Braintree webhooks: bt_signature checked (braintree-signature.ts), bt_payload decoded from base64
+ * XML (braintree-xml.ts) into the objects the `braintree` package gave, then the subscription
+ * notification mapped to a ProcessorEvent.
  *
  * Braintree signs only the payload (`<public key>|<hex HMAC-SHA1 keyed with SHA1(private key)>`),
  * with no timestamp in the signature. The signed XML has a <timestamp>, but Braintree redelivers the
  * same payload for hours after a failed delivery, so a freshness window would refuse genuine retries:
  * replays are absorbed by de-duplication on the derived event id instead.
  */
-import braintree from 'braintree';
 import * as z from 'zod';
 import { minorUnitDigits, parseDecimalAmount } from '../domain/money.ts';
 import {
@@ -17,12 +17,9 @@ import {
   type ProcessorEvent,
   type SubscriptionSnapshot,
 } from '../domain/processor-events.ts';
-
-export interface BraintreeCredentials {
-  merchantId: string;
-  publicKey: string;
-  privateKey: string;
-}
+import { verifyBraintreeSignature, type BraintreeWebhookKeys } from './braintree-signature.ts';
+import { readBraintreeXml, type BraintreeValue } from './braintree-xml.ts';
+import { XmlSyntaxError } from './xml-reader.ts';
 
 /**
  * The reference a failed charge and the later successful charge of the same subscription share: a
@@ -37,39 +34,25 @@ export interface BraintreeCredentials {
 export const subscriptionReference = (subscriptionId: string, billingPeriodStartDate: string): string =>
   `sub:${subscriptionId}:${billingPeriodStartDate}`;
 
-export async function parseBraintreeWebhook(
-  btSignature: string,
-  btPayload: string,
-  credentials: BraintreeCredentials,
-  environment: 'live' | 'test',
-): Promise<ProcessorEvent> {
-  // Built per call: the keys belong to one merchant connection and are only known per request, and a
-  // gateway is a few plain objects (no sockets, ~6 µs).
-  const gateway = new braintree.BraintreeGateway({
-    environment: environment === 'live' ? braintree.Environment.Production : braintree.Environment.Sandbox,
-    merchantId: credentials.merchantId,
-    publicKey: credentials.publicKey,
-    privateKey: credentials.privateKey,
-  });
-  let parsed: unknown;
-  try {
-    parsed = await gateway.webhookNotification.parse(btSignature, btPayload);
-  } catch (err) {
-    // Everything parse can fail on is the input: the signature, or (once it matched) the XML and its shape.
-    throw new WebhookRejected(decodingFailure(err));
-  }
-  return toProcessorEvent(parseNotification(parsed));
+export function parseBraintreeWebhook(btSignature: string, btPayload: string, keys: BraintreeWebhookKeys): ProcessorEvent {
+  verifyBraintreeSignature(btSignature, btPayload, keys);
+  const notification = parsePart(notificationSchema, decode(btPayload).notification, 'Braintree notification');
+  return toProcessorEvent(notification);
 }
 
-function decodingFailure(err: unknown): string {
-  const message = err instanceof Error ? err.message.split('\n', 1)[0]!.trim() : String(err);
-  if (err instanceof Error && err.name === 'invalidSignatureError') return `Braintree signature verification failed: ${message}`;
-  return `Braintree webhook payload could not be decoded: ${message}`;
+function decode(btPayload: string): Record<string, BraintreeValue> {
+  try {
+    return readBraintreeXml(Buffer.from(btPayload, 'base64').toString('utf8'));
+  } catch (err) {
+    // The signature matched, so the XML is what Braintree sent: unreadable means unusable.
+    if (err instanceof XmlSyntaxError) throw new WebhookRejected(`Braintree webhook payload could not be decoded: ${err.message}`);
+    throw err;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The decoded notification. The package turns the XML into camelCase objects whose leaves are strings
-// (empty elements become ''), so every optional text is read through `optionalText`.
+// The decoded notification: camelCase objects whose leaves are strings (empty elements become ''), so
+// every optional text is read through `optionalText`.
 
 const optionalText = z
   .string()
@@ -105,12 +88,19 @@ type Subscription = z.infer<typeof subscriptionSchema>;
 const notificationSchema = z.looseObject({
   kind: z.string().min(1),
   timestamp: z.string().refine((value) => !Number.isNaN(Date.parse(value)), { error: 'must be a date-time' }),
-  subscription: z.unknown().optional(),
+  subject: z.unknown(),
 });
 type Notification = z.infer<typeof notificationSchema>;
 
-function parseNotification(value: unknown): Notification {
-  return parsePart(notificationSchema, value, 'Braintree notification');
+/** What a notification is about; a failed operation's subject is wrapped in an api-error-response. */
+const subjectSchema = z.looseObject({
+  subscription: z.unknown(),
+  apiErrorResponse: z.looseObject({ subscription: z.unknown() }).nullish(),
+});
+
+function subscriptionOf(notification: Notification): unknown {
+  const subject = parsePart(subjectSchema, notification.subject, `Braintree ${notification.kind} subject`);
+  return subject.apiErrorResponse ? subject.apiErrorResponse.subscription : subject.subscription;
 }
 
 function parsePart<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
@@ -135,7 +125,7 @@ function toProcessorEvent(notification: Notification): ProcessorEvent {
   if (!CONSUMED_KINDS.has(notification.kind)) {
     return { eventId: eventId(notification, null, null), occurredAt, kind: 'ignored', type: notification.kind };
   }
-  const subscription = parsePart(subscriptionSchema, notification.subscription, `Braintree ${notification.kind} subscription`);
+  const subscription = parsePart(subscriptionSchema, subscriptionOf(notification), `Braintree ${notification.kind} subscription`);
   const transaction = latestTransaction(subscription);
   const base = { eventId: eventId(notification, subscription, transaction), occurredAt };
 

@@ -235,6 +235,19 @@ const paymentMethodUpdatedSchema = z.looseObject({ customer: customerSchema, pay
 
 const subscriptionCanceledSchema = z.looseObject({ customer: customerSchema, subscription: subscriptionSchema });
 
+/**
+ * What a sender may post, for the API description: the envelope and the payload of one of the types
+ * read above, built from the same schemas. Any other type is acknowledged and ignored.
+ */
+export const genericEventPayload = z.union(
+  Object.entries({
+    'payment.failed': paymentFailedSchema,
+    'payment.succeeded': paymentSucceededSchema,
+    'payment_method.updated': paymentMethodUpdatedSchema,
+    'subscription.canceled': subscriptionCanceledSchema,
+  }).map(([type, payload]) => z.intersection(envelopeSchema.extend({ type: z.literal(type) }), payload)),
+);
+
 function isTimeZone(value: string): boolean {
   if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
   try {

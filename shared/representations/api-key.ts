@@ -1,8 +1,9 @@
 import { keyStatus } from '../domain/api-key-lifecycle.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
+import type { ApiKeyResource } from './schemas/api-key.ts';
 
 /** The REST shape of an API key; the secret itself is never part of it. */
-export function apiKeyResource(record: ApiKeyRecord, now: Date) {
+export function apiKeyResource(record: ApiKeyRecord, now: Date): ApiKeyResource {
   const prefix = record.kind === 'publishable' ? 'svc_pub_' : `svc_${record.tenant.environment}_`;
   return {
     id: record.id,

@@ -1,7 +1,18 @@
 import { channelsOf, delayFrom, recoveryRate, totalRecovered, type Campaign, type CampaignStep } from '../domain/campaigns.ts';
+import type {
+  ActivatedCampaign,
+  ArchivedCampaign,
+  CampaignListItem,
+  CampaignResource,
+  CampaignStepResource,
+  CreatedCampaign,
+  PausedCampaign,
+  UpdatedCampaign,
+} from './schemas/campaign.ts';
+import type { DeletedObject } from './schemas/common.ts';
 
 /** §2.2 step: position and what its delay counts from are derived, never stored; sms steps carry no subject. */
-export function campaignSteps(steps: readonly CampaignStep[]) {
+export function campaignSteps(steps: readonly CampaignStep[]): CampaignStepResource[] {
   return steps.map((step, index) => ({
     index,
     channel: step.channel,
@@ -13,7 +24,7 @@ export function campaignSteps(steps: readonly CampaignStep[]) {
 }
 
 /** §4.1 list item. */
-export function campaignListItem(campaign: Campaign) {
+export function campaignListItem(campaign: Campaign): CampaignListItem {
   return {
     id: campaign.id,
     name: campaign.name,
@@ -30,7 +41,7 @@ export function campaignListItem(campaign: Campaign) {
 }
 
 /** §2.2 campaign object, every field: the detail endpoint. */
-export function campaignResource(campaign: Campaign) {
+export function campaignResource(campaign: Campaign): CampaignResource {
   const recovered = totalRecovered(campaign);
   // Built field by field: stored maps come back from DynamoDB in no particular key order.
   const { trigger_conditions, stop_conditions, quiet_hours } = campaign;
@@ -79,7 +90,7 @@ export function campaignResource(campaign: Campaign) {
 }
 
 /** §4.1 create response. */
-export const createdCampaign = (campaign: Campaign) => ({
+export const createdCampaign = (campaign: Campaign): CreatedCampaign => ({
   id: campaign.id,
   name: campaign.name,
   status: campaign.status,
@@ -89,7 +100,7 @@ export const createdCampaign = (campaign: Campaign) => ({
 });
 
 /** §4.1 update response. */
-export const updatedCampaign = (campaign: Campaign) => ({
+export const updatedCampaign = (campaign: Campaign): UpdatedCampaign => ({
   id: campaign.id,
   name: campaign.name,
   status: campaign.status,
@@ -97,9 +108,9 @@ export const updatedCampaign = (campaign: Campaign) => ({
 });
 
 /** §4.1 activate response; pause and archive answer the same way with their own timestamp (docs/decisions.md). */
-export const activatedCampaign = (campaign: Campaign) => ({ id: campaign.id, status: campaign.status, activated_at: campaign.activated_at });
-export const pausedCampaign = (campaign: Campaign) => ({ id: campaign.id, status: campaign.status, paused_at: campaign.paused_at });
-export const archivedCampaign = (campaign: Campaign) => ({ id: campaign.id, status: campaign.status, archived_at: campaign.archived_at });
+export const activatedCampaign = (campaign: Campaign): ActivatedCampaign => ({ id: campaign.id, status: campaign.status, activated_at: campaign.activated_at });
+export const pausedCampaign = (campaign: Campaign): PausedCampaign => ({ id: campaign.id, status: campaign.status, paused_at: campaign.paused_at });
+export const archivedCampaign = (campaign: Campaign): ArchivedCampaign => ({ id: campaign.id, status: campaign.status, archived_at: campaign.archived_at });
 
 /** DELETE response, as Stripe answers deletions. */
-export const deletedCampaign = (campaignId: string) => ({ id: campaignId, deleted: true });
+export const deletedCampaign = (campaignId: string): DeletedObject => ({ id: campaignId, deleted: true });

@@ -1,7 +1,8 @@
 import type { CancelFeedback } from '../domain/cancel-feedback.ts';
+import type { CancelFeedbackResource } from './schemas/cancel-feedback.ts';
 
 /** A completed cancel session's feedback as the merchant API shows it. */
-export function cancelFeedbackResource(feedback: CancelFeedback) {
+export function cancelFeedbackResource(feedback: CancelFeedback): CancelFeedbackResource {
   return {
     session_id: feedback.session_id,
     cancel_flow_id: feedback.cancel_flow_id,

@@ -1,8 +1,9 @@
 import { totalRecovered, type Customer } from '../domain/customers.ts';
 import type { RecoverySummary } from '../domain/customer-queries.ts';
+import type { CustomerDetail, CustomerListItem } from './schemas/customer.ts';
 
 /** §2.3 / §4.2: the customer list item (and the base of the detail and of events). */
-export function customerListItem(customer: Customer) {
+export function customerListItem(customer: Customer): CustomerListItem {
   const recovered = totalRecovered(customer);
   return {
     id: customer.id,
@@ -22,7 +23,7 @@ export function customerListItem(customer: Customer) {
 }
 
 /** §2.3 detail: the list fields plus subscriptions, payment method and the recovery summary. */
-export function customerDetail(customer: Customer, summary: RecoverySummary) {
+export function customerDetail(customer: Customer, summary: RecoverySummary): CustomerDetail {
   return {
     ...customerListItem(customer),
     subscriptions: customer.subscriptions.map(({ id, psp_subscription_id, plan, amount, currency, status, current_period_end }) => ({

@@ -1,6 +1,7 @@
 import type { Enrollment } from '../domain/enrollments.ts';
+import type { EnrollmentResource } from './schemas/enrollment.ts';
 
-export function enrollmentResource(enrollment: Enrollment) {
+export function enrollmentResource(enrollment: Enrollment): EnrollmentResource {
   return {
     id: enrollment.id,
     object: 'enrollment',

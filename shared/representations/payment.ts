@@ -1,8 +1,9 @@
 import type { Customer } from '../domain/customers.ts';
 import type { Payment } from '../domain/payments.ts';
+import type { CustomerPaymentItem, PaymentDetail, PaymentResource } from './schemas/payment.ts';
 
 /** §2.4: the payment object of lists and events. */
-export function paymentResource(payment: Payment) {
+export function paymentResource(payment: Payment): PaymentResource {
   return {
     id: payment.id,
     customer_id: payment.customer_id,
@@ -25,7 +26,7 @@ export function paymentResource(payment: Payment) {
 }
 
 /** §2.4 detail: the payment, its customer's name and email, and every attempt. */
-export function paymentDetail(payment: Payment, customer: Customer | null) {
+export function paymentDetail(payment: Payment, customer: Customer | null): PaymentDetail {
   return {
     ...paymentResource(payment),
     customer: customer && { id: customer.id, email: customer.email, name: customer.name },
@@ -34,7 +35,7 @@ export function paymentDetail(payment: Payment, customer: Customer | null) {
 }
 
 /** §4.2: a payment in a customer's payment list. */
-export function customerPaymentItem(payment: Payment) {
+export function customerPaymentItem(payment: Payment): CustomerPaymentItem {
   return {
     id: payment.id,
     amount: payment.amount,

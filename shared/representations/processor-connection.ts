@@ -1,8 +1,9 @@
 import { webhookPath } from '../domain/processor-setup.ts';
 import type { ProcessorConnection } from '../store/processor-connections.ts';
+import type { ProcessorConnectionResource } from './schemas/processor-connection.ts';
 
 /** A connection as merchants see it: where to point the processor's webhooks; never a secret. */
-export function processorConnectionResource(connection: ProcessorConnection, baseUrl: string) {
+export function processorConnectionResource(connection: ProcessorConnection, baseUrl: string): ProcessorConnectionResource {
   const { credentials } = connection;
   return {
     id: connection.id,

@@ -1,9 +1,10 @@
 import type { Tenant } from '../domain/tenant.ts';
 import type { WebhookDelivery } from '../store/webhook-deliveries.ts';
 import type { WebhookEndpoint } from '../store/webhook-endpoints.ts';
+import type { WebhookDeliveryResource, WebhookEndpointResource } from './schemas/webhook-endpoint.ts';
 
 /** The REST shape of an endpoint; its signing secrets are only in the create and rotate responses. */
-export function webhookEndpointResource(endpoint: WebhookEndpoint, tenant: Tenant) {
+export function webhookEndpointResource(endpoint: WebhookEndpoint, tenant: Tenant): WebhookEndpointResource {
   return {
     id: endpoint.id,
     object: 'webhook_endpoint',
@@ -19,7 +20,7 @@ export function webhookEndpointResource(endpoint: WebhookEndpoint, tenant: Tenan
   };
 }
 
-export function webhookDeliveryResource(delivery: WebhookDelivery) {
+export function webhookDeliveryResource(delivery: WebhookDelivery): WebhookDeliveryResource {
   return {
     id: delivery.id,
     object: 'webhook_delivery',

@@ -5,6 +5,7 @@ import { stateConflict } from '../domain/errors.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { cancelledPositions, queryAll } from './dynamo.ts';
+import { InstanceCache } from './instance-cache.ts';
 import { epochSeconds, keyHashPk, merchantPk, tenantPk } from './keys.ts';
 import type { MerchantSettings, StoredGrant } from './merchants.ts';
 
@@ -34,6 +35,19 @@ export interface KeyGrant {
   scopes: GrantedScope[];
   validUntil: string | null;
   settings: MerchantSettings;
+}
+
+/**
+ * How long an instance reuses a key lookup, so a warm authenticated request costs the rate-limit write
+ * and its own reads only. Revocation, rotation and merchant settings changes made by this instance
+ * evict at once; other instances see them within this many seconds (docs/decisions.md, "Instance caches").
+ */
+export const KEY_CACHE_SECONDS = 30;
+const recentGrants = new InstanceCache<KeyGrant>(KEY_CACHE_SECONDS, 1_000);
+
+/** After a change to these key hashes' items: this instance's next request with them reads the change. */
+export function forgetGrants(hashes: Iterable<string>): void {
+  recentGrants.forget(hashes);
 }
 
 const recordSk = (keyId: string): string => `APIKEY#${keyId}`;
@@ -101,12 +115,22 @@ const merchantVersionCheck = (settings: MerchantSettings, merchantId: string) =>
   },
 });
 
-async function transact(items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>, conflict: string) {
+/**
+ * Runs the writes, then evicts the key hashes they change from this instance's cache whatever the
+ * outcome (a write that timed out may still have committed).
+ */
+async function transact(
+  items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>,
+  conflict: string,
+  changedHashes: readonly string[] = [],
+) {
   try {
     await db.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
     if (cancelledPositions(error)?.length) throw stateConflict(conflict);
     throw error;
+  } finally {
+    forgetGrants(changedHashes);
   }
 }
 
@@ -127,7 +151,12 @@ export async function insertApiKey(record: ApiKeyRecord, hash: string, settings:
   );
 }
 
+/** The grant for a presented key's hash, from this instance's cache when it read it in the last KEY_CACHE_SECONDS. */
 export async function findGrant(hash: string): Promise<KeyGrant | undefined> {
+  return recentGrants.peek(hash) ?? recentGrants.load(hash, () => readGrant(hash));
+}
+
+async function readGrant(hash: string): Promise<KeyGrant | undefined> {
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName, Key: { pk: keyHashPk(hash), sk: HASH_SK }, ConsistentRead: true }),
   );
@@ -205,6 +234,7 @@ export async function replaceSecret(
       },
     ],
     `API key '${current.id}' changed while it was being rotated; retry the request`,
+    [retiringHash],
   );
 }
 
@@ -226,6 +256,7 @@ export async function markRevoked(current: ApiKeyRecord, revokedAt: string): Pro
       })),
     ],
     `API key '${current.id}' changed while it was being revoked; retry the request`,
+    current.grants.map((grant) => grant.hash),
   );
   return next;
 }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
+import { isCalendarTrigger } from '../domain/calendar-triggers.ts';
 import { definitionOf, type Campaign, type CampaignCounts, type CampaignDefinition } from '../domain/campaigns.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
@@ -38,12 +39,27 @@ export interface CampaignVersion extends CampaignDefinition {
  */
 export type CampaignWrite = 'written' | 'changed' | 'over_limit';
 
+/**
+ * Every tenant's active calendar campaigns (card_expiring, pre_dunning), one sparse gsi4 entry each
+ * on the campaign item: the daily calendar sweep's list of tenants to scan, read without touching any
+ * tenant partition. Locally the partition carries the process's scope, since test files share one
+ * table and each file's sweep must see only its own campaigns.
+ */
+const calendarRegistryPk = (): string => `CALENDAR_CAMPAIGNS${runtime.local ? `#${runtime.local.scope}` : ''}`;
+
+type RegistryKeys = { gsi4pk: string; gsi4sk: string } | null;
+
+function registryKeys(tenant: Tenant, campaign: Pick<Campaign, 'id' | 'status' | 'trigger'>): RegistryKeys {
+  if (campaign.status !== 'active' || !isCalendarTrigger(campaign.trigger)) return null;
+  return { gsi4pk: calendarRegistryPk(), gsi4sk: `${tenant.merchantId}#${tenant.environment}#${campaign.id}` };
+}
+
 function toItem(tenant: Tenant, campaign: Campaign) {
-  return { pk: tenantPk(tenant), sk: campaignSk(campaign.id), entity: 'campaign', ...campaign };
+  return { pk: tenantPk(tenant), sk: campaignSk(campaign.id), entity: 'campaign', ...campaign, ...registryKeys(tenant, campaign) };
 }
 
 function fromItem(item: Record<string, unknown>): Campaign {
-  const { pk: _pk, sk: _sk, entity: _entity, ...campaign } = item;
+  const { pk: _pk, sk: _sk, entity: _entity, gsi4pk: _registry, gsi4sk: _entry, ...campaign } = item;
   return campaign as unknown as Campaign;
 }
 
@@ -64,14 +80,18 @@ function setClause(values: Record<string, unknown>) {
   return { expression: `SET ${sets.join(', ')}`, names, values: vals };
 }
 
-/** The campaign write, only if it is still in the status and version it was read in. */
-function campaignUpdate(tenant: Tenant, read: Campaign, changes: Record<string, unknown>): TransactItem {
-  const set = setClause(changes);
+/**
+ * The campaign write, only if it is still in the status and version it was read in. It also keeps the
+ * calendar registry entry in step with the status and trigger the campaign ends up with.
+ */
+function campaignUpdate(tenant: Tenant, read: Campaign, changes: Record<string, unknown>, next: Campaign): TransactItem {
+  const registry = registryKeys(tenant, next);
+  const set = setClause(registry ? { ...changes, ...registry } : changes);
   return {
     Update: {
       TableName: tableName,
       Key: { pk: tenantPk(tenant), sk: campaignSk(read.id) },
-      UpdateExpression: set.expression,
+      UpdateExpression: registry ? set.expression : `${set.expression} REMOVE gsi4pk, gsi4sk`,
       ConditionExpression: '#status = :read_status AND #version = :read_version',
       ExpressionAttributeNames: { ...set.names, '#status': 'status', '#version': 'version' },
       ExpressionAttributeValues: { ...set.values, ':read_status': read.status, ':read_version': read.version },
@@ -148,7 +168,7 @@ export async function insertCampaign(tenant: Tenant, campaign: Campaign, change:
 export async function saveDefinition(tenant: Tenant, read: Campaign, next: Campaign): Promise<CampaignWrite> {
   return commit(
     [
-      campaignUpdate(tenant, read, { ...definitionOf(next), version: next.version, updated_at: next.updated_at }),
+      campaignUpdate(tenant, read, { ...definitionOf(next), version: next.version, updated_at: next.updated_at }, next),
       { Put: { TableName: tableName, Item: versionItem(tenant, next, next.updated_at), ConditionExpression: 'attribute_not_exists(pk)' } },
     ],
   );
@@ -166,13 +186,12 @@ export async function saveStatus(
   const counts = countsUpdate(tenant, change, limits);
   return commit(
     [
-      campaignUpdate(tenant, read, {
-        status: next.status,
-        updated_at: next.updated_at,
-        activated_at: next.activated_at,
-        paused_at: next.paused_at,
-        archived_at: next.archived_at,
-      }),
+      campaignUpdate(
+        tenant,
+        read,
+        { status: next.status, updated_at: next.updated_at, activated_at: next.activated_at, paused_at: next.paused_at, archived_at: next.archived_at },
+        next,
+      ),
       counts,
     ],
     counts,
@@ -257,6 +276,23 @@ export async function listCampaignItems(tenant: Tenant): Promise<Campaign[]> {
     ConsistentRead: true,
   });
   return items.map(fromItem);
+}
+
+/** Tenants with at least one active calendar campaign (from the registry; eventually consistent, so the scan re-reads the campaigns). */
+export async function tenantsWithCalendarCampaigns(): Promise<Tenant[]> {
+  const entries = await queryAll(db, {
+    TableName: tableName,
+    IndexName: 'gsi4',
+    KeyConditionExpression: 'gsi4pk = :pk',
+    ExpressionAttributeValues: { ':pk': calendarRegistryPk() },
+    ProjectionExpression: 'gsi4sk',
+  });
+  const tenants = new Map<string, Tenant>();
+  for (const entry of entries) {
+    const [merchantId, environment] = (entry.gsi4sk as string).split('#') as [string, Tenant['environment']];
+    tenants.set(`${merchantId}#${environment}`, { merchantId, environment });
+  }
+  return [...tenants.values()];
 }
 
 /** The counts the plan limits are enforced on (zero before the first campaign). */

@@ -1,8 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
+import { calendarCandidate, cardExpiryMonth, monthKey } from '../domain/calendar-triggers.ts';
 import { totalRecovered, type Customer } from '../domain/customers.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
+import type { Key } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey } from './list-query.ts';
@@ -15,18 +17,35 @@ export const CUSTOMER_SK_PREFIX = 'CUSTOMER#';
 export const customerSk = (customerId: string): string => `${CUSTOMER_SK_PREFIX}${customerId}`;
 /** One customer per merchant, environment, processor and processor customer id (§6). */
 const customerRefSk = (psp: string, pspCustomerId: string): string => `CUSTREF#${psp}#${pspCustomerId}`;
+/** The item naming the customer of a processor customer id; its `customer_id` is the customer's. */
+export const customerRefKey = (tenant: Tenant, psp: string, pspCustomerId: string): Key => ({
+  pk: tenantPk(tenant),
+  sk: customerRefSk(psp, pspCustomerId),
+});
 
 /**
  * The index partitions a customer is listed in (docs/data-model.md, "List indexes"):
  *   gsi1: by status (id order = creation)   gsi2: all by total recovered
  *   gsi4: all by name, with the search text (narrow)   gsi5: all by email (narrow)
+ *   gsi3: calendar candidates only (sparse), by card expiry month, for the daily calendar scan
  */
 export const customerPartition = {
   status: (tenant: Tenant, status: string) => `${tenantPk(tenant)}#CUSTOMERS#status#${status}`,
   recovered: (tenant: Tenant) => `${tenantPk(tenant)}#CUSTOMERS#recovered`,
   name: (tenant: Tenant) => `${tenantPk(tenant)}#CUSTOMERS#name`,
   email: (tenant: Tenant) => `${tenantPk(tenant)}#CUSTOMERS#email`,
+  cardExpiry: (tenant: Tenant) => `${tenantPk(tenant)}#CUSTOMERS#card_expiry`,
 };
+
+/**
+ * Present only on customers a calendar trigger could enroll (`calendarCandidate`), so the scan reads
+ * the few whose card expires in its window instead of every customer. Every customer write is a
+ * whole-item put, so a customer who stops qualifying (new card, canceled, a new failure) leaves it.
+ */
+function calendarIndexKeys(tenant: Tenant, customer: Customer): { gsi3pk?: string; gsi3sk?: string } {
+  if (!calendarCandidate(customer)) return {};
+  return { gsi3pk: customerPartition.cardExpiry(tenant), gsi3sk: `${monthKey(cardExpiryMonth(customer.payment_method)!)}#${customer.id}` };
+}
 
 /** Sort-key text: lowercase, bounded (keys stop at 1 KB), and a separator below every printable character so "Ada" sorts before "Ada Lovelace". */
 const textKey = (value: string | null, id: string): string => `${(value ?? '').toLowerCase().slice(0, 200)}\u0001${id}`;
@@ -66,6 +85,7 @@ export function customerItem(tenant: Tenant, customer: Customer) {
     gsi4sk: textKey(customer.name, id),
     gsi5pk: customerPartition.email(tenant),
     gsi5sk: textKey(customer.email, id),
+    ...calendarIndexKeys(tenant, customer),
   };
 }
 
@@ -77,7 +97,7 @@ export function customerFromItem(item: Record<string, unknown>): Customer {
 
 export async function findCustomerIdForPsp(tenant: Tenant, psp: string, pspCustomerId: string): Promise<string | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: customerRefSk(psp, pspCustomerId) }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: customerRefKey(tenant, psp, pspCustomerId), ConsistentRead: true }),
   );
   return Item?.customer_id as string | undefined;
 }
@@ -87,6 +107,33 @@ export async function findCustomer(tenant: Tenant, customerId: string): Promise<
     new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: customerSk(customerId) }, ConsistentRead: true }),
   );
   return Item ? customerFromItem(Item) : undefined;
+}
+
+export interface CalendarCandidatesPage {
+  customers: Customer[];
+  /** Where the next page starts; null after the last. */
+  cursor: Record<string, unknown> | null;
+}
+
+/** One page of the customers whose card expires in the months `from`..`to` (`YYYY-MM`, inclusive), by expiry. Eventually consistent. */
+export async function calendarCandidates(
+  tenant: Tenant,
+  months: { from: string; to: string },
+  cursor: Record<string, unknown> | null,
+  limit: number,
+): Promise<CalendarCandidatesPage> {
+  const page = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi3',
+      KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :from AND :to',
+      // '~' sorts after every id character, so the last month's customers are all inside.
+      ExpressionAttributeValues: { ':pk': customerPartition.cardExpiry(tenant), ':from': `${months.from}#`, ':to': `${months.to}#~` },
+      ExclusiveStartKey: cursor ?? undefined,
+      Limit: limit,
+    }),
+  );
+  return { customers: (page.Items ?? []).map(customerFromItem), cursor: page.LastEvaluatedKey ?? null };
 }
 
 export async function getCustomer(tenant: Tenant, customerId: string): Promise<Customer> {

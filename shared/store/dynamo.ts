@@ -3,7 +3,8 @@ import {
   DynamoDBClient,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export type Item = Record<string, unknown>;
 export interface Key {
@@ -51,5 +52,28 @@ export async function queryAll(client: DynamoDBDocumentClient, input: QueryComma
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+  return items;
+}
+
+/**
+ * The items found for up to 100 keys of one table, read consistently in one request; keys DynamoDB
+ * hands back unprocessed (throttling) are asked again after a short backoff. Order is not kept.
+ */
+export async function batchGetConsistent(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Key[],
+  projection: string,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let pending: Record<string, unknown>[] = keys.map(({ pk, sk }) => ({ pk, sk }));
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await sleep(Math.min(1_000, 25 * 2 ** attempt));
+    const { Responses, UnprocessedKeys } = await client.send(
+      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true, ProjectionExpression: projection } } }),
+    );
+    items.push(...(Responses?.[tableName] ?? []));
+    pending = UnprocessedKeys?.[tableName]?.Keys ?? [];
+  }
   return items;
 }

@@ -1,13 +1,18 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
+import type { CalendarOccasion } from '../domain/calendar-triggers.ts';
 import type { Enrollment } from '../domain/enrollments.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { campaignSk } from './campaigns.ts';
 import { queryAll } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
+import { fetchItems } from './list-query.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
+
+/** BatchGetItem reads at most 100 keys per request. */
+const BATCH_GET_LIMIT = 100;
 
 /**
  * Enrollments sort under their customer and failure, so "this payment's enrollments" and "this
@@ -17,8 +22,11 @@ const { db, tableName } = runtime;
 const enrollmentSk = (customerId: string, subject: string, campaignId: string): string => `ENROLLMENT#${customerId}#${subject}#${campaignId}`;
 const byCampaignPk = (tenant: Tenant, campaignId: string): string => `${tenantPk(tenant)}#ENROLLMENTS#${campaignId}`;
 
-export const enrollmentSubject = (enrollment: Pick<Enrollment, 'payment_id' | 'customer_id'>): string =>
-  enrollment.payment_id ?? `manual:${enrollment.customer_id}`;
+/** Names an enrollment: its campaign, customer and what it is for (a failure, a calendar occasion, or a manual enrollment without either). */
+export type EnrollmentRef = Pick<Enrollment, 'customer_id' | 'payment_id' | 'campaign_id'> & { calendar?: Pick<CalendarOccasion, 'key'> | null };
+
+export const enrollmentSubject = (enrollment: Omit<EnrollmentRef, 'campaign_id'>): string =>
+  enrollment.payment_id ?? enrollment.calendar?.key ?? `manual:${enrollment.customer_id}`;
 
 function toItem(tenant: Tenant, enrollment: Enrollment) {
   const sk = enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id);
@@ -40,13 +48,27 @@ function fromItem(item: Record<string, unknown>): Enrollment {
   return enrollment as unknown as Enrollment;
 }
 
-export function enrollmentKey(tenant: Tenant, enrollment: Pick<Enrollment, 'customer_id' | 'payment_id' | 'campaign_id'>) {
+export function enrollmentKey(tenant: Tenant, enrollment: EnrollmentRef) {
   return { pk: tenantPk(tenant), sk: enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id) };
 }
 
-export async function findEnrollment(tenant: Tenant, key: { customer_id: string; payment_id: string | null; campaign_id: string }): Promise<Enrollment | undefined> {
+export async function findEnrollment(tenant: Tenant, key: EnrollmentRef): Promise<Enrollment | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: enrollmentKey(tenant, key), ConsistentRead: true }));
   return Item ? fromItem(Item) : undefined;
+}
+
+/**
+ * Which of these enrollments exist, by their sort keys: one batched read instead of a failed
+ * conditional write for every customer the daily calendar scan sees again. Eventually consistent;
+ * an enrollment this misses still meets its write condition.
+ */
+export async function existingEnrollments(tenant: Tenant, refs: readonly EnrollmentRef[]): Promise<Set<string>> {
+  const keys = [...new Map(refs.map((ref) => [enrollmentKey(tenant, ref).sk, enrollmentKey(tenant, ref)])).values()];
+  const found = new Set<string>();
+  for (let i = 0; i < keys.length; i += BATCH_GET_LIMIT) {
+    for (const item of await fetchItems(keys.slice(i, i + BATCH_GET_LIMIT))) found.add(item.sk as string);
+  }
+  return found;
 }
 
 /** A customer's enrollments, or those of one of their failures. */

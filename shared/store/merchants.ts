@@ -3,6 +3,7 @@ import { runtime } from '../composition.ts';
 import { notFound, stateConflict } from '../domain/errors.ts';
 import type { Plan } from '../domain/plans.ts';
 import { ENVIRONMENTS, type Tenant } from '../domain/tenant.ts';
+import { forgetGrants } from './api-keys.ts';
 import { cancelledPositions, isConditionFailure, queryAll } from './dynamo.ts';
 import { keyHashPk, merchantPk, tenantPk } from './keys.ts';
 
@@ -26,6 +27,11 @@ export interface MerchantSettings {
 export interface Merchant extends MerchantSettings {
   id: string;
   name: string;
+  /**
+   * Where customers update their payment method, linked from dunning messages (https only, see
+   * payment-update-url.ts). Not a per-request setting, so not copied onto key hashes.
+   */
+  paymentUpdateUrl: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -43,6 +49,7 @@ function toItem(merchant: Merchant) {
     rate_limit_override: merchant.rateLimitOverride,
     trial_ends_at: merchant.trialEndsAt,
     ip_allowlist: merchant.ipAllowlist,
+    payment_update_url: merchant.paymentUpdateUrl,
     settings_version: merchant.settingsVersion,
     created_at: merchant.createdAt,
     updated_at: merchant.updatedAt,
@@ -57,6 +64,7 @@ function fromItem(item: Record<string, unknown>): Merchant {
     rateLimitOverride: (item.rate_limit_override as number | null) ?? null,
     trialEndsAt: (item.trial_ends_at as string | null) ?? null,
     ipAllowlist: (item.ip_allowlist as string[]) ?? [],
+    paymentUpdateUrl: (item.payment_update_url as string | null | undefined) ?? null,
     settingsVersion: item.settings_version as number,
     createdAt: item.created_at as string,
     updatedAt: item.updated_at as string,
@@ -116,13 +124,16 @@ async function liveKeyHashes(merchantId: string, now: Date): Promise<string[]> {
 
 const TRANSACTION_LIMIT = 100;
 
+/** What an operator may change: the per-request settings and the payment-update link. */
+export type MerchantChange = Partial<Omit<MerchantSettings, 'settingsVersion'> & Pick<Merchant, 'paymentUpdateUrl'>>;
+
 /**
  * Changes a merchant's settings and every key-hash copy of them. The version condition makes a
  * concurrent key creation or second update fail instead of leaving a key with stale settings.
  */
 export async function updateMerchantSettings(
   merchantId: string,
-  change: Partial<Omit<MerchantSettings, 'settingsVersion'>>,
+  change: MerchantChange,
   now: Date,
 ): Promise<Merchant> {
   const current = await getMerchant(merchantId);
@@ -158,6 +169,9 @@ export async function updateMerchantSettings(
   } catch (error) {
     if (cancelledPositions(error)?.length) throw stateConflict(`Merchant '${merchantId}' changed concurrently; retry the update`);
     throw error;
+  } finally {
+    // Chunks that committed changed their keys; this instance's next request with them reads the new settings.
+    forgetGrants(hashes);
   }
   return next;
 }

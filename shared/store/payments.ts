@@ -1,9 +1,9 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Payment } from '../domain/payments.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { batchGetConsistent, isConditionFailure, type Item, type Key } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey } from './list-query.ts';
@@ -85,19 +85,28 @@ export interface ReferenceMatch {
   unlinked: string[];
 }
 
-/** The payment any of these processor ids already points at, if one does. */
-export async function findPaymentByReferences(tenant: Tenant, psp: string, references: readonly string[]): Promise<ReferenceMatch | undefined> {
-  const unique = [...new Set(references)].slice(0, 100);
-  if (unique.length === 0) return undefined;
-  const keys = unique.map((reference) => ({ pk: tenantPk(tenant), sk: paymentRefSk(psp, reference) }));
-  const { Responses } = await db.send(
-    new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'sk, payment_id' } } }),
-  );
-  const found = Responses?.[tableName] ?? [];
+/** At most this many distinct ids are looked up, so a batch read has room for one more key (see failure-lookup.ts). */
+const MAX_REFERENCES = 99;
+const distinctReferences = (references: readonly string[]): string[] => [...new Set(references)].slice(0, MAX_REFERENCES);
+
+/** The reference items of these processor ids; each found one holds the `payment_id` it points at. */
+export function paymentReferenceKeys(tenant: Tenant, psp: string, references: readonly string[]): Key[] {
+  return distinctReferences(references).map((reference) => ({ pk: tenantPk(tenant), sk: paymentRefSk(psp, reference) }));
+}
+
+/** The payment the found reference items point at, if any, and which of the references are not linked yet. */
+export function referenceMatch(psp: string, references: readonly string[], found: readonly Item[]): ReferenceMatch | undefined {
   const paymentId = found[0]?.payment_id as string | undefined;
   if (paymentId === undefined) return undefined;
   const linked = new Set(found.map((item) => item.sk as string));
-  return { paymentId, unlinked: unique.filter((reference) => !linked.has(paymentRefSk(psp, reference))) };
+  return { paymentId, unlinked: distinctReferences(references).filter((reference) => !linked.has(paymentRefSk(psp, reference))) };
+}
+
+/** The payment any of these processor ids already points at, if one does. */
+export async function findPaymentByReferences(tenant: Tenant, psp: string, references: readonly string[]): Promise<ReferenceMatch | undefined> {
+  const keys = paymentReferenceKeys(tenant, psp, references);
+  if (keys.length === 0) return undefined;
+  return referenceMatch(psp, references, await batchGetConsistent(db, tableName, keys, 'sk, payment_id'));
 }
 
 /**

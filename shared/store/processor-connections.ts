@@ -3,9 +3,18 @@ import { runtime } from '../composition.ts';
 import { stateConflict } from '../domain/errors.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { cancelledPositions } from './dynamo.ts';
+import { InstanceCache } from './instance-cache.ts';
 import { tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
+
+/**
+ * How long an instance reuses a connection looked up for a webhook, so a warm receiver verifies
+ * signatures without a read. A signature that fails against a cached copy is checked once more
+ * against a fresh read (webhook-receiver.ts), so a replaced secret works at once everywhere.
+ */
+export const CONNECTION_CACHE_SECONDS = 60;
+const recentConnections = new InstanceCache<ProcessorConnection>(CONNECTION_CACHE_SECONDS, 1_000);
 
 /** Secrets to verify a processor's webhooks and, optionally, to call its API for retries. Never returned by the API. */
 export type ProcessorCredentials =
@@ -57,9 +66,20 @@ export async function findConnectionForPsp(tenant: Tenant, psp: string): Promise
   return Item ? fromItem(Item) : undefined;
 }
 
+/** The connection behind a webhook URL as this instance read it in the last CONNECTION_CACHE_SECONDS, if it did. */
+export function cachedConnection(connectionId: string): ProcessorConnection | undefined {
+  return recentConnections.peek(connectionId);
+}
+
+/** Reads the connection behind a webhook URL (and keeps it for `cachedConnection`). */
 export async function findConnection(connectionId: string): Promise<ProcessorConnection | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: lookupPk(connectionId), sk: 'CONNECTION' } }));
-  return Item ? fromItem(Item) : undefined;
+  return recentConnections.load(connectionId, async () => {
+    // Consistent: after a failed signature this read decides whether the secret was just replaced.
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName, Key: { pk: lookupPk(connectionId), sk: 'CONNECTION' }, ConsistentRead: true }),
+    );
+    return Item ? fromItem(Item) : undefined;
+  });
 }
 
 export async function listConnections(tenant: Tenant): Promise<ProcessorConnection[]> {
@@ -98,5 +118,7 @@ export async function saveConnection(connection: ProcessorConnection, previousId
   } catch (error) {
     if (cancelledPositions(error)?.length) throw stateConflict(`The ${connection.psp} connection changed concurrently; retry the request`);
     throw error;
+  } finally {
+    recentConnections.forget([connection.id]);
   }
 }

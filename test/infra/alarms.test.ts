@@ -2,7 +2,7 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnTopic } from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_5XX_PERCENT, API_MIN_REQUESTS } from '../../lib/alarms.ts';
+import { API_5XX_PERCENT, API_MIN_REQUESTS, JOB_LAG_PERIODS } from '../../lib/alarms.ts';
 import { synthesize, type Resource } from './template.ts';
 
 const EMAIL = 'oncall@example.com';
@@ -112,6 +112,38 @@ describe('alarms without an alarm email', () => {
     );
     expect(alarms).toHaveLength(1);
     expect(alarms[0]![1].Properties).toMatchObject({ Statistic: 'Maximum', Threshold: 15 * 60 * 1000 });
+  });
+
+  it('watches how late retries and campaign steps start (their backlog age), in the namespace the functions write their metrics to', () => {
+    // Prepare
+    const functions = ofType(built.resources, 'AWS::Lambda::Function');
+    const namespaces = new Set(functions.map(([, fn]) => fn.Properties.Environment.Variables.METRICS_NAMESPACE));
+    const lagAlarms = ofType(built.resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => metricsOf(alarm).some((metric) => metric.name === 'JobLag'));
+    // Assess
+    expect([...namespaces]).toEqual(['Test']);
+    expect(lagAlarms.map(([, alarm]) => metricsOf(alarm)[0]).toSorted((a, b) => String(a!.dimensions.JobKind).localeCompare(String(b!.dimensions.JobKind)))).toEqual([
+      { namespace: 'Test', name: 'JobLag', dimensions: { JobKind: 'campaign-step' } },
+      { namespace: 'Test', name: 'JobLag', dimensions: { JobKind: 'payment-retry' } },
+    ]);
+    for (const [id, alarm] of lagAlarms) {
+      expect(alarm.Properties, id).toMatchObject({
+        Statistic: 'Maximum',
+        Period: 300,
+        Threshold: 15 * 60,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: JOB_LAG_PERIODS,
+      });
+    }
+  });
+
+  it('tells when the scheduler gave up on a job of the group', () => {
+    const groupName = built.stack.resolve(built.stack.scheduling.group.scheduleGroupName);
+    const dropped = ofType(built.resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) =>
+      metricsOf(alarm).some((metric) => metric.namespace === 'AWS/Scheduler' && metric.name === 'InvocationDroppedCount'),
+    );
+    expect(dropped).toHaveLength(1);
+    expect(metricsOf(dropped[0]![1])[0]!.dimensions).toEqual({ ScheduleGroup: groupName });
+    expect(dropped[0]![1].Properties).toMatchObject({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
   it("names every alarm after the stack, and lets CloudWatch publish to the topic for those names only, over TLS only", () => {

@@ -8,8 +8,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Data } from '../../lib/data.ts';
 import { RouteFunction } from '../../lib/route-function.ts';
 import { boundedName, Scheduling } from '../../lib/scheduling.ts';
-import type { JobDefinition } from '../../shared/jobs.ts';
-import { JOBS } from '../../shared/jobs.ts';
+import type { JobDefinition, RecurringJobDefinition } from '../../shared/jobs.ts';
+import { JOBS, RECURRING_JOBS } from '../../shared/jobs.ts';
 import { ROUTES } from '../../shared/routes.ts';
 import { findDependencyCycle, list, synthesize, testApp, type Resource, type Statement } from './template.ts';
 
@@ -28,12 +28,16 @@ const FAKE_JOBS: readonly JobDefinition[] = [
   { kind: 'campaign-step', handler: 'auth/me' },
 ];
 
+const FAKE_RECURRING: readonly RecurringJobDefinition[] = [
+  { name: 'nightly-sweep', handler: 'api-keys/list', dailyAt: { hour: 14, minute: 5 }, description: 'sweeps every day' },
+];
+
 /** Scheduling alone in a stack with a known account and region, so ARNs come out as plain strings. */
-function buildScheduling(jobs: readonly JobDefinition[], stackName = 'SchedulingTest') {
+function buildScheduling(jobs: readonly JobDefinition[], stackName = 'SchedulingTest', recurring: readonly RecurringJobDefinition[] = []) {
   const app = testApp();
   const stack = new Stack(app, stackName, { env: { account: ACCOUNT, region: REGION } });
   const data = new Data(stack, 'Data');
-  const scheduling = new Scheduling(stack, 'Scheduling', { data, jobs });
+  const scheduling = new Scheduling(stack, 'Scheduling', { data, jobs, recurring });
   const receiver = new RouteFunction(stack, 'Receiver', { handler: 'webhooks/stripe', description: 'schedules jobs', data, access: 'write' });
   const bystander = new RouteFunction(stack, 'Bystander', { handler: 'api-keys/list', description: 'schedules nothing', data, access: 'read' });
   scheduling.grantScheduling(receiver);
@@ -74,8 +78,8 @@ function statementsOfRole(resources: Record<string, Resource>, roleId: string): 
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
 
-const withAction = (statements: Statement[], prefix: string) =>
-  statements.filter((statement) => list(statement.Action).some((action) => action.startsWith(prefix)));
+const withAction = (statements: Statement[], prefix: string, effect = 'Allow') =>
+  statements.filter((statement) => (statement.Effect ?? 'Allow') === effect && list(statement.Action).some((action) => action.startsWith(prefix)));
 
 function environmentOf(resources: Record<string, Resource>, functionId: string): Record<string, unknown> {
   return resources[functionId]!.Properties.Environment.Variables;
@@ -216,6 +220,80 @@ describe('Scheduling with no job kinds yet', () => {
   });
 });
 
+describe('Scheduling with a recurring job', () => {
+  let built: ReturnType<typeof buildScheduling>;
+  let invokeRoleId: string;
+  let groupId: string;
+  let sweepId: string;
+
+  beforeAll(() => {
+    built = buildScheduling(FAKE_JOBS, 'SchedulingTest', FAKE_RECURRING);
+    invokeRoleId = roleIdOf(built.stack, built.scheduling);
+    groupId = built.stack.getLogicalId(built.scheduling.group.node.defaultChild as CfnScheduleGroup);
+    sweepId = logicalIdOf(built.stack, built.scheduling.recurringJobs.get('nightly-sweep')!.fn);
+  });
+
+  const recurringArn = `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule/SchedulingTest/nightly-sweep`;
+
+  it('runs it every day at its UTC time in the group, invoking its function through the invoke role with the run time as input', () => {
+    // Assess
+    const schedules = Object.entries(built.resources).filter(([, resource]) => resource.Type === 'AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(1);
+    const [, schedule] = schedules[0]!;
+    expect(schedule.Properties).toMatchObject({
+      Name: 'nightly-sweep',
+      GroupName: 'SchedulingTest',
+      ScheduleExpression: 'cron(5 14 * * ? *)',
+      ScheduleExpressionTimezone: 'UTC',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: 'ENABLED',
+    });
+    const target = schedule.Properties.Target;
+    expect(evaluate(target.Arn)).toBe(functionArn('SchedulingTest-job-nightly-sweep'));
+    expect(target.RoleArn).toEqual({ 'Fn::GetAtt': [invokeRoleId, 'Arn'] });
+    expect(JSON.parse(target.Input)).toEqual({ scheduled_time: '<aws.scheduler.scheduled-time>' });
+    expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 21600 });
+    expect(list(schedule.DependsOn ?? [])).toEqual(expect.arrayContaining([groupId, sweepId]));
+    expect(built.resources[sweepId]!.Properties.FunctionName).toBe('SchedulingTest-job-nightly-sweep');
+  });
+
+  it('lets the invoke role invoke the recurring function as well as the job functions, and nothing else', () => {
+    const resources = statementsOfRole(built.resources, invokeRoleId).flatMap((statement) => list(statement.Resource)).map(evaluate);
+    expect(resources.toSorted()).toEqual(
+      ['SchedulingTest-job-payment-retry', 'SchedulingTest-job-campaign-step', 'SchedulingTest-job-nightly-sweep'].map(functionArn).toSorted(),
+    );
+  });
+
+  it('gives the recurring function read-only table access and the right to queue one-time jobs', () => {
+    // Act
+    const statements = statementsOfRole(built.resources, roleIdOf(built.stack, built.scheduling.recurringJobs.get('nightly-sweep')!.fn));
+    const environment = environmentOf(built.resources, sweepId);
+    // Assess
+    for (const action of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(withAction(statements, action)).toEqual([]);
+    // UpdateItem only on the rate-limit partition, as every read-only function.
+    for (const update of withAction(statements, 'dynamodb:UpdateItem')) expect(update.Condition).toBeDefined();
+    expect(withAction(statements, 'dynamodb:Query').length).toBeGreaterThan(0);
+    expect(list(withAction(statements, 'scheduler:')[0]!.Action).toSorted()).toEqual(SCHEDULE_ACTIONS);
+    for (const name of SCHEDULING_ENV) expect(environment).toHaveProperty(name);
+  });
+
+  it('denies every function allowed to schedule any action on the recurring schedule, job functions included', () => {
+    const grantees = [built.receiver, ...built.scheduling.jobFunctions.values(), built.scheduling.recurringJobs.get('nightly-sweep')!.fn];
+    for (const fn of grantees) {
+      const denied = withAction(statementsOfRole(built.resources, roleIdOf(built.stack, fn)), 'scheduler:', 'Deny');
+      expect(denied, fn.handler).toHaveLength(1);
+      expect(denied[0]!.Action).toBe('scheduler:*');
+      expect(list(denied[0]!.Resource).map(evaluate)).toEqual([recurringArn]);
+    }
+    expect(withAction(statementsOfRole(built.resources, roleIdOf(built.stack, built.bystander)), 'scheduler:', 'Deny')).toEqual([]);
+  });
+
+  it('synthesizes without dependency cycles and without unacknowledged cdk-nag findings', () => {
+    expect(findDependencyCycle(built.resources)).toBeUndefined();
+    expect(new AwsSolutionsChecks(built.app).validateScope(built.stack).violations).toEqual([]);
+  });
+});
+
 describe('job definitions', () => {
   it('refuses two definitions of one kind, which would need two targets for one JOB_TARGETS entry', () => {
     expect(() => buildScheduling([FAKE_JOBS[0]!, { ...FAKE_JOBS[0]!, handler: 'auth/me' }])).toThrow(/Two job definitions for payment-retry/);
@@ -315,8 +393,20 @@ describe('Scheduling in the deployed stack', () => {
     }
     const invokeStatements = statementsOfRole(resources, roleIdOf(built.stack, built.stack.scheduling));
     expect(invokeStatements.flatMap((statement) => list(statement.Resource)).map(evaluate).toSorted()).toEqual(
-      JOBS.map((job) => functionArn(`Test-job-${job.kind}`)).toSorted(),
+      [...JOBS.map((job) => job.kind), ...RECURRING_JOBS.map((job) => job.name)].map((name) => functionArn(`Test-job-${name}`)).toSorted(),
     );
+  });
+
+  it('runs the daily calendar sweep on a recurring schedule in the group, at 14:00 UTC', () => {
+    // Act
+    const schedules = Object.values(resources).filter((resource) => resource.Type === 'AWS::Scheduler::Schedule');
+    // Assess
+    expect(schedules.map((schedule) => schedule.Properties.Name).toSorted()).toEqual(RECURRING_JOBS.map((job) => job.name).toSorted());
+    const sweep = schedules.find((schedule) => schedule.Properties.Name === 'calendar-sweep')!;
+    expect(sweep.Properties).toMatchObject({ GroupName: 'Test', ScheduleExpression: 'cron(0 14 * * ? *)', ScheduleExpressionTimezone: 'UTC' });
+    expect(evaluate(sweep.Properties.Target.Arn)).toBe(functionArn('Test-job-calendar-sweep'));
+    const sweepFunction = resources[functionIdFor('jobs/calendar-sweep')]!;
+    expect(sweepFunction.Properties.FunctionName).toBe('Test-job-calendar-sweep');
   });
 
   it('has no dependency cycles', () => {

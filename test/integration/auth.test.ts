@@ -1,4 +1,8 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { runtime } from '../../shared/composition.ts';
+import { hashKey } from '../../shared/domain/api-keys.ts';
+import { KEY_CACHE_SECONDS } from '../../shared/store/api-keys.ts';
 import { advanceClock, call, newMerchant } from '../support/api.ts';
 
 const ME = '/v1/auth/me';
@@ -136,6 +140,37 @@ describe('API key authentication (§5)', () => {
     const expiries = await Promise.all(secrets.map(async (secret) => (await call('GET', ME, { key: secret })).body.data.key_expires_at));
     expect(expiries.filter((expiry) => expiry === null)).toHaveLength(1);
     expect(expiries.filter((expiry) => typeof expiry === 'string')).toHaveLength(secrets.length - 1);
+  });
+});
+
+describe('key lookups cached per instance', () => {
+  it('rotation and revocation through this instance apply to its cached lookups at once', async () => {
+    // Prepare: the key authenticated once, so this instance holds its lookup
+    const { keys } = await newMerchant();
+    const created = await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'cached', scopes: ['read'] } });
+    expect((await call('GET', ME, { key: created.body.data.secret })).body.data.key_expires_at).toBeNull();
+    // Act
+    const rotated = await call('POST', `/v1/api-keys/${created.body.data.id}/rotate`, { key: keys.test_admin });
+    const inGrace = await call('GET', ME, { key: created.body.data.secret });
+    await call('POST', `/v1/api-keys/${created.body.data.id}/revoke`, { key: keys.test_admin });
+    // Assess
+    expect(inGrace.body.data.key_expires_at).not.toBeNull();
+    expectEnvelope(await call('GET', ME, { key: created.body.data.secret }), 401, 'invalid_api_key');
+    expectEnvelope(await call('GET', ME, { key: rotated.body.data.secret }), 401, 'invalid_api_key');
+  });
+
+  it(`a key revoked on another instance stops working here within ${KEY_CACHE_SECONDS} s (docs/decisions.md)`, async () => {
+    // Prepare
+    const { keys } = await newMerchant();
+    expect((await call('GET', ME, { key: keys.test_read })).status).toBe(200);
+    // Act: what another instance's revocation leaves in the table
+    await runtime.db.send(new DeleteCommand({ TableName: runtime.tableName, Key: { pk: `KEYHASH#${hashKey(keys.test_read)}`, sk: 'KEYHASH' } }));
+    const stillCached = await call('GET', ME, { key: keys.test_read });
+    advanceClock(KEY_CACHE_SECONDS);
+    const afterTtl = await call('GET', ME, { key: keys.test_read });
+    // Assess
+    expect(stillCached.status).toBe(200);
+    expectEnvelope(afterTtl, 401, 'invalid_api_key');
   });
 });
 

@@ -1,7 +1,7 @@
 /**
- * The live processor adapters against local HTTP fakes of the Stripe and Braintree APIs, with the
- * official SDKs pointed at them: the exact requests (paths, bodies, credentials, idempotency keys)
- * and the mapping of each kind of answer to a retry outcome.
+ * The live processor adapters against local HTTP fakes of the Stripe and Braintree APIs: the exact
+ * requests (paths, bodies, credentials, idempotency keys) and the mapping of each kind of answer to a
+ * retry outcome.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createBraintreeProcessor } from '../../shared/adapters/aws/braintree-processor.ts';
@@ -193,7 +193,7 @@ describe('Stripe live processor', () => {
     expect(fake.requests.map((r) => r.method)).toEqual(['GET']);
   });
 
-  it('maps a persistent 500 to a retryable no_answer after the SDK retried with the same idempotency key', async () => {
+  it('maps a persistent 500 to a retryable no_answer after the client retried with the same idempotency key', async () => {
     // Prepare
     fake.on('POST', '/v1/invoices/in_inv/pay', stripeError(500, { type: 'api_error', message: 'An unknown error occurred' }));
     const request = retryRequest(invoicePayment(), stripeConnection());
@@ -242,7 +242,7 @@ describe('Stripe live processor', () => {
   });
 
   it('gives a retryable no_answer within the timeout when Stripe never answers', async () => {
-    // Prepare: a server of its own, as the SDK keeps retrying the abandoned request in the background
+    // Prepare: a server of its own, as the client keeps retrying the abandoned request in the background
     const silent = await startFakeStripe();
     try {
       const impatient = createStripeProcessor({ host: silent.host, port: silent.port, protocol: 'http', timeoutMs: 300 });

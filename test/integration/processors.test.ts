@@ -1,5 +1,23 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { runtime } from '../../shared/composition.ts';
 import { call, newMerchant } from '../support/api.ts';
+import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
+
+const REPLACED_SECRET = 'replaced-generic-secret-0123456789';
+
+/** What another instance's `PUT /v1/processors/{psp}` leaves in the table, without this instance hearing of it. */
+async function replaceSecretOnAnotherInstance(webhookPath: string, webhookSecret: string): Promise<void> {
+  const connectionId = webhookPath.split('/').pop()!;
+  await runtime.db.send(
+    new UpdateCommand({
+      TableName: runtime.tableName,
+      Key: { pk: `CONNECTION#${connectionId}`, sk: 'CONNECTION' },
+      UpdateExpression: 'SET credentials.webhookSecret = :secret',
+      ExpressionAttributeValues: { ':secret': webhookSecret },
+    }),
+  );
+}
 
 describe('processor connections', () => {
   it('connects stripe, braintree and a generic processor; lists them with webhook URLs and no secrets', async () => {
@@ -56,5 +74,37 @@ describe('processor connections', () => {
     const response = await call('PUT', '/v1/processors/stripe', { key: keys.test_write, body: { webhook_secret: 'whsec_x000000000000000' } });
     expect(response.status).toBe(403);
     expect((await call('GET', '/v1/processors', { key: keys.test_read })).status).toBe(403);
+  });
+});
+
+describe('replacing a webhook secret while instances cache the connection', () => {
+  it('refuses the old secret and accepts the new one at once when replaced through this instance', async () => {
+    // Prepare: a webhook was verified, so this instance holds the connection
+    const { keys } = await newMerchant();
+    const path = await connect(keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+    expect((await postGeneric(path, genericFailure())).status).toBe(200);
+    // Act
+    await connect(keys.test_admin, 'acme', { webhook_secret: REPLACED_SECRET });
+    const signedWithOld = await postGeneric(path, genericFailure());
+    const signedWithNew = await postGeneric(path, genericFailure(), { secret: REPLACED_SECRET });
+    // Assess
+    expect(signedWithOld.status).toBe(400);
+    expect(signedWithNew.status).toBe(200);
+  });
+
+  it('accepts a secret replaced on another instance at once: a refused signature is checked against a fresh read', async () => {
+    // Prepare
+    const { keys } = await newMerchant();
+    const path = await connect(keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+    expect((await postGeneric(path, genericFailure())).status).toBe(200);
+    await replaceSecretOnAnotherInstance(path, REPLACED_SECRET);
+    // Act
+    const signedWithNew = await postGeneric(path, genericFailure(), { secret: REPLACED_SECRET });
+    const signedWithOld = await postGeneric(path, genericFailure());
+    const signedWithNeither = await postGeneric(path, genericFailure(), { secret: 'some-other-secret-0123456789' });
+    // Assess
+    expect(signedWithNew.body).toMatchObject({ received: true, outcome: 'created' });
+    expect(signedWithOld.status).toBe(400);
+    expect(signedWithNeither.status).toBe(400);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The Stripe offer applier against the local fake of the Stripe API, with the official SDK pointed
- * at it: the exact requests (paths, form bodies, keys, idempotency keys) for each kind of offer.
+ * The Stripe offer applier against the local fake of the Stripe API: the exact requests (paths, form
+ * bodies, keys, idempotency keys) for each kind of offer.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeOfferApplier } from '../../shared/adapters/aws/stripe-offer-applier.ts';

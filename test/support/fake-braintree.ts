@@ -1,16 +1,16 @@
 /**
- * A local stand-in for the Braintree gateway API that the official SDK is pointed at through a
- * braintree.Environment naming 127.0.0.1 and this server's port, without TLS. It records every
- * request as the SDK sent it and answers with scripted Braintree XML, an HTTP error status, or no
- * answer at all.
+ * A local stand-in for the Braintree gateway API that the live adapter is pointed at through a
+ * gateway address naming 127.0.0.1 and this server's port, without TLS. It records every request as
+ * it was sent and answers with scripted Braintree XML, an HTTP error status, or no answer at all.
  *
- * The SDK (3.40) sends its request bodies as JSON with underscored keys, e.g.
+ * Braintree's API (as the `braintree` package 3.40 calls it) takes request bodies as JSON with
+ * underscored keys, e.g.
  * {"transaction":{"amount":"19.99","subscription_id":"sub_1","options":{"submit_for_settlement":true},"type":"sale"}},
- * and reads XML answers.
+ * and answers in XML.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import braintree from 'braintree';
+import type { BraintreeGatewayAddress } from '../../shared/adapters/aws/braintree-gateway.ts';
 
 export interface RecordedBraintreeRequest {
   method: string;
@@ -25,8 +25,8 @@ export type BraintreeReply = { status: number; xml?: string } | { hang: true };
 
 export interface FakeBraintree {
   readonly port: number;
-  /** Points the SDK at this server. */
-  readonly environment: braintree.Environment;
+  /** Points the adapter at this server. */
+  readonly environment: BraintreeGatewayAddress;
   readonly requests: RecordedBraintreeRequest[];
   /** Scripts the answers to `method path`, in order; the last one keeps being given. */
   on(method: string, path: string, ...replies: BraintreeReply[]): void;
@@ -59,7 +59,7 @@ export async function startFakeBraintree(): Promise<FakeBraintree> {
 
   return {
     port,
-    environment: new braintree.Environment('127.0.0.1', String(port), `http://127.0.0.1:${port}`, false, '127.0.0.1', String(port)),
+    environment: { server: '127.0.0.1', port, ssl: false },
     requests,
     on(method, path, ...replies) {
       scripts.set(`${method} ${path}`, [...replies]);

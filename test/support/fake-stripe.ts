@@ -1,6 +1,6 @@
 /**
- * A local stand-in for the Stripe API (api.stripe.com/v1) that the official SDK is pointed at through
- * its host/port/protocol settings. It records every request as the SDK sent it and answers with
+ * A local stand-in for the Stripe API (api.stripe.com/v1) that the Stripe adapters are pointed at
+ * through their host/port/protocol settings. It records every request as it was sent and answers with
  * scripted Stripe JSON: objects, error envelopes, or no answer at all.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -11,7 +11,7 @@ export interface RecordedStripeRequest {
   /** The path without the query string, e.g. /v1/invoices/in_123/pay. */
   path: string;
   query: URLSearchParams;
-  /** Lower-cased, as node:http gives them; the SDK sends `idempotency-key` and `authorization`. */
+  /** Lower-cased, as node:http gives them, e.g. `idempotency-key` and `authorization`. */
   headers: IncomingHttpHeaders;
   /** The form-encoded body, decoded. */
   form: URLSearchParams;

@@ -16,15 +16,15 @@ export interface RunningServer {
   stop: () => Promise<void>;
 }
 
-/** `npm start -- --memory` as a developer runs it, on a free port, with its local state in a temp dir. */
-export async function startLocalServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+/** `npm start -- --memory [args]` as a developer runs it, on a free port, with its local state in a temp dir. */
+export async function startLocalServer(extraEnv: Record<string, string> = {}, args: readonly string[] = []): Promise<RunningServer> {
   const port = await freePort();
   const localDir = mkdtempSync(join(tmpdir(), 'recovery-e2e-'));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), LOCAL_DIR: localDir, LOG_LEVEL: 'info', ...extraEnv };
   delete env.TABLE_NAME;
   delete env.RUNTIME_MODE;
   delete env.AWS_ENDPOINT_URL_DYNAMODB;
-  const child: ChildProcess = spawn(TSX, ['bin/start.ts', '--memory'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(TSX, ['bin/start.ts', '--memory', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -18,11 +18,11 @@ describe('EventBridge Scheduler adapter', () => {
   });
   beforeEach(() => scheduler.reset());
 
-  it('creates a one-time, self-deleting schedule without a flexible window', async () => {
+  it('creates a one-time, self-deleting schedule without a flexible window, telling the job the second it fires', async () => {
     // Prepare
     scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:schedule' });
     // Act
-    await adapter.schedule({ id: 'retry-pay_1-1', kind: 'payment-retry', runAt: new Date('2026-11-23T09:00:00.000Z'), tenant, payload: { payment_id: 'pay_1', attempt: 1 } });
+    await adapter.schedule({ id: 'retry-pay_1-1', kind: 'payment-retry', runAt: new Date('2026-11-23T09:00:00.750Z'), tenant, payload: { payment_id: 'pay_1', attempt: 1 } });
     // Assess
     expect(scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input).toEqual({
       Name: 'retry-pay_1-1',
@@ -34,7 +34,13 @@ describe('EventBridge Scheduler adapter', () => {
       Target: {
         Arn: 'arn:aws:lambda:eu-west-1:123456789012:function:retry',
         RoleArn: 'arn:aws:iam::123456789012:role/scheduler',
-        Input: JSON.stringify({ jobId: 'retry-pay_1-1', kind: 'payment-retry', tenant, payload: { payment_id: 'pay_1', attempt: 1 } }),
+        Input: JSON.stringify({
+          jobId: 'retry-pay_1-1',
+          kind: 'payment-retry',
+          tenant,
+          payload: { payment_id: 'pay_1', attempt: 1 },
+          scheduledAt: '2026-11-23T09:00:00.000Z',
+        }),
       },
     });
   });

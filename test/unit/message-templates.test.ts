@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BUILT_IN_TEMPLATES, renderEmail, renderSms, templateForAction } from '../../shared/domain/message-templates.ts';
+import { BUILT_IN_TEMPLATES, calendarTemplate, renderEmail, renderSms, templateForAction } from '../../shared/domain/message-templates.ts';
+import { paymentUpdateUrlProblem, safePaymentUpdateUrl } from '../../shared/domain/payment-update-url.ts';
 import { A_HARD, B_HARD } from '../support/spec-decline-tables.ts';
 import { formatMoney, parseDecimalAmount, toDecimalString } from '../../shared/domain/money.ts';
 
@@ -35,6 +36,89 @@ describe('message templates', () => {
     const email = renderEmail('tpl_contact_bank', { ...context, customerName: null, updateUrl: null });
     expect(email.text.startsWith('Hi,')).toBe(true);
     expect(email.html).not.toContain('<a ');
+  });
+});
+
+describe('the payment-update link', () => {
+  it('goes into the text, the HTML and the sms, escaped and percent-encoded', () => {
+    // Prepare
+    const link = 'https://billing.acme.example/update?ref=dunning&lang=en';
+    // Act
+    const email = renderEmail('tpl_update_payment_method', { ...context, updateUrl: link });
+    const sms = renderSms('tpl_update_payment_method', { ...context, updateUrl: link });
+    // Assess
+    expect(email.text).toContain(`Update your payment method: ${link}`);
+    expect(email.html).toContain('<a href="https://billing.acme.example/update?ref=dunning&amp;lang=en">Update your payment method</a>');
+    expect(sms.endsWith(` ${link}`)).toBe(true);
+    expect(renderEmail('tpl_payment_failed', { ...context, updateUrl: 'https://acme.example/a b"<x>' }).html).toContain(
+      'href="https://acme.example/a%20b%22%3Cx%3E"',
+    );
+  });
+
+  it.each([
+    ['http://acme.example/billing', 'must be an https URL'],
+    ['javascript:alert(1)', 'must be an https URL'],
+    ['https://user:secret@acme.example/', 'must not contain a user name or password'],
+    ['https://192.0.2.10/billing', 'must name a domain (not a bare host or an IP address)'],
+    ['https://intranet/billing', 'must name a domain (not a bare host or an IP address)'],
+    ['billing.acme.example', 'must be an absolute URL'],
+    [`https://acme.example/${'a'.repeat(2048)}`, 'must be at most 2048 characters'],
+  ])('leaves out %s (%s)', (url, problem) => {
+    expect(paymentUpdateUrlProblem(url)).toBe(problem);
+    expect(safePaymentUpdateUrl(url)).toBeNull();
+    const email = renderEmail('tpl_payment_failed', { ...context, updateUrl: url });
+    expect(email.html).not.toContain('<a ');
+    expect(email.text).not.toContain('Update your payment method');
+    expect(renderSms('tpl_payment_failed', { ...context, updateUrl: url })).not.toContain(url);
+  });
+});
+
+describe('calendar reminders', () => {
+  const card = { type: 'card', brand: 'visa', last_four: '4242', exp_month: 12, exp_year: 2026 };
+
+  it('say which card expires when, and what it pays for, without claiming a failure', () => {
+    // Act
+    const email = renderEmail('tpl_card_expiring', { ...context, amount: 2900, currency: 'eur', occasion: { kind: 'card_expiring', card } });
+    const sms = renderSms('tpl_card_expiring', { ...context, amount: 2900, currency: 'eur', updateUrl: null, occasion: { kind: 'card_expiring', card } });
+    // Assess
+    expect(email.subject).toBe('Your card for Acme expires soon');
+    expect(email.text).toBe(
+      [
+        'Hi Ada,',
+        '',
+        'Your Visa card ending in 4242, which pays for your Acme subscription (€29.00), expires at the end of December 2026. Please update your card before your next renewal so your subscription continues.',
+        '',
+        'Update your payment method: https://acme.example/billing',
+      ].join('\n'),
+    );
+    expect(sms).toBe(
+      'Acme: Your Visa card ending in 4242, which pays for your Acme subscription (€29.00), expires at the end of December 2026. Please update your card before your next renewal so your subscription continues.',
+    );
+    expect(email.text).not.toContain('could not collect');
+  });
+
+  it('name the renewal date and amount before a renewal the card cannot pay', () => {
+    const occasion = { kind: 'pre_dunning' as const, card: { ...card, brand: 'amex', exp_month: 11 }, renewsAt: '2026-12-01T02:00:00Z' };
+    const email = renderEmail('tpl_upcoming_renewal', { ...context, amount: 2900, currency: 'usd', occasion });
+    expect(email.subject).toBe('Please update your card before your Acme renewal');
+    expect(email.text).toContain(
+      'Your Acme subscription renews on December 1, 2026 for $29.00, but your American Express card ending in 4242 (valid through 11/2026) cannot be charged then. Please update your card before the renewal',
+    );
+    expect(renderEmail('tpl_upcoming_renewal', { ...context, amount: null, occasion }).text).toContain('renews on December 1, 2026, but your');
+  });
+
+  it('use a calendar template for calendar steps, keeping a calendar template the step names', () => {
+    expect(calendarTemplate('tpl_update_payment_method', 'card_expiring')).toBe('tpl_card_expiring');
+    expect(calendarTemplate('tpl_payment_failed', 'pre_dunning')).toBe('tpl_upcoming_renewal');
+    expect(calendarTemplate('tpl_card_expiring', 'pre_dunning')).toBe('tpl_card_expiring');
+    expect(calendarTemplate('tpl_merchant_custom', 'card_expiring')).toBe('tpl_card_expiring');
+  });
+
+  it('leave an unknown amount out of a failure notice rather than show zero', () => {
+    expect(renderEmail('tpl_payment_failed', { ...context, amount: null }).text).toContain('We could not collect your payment to Acme.');
+    expect(renderSms('tpl_payment_failed', { ...context, amount: null, updateUrl: null })).toBe(
+      'Acme: your payment failed. Please check your payment details so your subscription continues.',
+    );
   });
 });
 

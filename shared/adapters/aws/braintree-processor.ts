@@ -1,7 +1,7 @@
 /**
- * Live retries at Braintree through the official `braintree` package: the past-due subscription's
- * charge is retried (`subscription.retryCharge`, a sale submitted for settlement), with the
- * merchant's own API keys.
+ * Live retries at Braintree through its gateway API (braintree-gateway.ts): the past-due
+ * subscription's charge is retried (the package's `subscription.retryCharge`, a sale submitted for
+ * settlement), with the merchant's own API keys.
  *
  * Braintree has no idempotency keys: every retryCharge that reaches it is a new sale. A request
  * whose answer is lost (a timeout, a dropped connection, a 5xx after the sale was made) may
@@ -15,26 +15,30 @@
  * and when the sale repeats the same amount on the same card Braintree's duplicate check (when the
  * merchant has it on) rejects it.
  */
-import { createHash } from 'node:crypto';
-import braintree from 'braintree';
 import type { Payment } from '../../domain/payments.ts';
 import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
-import type { ProcessorCredentials, ProcessorConnection } from '../../store/processor-connections.ts';
 import { toDecimalString } from '../../domain/money.ts';
 import { subscriptionReference } from '../../processors/braintree-webhook.ts';
+import {
+  BRAINTREE_PRODUCTION,
+  BRAINTREE_SANDBOX,
+  BraintreeGatewayError,
+  createBraintreeGateway,
+  type BraintreeGatewayAddress,
+  type BraintreeSaleResult,
+  type BraintreeTransaction,
+} from './braintree-gateway.ts';
 import { withinDeadline } from './retry-deadline.ts';
 
 export interface BraintreeProcessorOptions {
   /** Where the gateway is, for a local fake of the Braintree API in tests; by default from the tenant's environment. */
-  environmentOverride?: braintree.Environment;
+  environmentOverride?: BraintreeGatewayAddress;
   /**
    * Bound on one retry() call (it makes at most two requests); also each request's own timeout.
    * When it passes the answer is a retryable no_answer (default 10 s).
    */
   timeoutMs?: number;
 }
-
-type BraintreeCredentials = Extract<ProcessorCredentials, { kind: 'braintree' }>;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -52,37 +56,6 @@ const COLLECTED = new Set<string>([
   'settlement_confirmed',
 ]);
 
-/** One gateway per connection and credentials (replacing the keys keeps the connection id), per environment. */
-const gateways = new WeakMap<braintree.Environment, Map<string, braintree.BraintreeGateway>>();
-
-function gatewayFor(
-  connection: ProcessorConnection,
-  credentials: BraintreeCredentials,
-  environment: braintree.Environment,
-  timeoutMs: number,
-): braintree.BraintreeGateway {
-  let byConnection = gateways.get(environment);
-  if (!byConnection) {
-    byConnection = new Map();
-    gateways.set(environment, byConnection);
-  }
-  const secret = createHash('sha256').update(credentials.privateKey).digest('base64url');
-  const cacheKey = [connection.id, credentials.merchantId, credentials.publicKey, secret, timeoutMs].join('|');
-  let gateway = byConnection.get(cacheKey);
-  if (!gateway) {
-    gateway = new braintree.BraintreeGateway({
-      environment,
-      merchantId: credentials.merchantId,
-      publicKey: credentials.publicKey,
-      privateKey: credentials.privateKey,
-    });
-    // The package's only timeout setting (60 s by default): idle time per request.
-    gateway.config.timeout = timeoutMs;
-    byConnection.set(cacheKey, gateway);
-  }
-  return gateway;
-}
-
 export function createBraintreeProcessor(options: BraintreeProcessorOptions = {}): PaymentProcessor {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
@@ -98,14 +71,13 @@ export function createBraintreeProcessor(options: BraintreeProcessorOptions = {}
           reason: `Braintree transaction ${payment.psp_payment_id} belongs to no subscription: only subscription charges can be retried`,
         };
       }
-      const environment =
-        options.environmentOverride ?? (request.tenant.environment === 'live' ? braintree.Environment.Production : braintree.Environment.Sandbox);
-      const gateway = gatewayFor(connection, credentials, environment, timeoutMs);
+      const address = options.environmentOverride ?? (request.tenant.environment === 'live' ? BRAINTREE_PRODUCTION : BRAINTREE_SANDBOX);
+      const gateway = createBraintreeGateway(address, credentials, timeoutMs);
       return withinDeadline('Braintree', timeoutMs, async (ensureInTime) => {
         try {
-          const subscription = await gateway.subscription.find(subscriptionId);
+          const subscription = await gateway.findSubscription(subscriptionId);
           const periodStart = failedPeriodStart(payment, subscriptionId);
-          if ((subscription.transactions ?? []).some((transaction) => COLLECTED.has(transaction.status) && settles(transaction, periodStart, payment))) {
+          if (subscription.transactions.some((transaction) => COLLECTED.has(transaction.status) && settles(transaction, periodStart, payment))) {
             return SUCCEEDED;
           }
           if (subscription.status !== 'Past Due') {
@@ -116,7 +88,7 @@ export function createBraintreeProcessor(options: BraintreeProcessorOptions = {}
             };
           }
           ensureInTime();
-          const result = await gateway.subscription.retryCharge(subscriptionId, toDecimalString(payment.amount, payment.currency), true);
+          const result = await gateway.retryCharge(subscriptionId, toDecimalString(payment.amount, payment.currency));
           return saleOutcome(result);
         } catch (error) {
           return outcomeOfError(error);
@@ -134,16 +106,15 @@ function failedPeriodStart(payment: Payment, subscriptionId: string): string | n
 }
 
 /** Whether a collected transaction paid the failed period; without the period, any charge after the failure was recorded. */
-function settles(transaction: braintree.Transaction, periodStart: string | null, payment: Payment): boolean {
+function settles(transaction: BraintreeTransaction, periodStart: string | null, payment: Payment): boolean {
   if (periodStart !== null) return transaction.subscription?.billingPeriodStartDate === periodStart;
-  const at = Date.parse(transaction.createdAt);
+  const at = Date.parse(transaction.createdAt ?? '');
   return !Number.isNaN(at) && at >= Date.parse(payment.created_at);
 }
 
-
-function saleOutcome(result: braintree.ValidatedResponse<braintree.Transaction>): RetryOutcome {
+function saleOutcome(result: BraintreeSaleResult): RetryOutcome {
   if (result.success) return SUCCEEDED;
-  const transaction = result.transaction as braintree.Transaction | undefined;
+  const transaction = result.transaction;
   switch (transaction?.status) {
     case 'processor_declined':
     case 'settlement_declined':
@@ -161,31 +132,16 @@ function saleOutcome(result: braintree.ValidatedResponse<braintree.Transaction>)
       return {
         outcome: 'no_answer',
         retryable: true,
-        reason: `Braintree could not reach the card processor: ${transaction.processorResponseCode} ${transaction.processorResponseText}`.trim(),
+        reason: `Braintree could not reach the card processor: ${transaction.processorResponseCode ?? ''} ${transaction.processorResponseText ?? ''}`.trim(),
       };
   }
   // Validation errors (such as 91531, the subscription is not Past Due): the same request would fail again.
-  const errors = result.errors?.deepErrors().map((error) => `${error.code} ${error.message}`) ?? [];
+  const errors = result.errors.map((error) => `${error.code} ${error.message}`);
   return { outcome: 'no_answer', retryable: false, reason: `Braintree refused the retry: ${errors.length ? errors.join('; ') : result.message}` };
 }
 
-/** The package rejects with Errors whose name is one of its errorTypes. */
 function outcomeOfError(error: unknown): RetryOutcome {
-  if (!(error instanceof Error)) throw error;
-  switch (error.name) {
-    case 'serverError':
-    case 'serviceUnavailableError':
-    case 'gatewayTimeoutError':
-    case 'requestTimeoutError':
-    case 'tooManyRequestsError':
-    case 'unexpectedError': // network errors, timeouts, other HTTP statuses
-      return { outcome: 'no_answer', retryable: true, reason: `Braintree ${error.name}: ${error.message}` };
-    case 'authenticationError':
-    case 'authorizationError':
-    case 'notFoundError':
-    case 'upgradeRequired':
-      return { outcome: 'no_answer', retryable: false, reason: `Braintree ${error.name}: ${error.message}` };
-    default:
-      throw error;
-  }
+  if (!(error instanceof BraintreeGatewayError)) throw error;
+  // Authentication, authorization, not found and upgrade required would get the same answer later.
+  return { outcome: 'no_answer', retryable: error.retryable, reason: `Braintree ${error.kind}: ${error.message}` };
 }

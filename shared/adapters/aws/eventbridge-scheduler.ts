@@ -16,9 +16,14 @@ export interface EventBridgeSchedulerConfig {
   targets: Partial<Record<JobKind, string>>;
 }
 
-/** EventBridge Scheduler `at()` expressions take local time without zone; the zone is given separately. */
+/** EventBridge Scheduler `at()` expressions take whole seconds of local time without zone; the zone is given separately. */
 function atExpression(runAt: Date): string {
   return `at(${runAt.toISOString().slice(0, 19)})`;
+}
+
+/** The moment the `at()` expression fires: runAt to the second below. */
+function firesAt(runAt: Date): string {
+  return new Date(Math.floor(runAt.getTime() / 1000) * 1000).toISOString();
 }
 
 /** One-time schedules that delete themselves after running, no flexible window. */
@@ -32,7 +37,7 @@ export class EventBridgeScheduler implements Scheduler {
     if (!JOB_ID_PATTERN.test(job.id)) throw new Error(`Invalid job id '${job.id}'`);
     const arn = this.config.targets[job.kind];
     if (!arn) throw new Error(`No scheduler target configured for ${job.kind} jobs`);
-    const event: JobEvent = { jobId: job.id, kind: job.kind, tenant: job.tenant, payload: job.payload };
+    const event: JobEvent = { jobId: job.id, kind: job.kind, tenant: job.tenant, payload: job.payload, scheduledAt: firesAt(job.runAt) };
     const input = {
       Name: job.id,
       GroupName: this.config.groupName,

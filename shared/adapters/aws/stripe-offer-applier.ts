@@ -1,5 +1,5 @@
 /**
- * Cancel-flow offers applied at Stripe through the official `stripe` package, with the merchant's
+ * Cancel-flow offers applied at Stripe through its REST API (stripe-api.ts), with the merchant's
  * own secret key (the connection's optional `api_key`):
  *
  * - discount: a coupon (`percent_off`, once or repeating for `duration_months`) created for this
@@ -13,38 +13,30 @@
  * - downgrade: the subscription's single item moved to the price `plan_id`, prorated. A subscription
  *   with several items is not guessed at: that is `manual`.
  *
- * Every write carries an idempotency key derived from the completion, so the SDK's network retries
+ * Every write carries an idempotency key derived from the completion, so the client's network retries
  * and a repeated application (the event is delivered at least once) change the subscription once.
  */
-import Stripe from 'stripe';
+import * as z from 'zod';
 import type { OfferApplier, OfferOutcome, OfferRequest } from '../../ports/offer-applier.ts';
+import { createStripeApi, StripeApiError, stripePath, type StripeEndpoint } from './stripe-api.ts';
 
-export interface StripeOfferApplierOptions {
-  /** API address overrides, for a local fake of the Stripe API in tests. */
-  host?: string;
-  port?: number;
-  protocol?: 'http' | 'https';
+export interface StripeOfferApplierOptions extends StripeEndpoint {
+  /** Bound on each Stripe request (default 10 s). */
   timeoutMs?: number;
   /** The clock pause and trial ends are computed from (the service clock). */
   now?: () => Date;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-const NETWORK_RETRIES = 2;
 const DAY_SECONDS = 24 * 3600;
 
-const clients = new Map<string, Stripe>();
-
-function clientFor(apiKey: string, options: StripeOfferApplierOptions): Stripe {
-  const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const cacheKey = [options.protocol ?? '', options.host ?? '', options.port ?? '', timeout, apiKey].join('|');
-  let client = clients.get(cacheKey);
-  if (!client) {
-    client = new Stripe(apiKey, { maxNetworkRetries: NETWORK_RETRIES, timeout, host: options.host, port: options.port, protocol: options.protocol });
-    clients.set(cacheKey, client);
-  }
-  return client;
-}
+/** What is read of a coupon or an updated subscription: only that Stripe answered with an object. */
+const stripeObject = z.looseObject({ id: z.string().min(1) });
+const subscriptionSchema = z.looseObject({
+  id: z.string().min(1),
+  trial_end: z.int().nullish(),
+  items: z.looseObject({ data: z.array(z.looseObject({ id: z.string().min(1) })) }),
+});
 
 /** Calendar months ahead in UTC, clamped to the month's last day (Jan 31 + 1 month = Feb 28/29). */
 export function addMonths(at: Date, months: number): Date {
@@ -63,14 +55,17 @@ export function createStripeOfferApplier(options: StripeOfferApplierOptions = {}
       const credentials = request.connection?.credentials;
       const apiKey = credentials?.kind === 'stripe' ? credentials.apiKey : null;
       if (!apiKey) return { status: 'manual', reason: 'No Stripe API key on the connection, so the offer cannot be applied automatically: apply it in the Stripe dashboard.' };
-      const stripe = clientFor(apiKey, options);
+      const stripe = createStripeApi({ ...options, apiKey, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
       const subscriptionId = request.pspSubscriptionId;
+      const subscriptionPath = stripePath`/v1/subscriptions/${subscriptionId}`;
       const key = request.idempotencyKey;
       try {
         const { offer } = request;
         switch (offer.offer_type) {
           case 'discount': {
-            const coupon = await stripe.coupons.create(
+            const coupon = await stripe.post(
+              '/v1/coupons',
+              stripeObject,
               {
                 percent_off: offer.percent_off,
                 ...(offer.duration_months === undefined
@@ -79,47 +74,45 @@ export function createStripeOfferApplier(options: StripeOfferApplierOptions = {}
                 name: offer.headline.slice(0, 40),
                 metadata: { source: 'cancel_flow', idempotency_key: key },
               },
-              { idempotencyKey: `${key}-coupon` },
+              `${key}-coupon`,
             );
-            await stripe.subscriptions.update(subscriptionId, { discounts: [{ coupon: coupon.id }] }, { idempotencyKey: `${key}-discount` });
+            await stripe.post(subscriptionPath, stripeObject, { discounts: [{ coupon: coupon.id }] }, `${key}-discount`);
             return { status: 'applied', reference: coupon.id };
           }
           case 'pause': {
             const resumesAt = epoch(addMonths(now(), offer.duration_months));
-            await stripe.subscriptions.update(
-              subscriptionId,
-              { pause_collection: { behavior: 'void', resumes_at: resumesAt } },
-              { idempotencyKey: `${key}-pause` },
-            );
+            await stripe.post(subscriptionPath, stripeObject, { pause_collection: { behavior: 'void', resumes_at: resumesAt } }, `${key}-pause`);
             return { status: 'applied', reference: subscriptionId };
           }
           case 'trial_extension': {
-            const subscription = await stripe.subscriptions.retrieve(subscriptionId);
+            const subscription = await stripe.get(subscriptionPath, subscriptionSchema);
             const from = Math.max(epoch(now()), subscription.trial_end ?? 0);
-            await stripe.subscriptions.update(
-              subscriptionId,
+            await stripe.post(
+              subscriptionPath,
+              stripeObject,
               { trial_end: from + offer.days * DAY_SECONDS, proration_behavior: 'none' },
-              { idempotencyKey: `${key}-trial` },
+              `${key}-trial`,
             );
             return { status: 'applied', reference: subscriptionId };
           }
           case 'downgrade': {
-            const subscription = await stripe.subscriptions.retrieve(subscriptionId);
+            const subscription = await stripe.get(subscriptionPath, subscriptionSchema);
             const items = subscription.items.data;
             if (items.length !== 1) {
               return { status: 'manual', reason: `Stripe subscription ${subscriptionId} has ${items.length} items: choose which to move to ${offer.plan_id} in the Stripe dashboard.` };
             }
-            await stripe.subscriptions.update(
-              subscriptionId,
+            await stripe.post(
+              subscriptionPath,
+              stripeObject,
               { items: [{ id: items[0]!.id, price: offer.plan_id }], proration_behavior: 'create_prorations' },
-              { idempotencyKey: `${key}-downgrade` },
+              `${key}-downgrade`,
             );
             return { status: 'applied', reference: subscriptionId };
           }
         }
       } catch (error) {
-        if (!(error instanceof Stripe.errors.StripeError)) throw error;
-        return { status: 'failed', reason: `Stripe ${error.rawType ?? error.type}${error.statusCode ? ` (HTTP ${error.statusCode})` : ''}: ${error.message}` };
+        if (!(error instanceof StripeApiError)) throw error;
+        return { status: 'failed', reason: error.describe() };
       }
     },
   };

@@ -1,24 +1,22 @@
 /**
- * Live retries at Stripe through the official `stripe` package, with the merchant's own secret key.
+ * Live retries at Stripe through its REST API (stripe-api.ts), with the merchant's own secret key.
  *
  * What is charged again is the object that failed, never a new one: the open invoice when the failure
- * came from Stripe Billing (`invoices.pay`, which charges the invoice's, subscription's or customer's
- * default payment method, so a card the customer updated is used), otherwise the payment intent
- * (`paymentIntents.confirm`). An invoice and a payment intent can each be paid only once, so even
- * two different attempts cannot charge the customer twice; the attempt's idempotency key makes a
- * repeated request for the same attempt replay Stripe's first answer instead of being refused, which
- * is what makes the SDK's own network retries (and a runner re-sending the attempt) safe.
+ * came from Stripe Billing (`POST /v1/invoices/{id}/pay`, which charges the invoice's, subscription's
+ * or customer's default payment method, so a card the customer updated is used), otherwise the payment
+ * intent (`POST /v1/payment_intents/{id}/confirm`). An invoice and a payment intent can each be paid
+ * only once, so even two different attempts cannot charge the customer twice; the attempt's
+ * idempotency key makes a repeated request for the same attempt replay Stripe's first answer instead
+ * of being refused, which is what makes the client's network retries (and a runner re-sending the
+ * attempt) safe.
  */
-import Stripe from 'stripe';
+import * as z from 'zod';
 import type { Payment } from '../../domain/payments.ts';
 import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
 import { withinDeadline } from './retry-deadline.ts';
+import { createStripeApi, StripeApiError, stripePath, type StripeApi, type StripeEndpoint } from './stripe-api.ts';
 
-export interface StripeProcessorOptions {
-  /** API address overrides, for a local fake of the Stripe API in tests. */
-  host?: string;
-  port?: number;
-  protocol?: 'http' | 'https';
+export interface StripeProcessorOptions extends StripeEndpoint {
   /**
    * Bound on one retry() call, Stripe requests and their network retries included; also each HTTP
    * request's own timeout. When it passes the answer is a retryable no_answer (default 10 s).
@@ -27,31 +25,9 @@ export interface StripeProcessorOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-/** Only on requests that are safe to repeat: GETs, and POSTs carrying the attempt's idempotency key. */
-const NETWORK_RETRIES = 2;
 
 const SUCCEEDED: RetryOutcome = { outcome: 'succeeded' };
 const NO_API_KEY: RetryOutcome = { outcome: 'no_answer', retryable: false, reason: 'No Stripe API key on the connection: live retries are off' };
-
-/** One client per API key (and address), reused across invocations of a warm Lambda. */
-const clients = new Map<string, Stripe>();
-
-function clientFor(apiKey: string, options: StripeProcessorOptions, timeoutMs: number): Stripe {
-  const cacheKey = [options.protocol ?? '', options.host ?? '', options.port ?? '', timeoutMs, apiKey].join('|');
-  let client = clients.get(cacheKey);
-  if (!client) {
-    client = new Stripe(apiKey, {
-      // Off by default so that a request nobody reasoned about is not repeated; the calls below opt in.
-      maxNetworkRetries: 0,
-      timeout: timeoutMs,
-      host: options.host,
-      port: options.port,
-      protocol: options.protocol,
-    });
-    clients.set(cacheKey, client);
-  }
-  return client;
-}
 
 export function createStripeProcessor(options: StripeProcessorOptions = {}): PaymentProcessor {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -70,7 +46,7 @@ export function createStripeProcessor(options: StripeProcessorOptions = {}): Pay
           reason: `Stripe payment ${request.payment.psp_payment_id} names no invoice or payment intent: a bare charge cannot be attempted again`,
         };
       }
-      const stripe = clientFor(apiKey, options, timeoutMs);
+      const stripe = createStripeApi({ ...options, apiKey, timeoutMs });
       return withinDeadline('Stripe', timeoutMs, async (ensureInTime) => {
         try {
           return invoiceId
@@ -92,17 +68,22 @@ function stripeReferences(payment: Payment): string[] {
 // ---------------------------------------------------------------------------------------------------
 // Invoices
 
-async function payInvoice(stripe: Stripe, invoiceId: string, idempotencyKey: string): Promise<RetryOutcome> {
+const reference = z.union([z.string().min(1), z.looseObject({ id: z.string().min(1) })]).nullish();
+
+const invoiceSchema = z.looseObject({ id: z.string().min(1), status: z.string().nullish() });
+type Invoice = z.infer<typeof invoiceSchema>;
+
+async function payInvoice(stripe: StripeApi, invoiceId: string, idempotencyKey: string): Promise<RetryOutcome> {
   try {
     // No parameters: Stripe charges off-session (the default) with the invoice's, the subscription's
     // or the customer's default payment method, in that order.
-    const invoice = await stripe.invoices.pay(invoiceId, {}, { idempotencyKey, maxNetworkRetries: NETWORK_RETRIES });
+    const invoice = await stripe.post(stripePath`/v1/invoices/${invoiceId}/pay`, invoiceSchema, {}, idempotencyKey);
     return invoiceOutcome(invoice);
   } catch (error) {
     // "Invoice is already paid" comes without a code; the invoice itself says whether it is settled
     // (by an attempt whose answer was lost, by Stripe's Smart Retries or by the customer).
-    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code !== 'invoice_payment_intent_requires_action') {
-      const invoice = await stripe.invoices.retrieve(invoiceId, {}, { maxNetworkRetries: NETWORK_RETRIES });
+    if (error instanceof StripeApiError && error.category === 'invalid_request_error' && error.code !== 'invoice_payment_intent_requires_action') {
+      const invoice = await stripe.get(stripePath`/v1/invoices/${invoiceId}`, invoiceSchema);
       if (invoice.status === 'paid') return SUCCEEDED;
       if (invoice.status === 'void' || invoice.status === 'uncollectible' || invoice.status === 'draft') {
         return { outcome: 'no_answer', retryable: false, reason: `Stripe invoice ${invoiceId} is ${invoice.status}: there is nothing to pay` };
@@ -112,7 +93,7 @@ async function payInvoice(stripe: Stripe, invoiceId: string, idempotencyKey: str
   }
 }
 
-function invoiceOutcome(invoice: Stripe.Invoice): RetryOutcome {
+function invoiceOutcome(invoice: Invoice): RetryOutcome {
   if (invoice.status === 'paid') return SUCCEEDED;
   // A payment method that settles later (bank debits): the invoice.paid webhook brings the result.
   return { outcome: 'no_answer', retryable: true, reason: `Stripe invoice ${invoice.id} is ${invoice.status} after payment: the payment is still processing` };
@@ -121,32 +102,53 @@ function invoiceOutcome(invoice: Stripe.Invoice): RetryOutcome {
 // ---------------------------------------------------------------------------------------------------
 // Payment intents
 
+const paymentIntentSchema = z.looseObject({
+  id: z.string().min(1),
+  status: z.string().min(1),
+  payment_method: reference,
+  /** Expanded on the read below; a deleted customer is `{ id, deleted: true }`. */
+  customer: z
+    .union([
+      z.string().min(1),
+      z.looseObject({
+        id: z.string().min(1),
+        deleted: z.boolean().nullish(),
+        default_source: reference,
+        invoice_settings: z.looseObject({ default_payment_method: reference }).nullish(),
+      }),
+    ])
+    .nullish(),
+  last_payment_error: z.looseObject({ code: z.string().nullish(), decline_code: z.string().nullish(), payment_method: reference }).nullish(),
+});
+type PaymentIntent = z.infer<typeof paymentIntentSchema>;
+
 /**
  * A payment intent that failed off-session is back in requires_payment_method with its payment method
  * cleared (the card that failed is only in last_payment_error), so confirming it needs one: its own if
  * it still has one, else the customer's default (which is where an updated card lands), else the card
  * that failed, which is what a retry of a soft decline means.
  */
-async function confirmIntent(stripe: Stripe, intentId: string, idempotencyKey: string, ensureInTime: () => void): Promise<RetryOutcome> {
-  const intent = await stripe.paymentIntents.retrieve(intentId, { expand: ['customer'] }, { maxNetworkRetries: NETWORK_RETRIES });
+async function confirmIntent(stripe: StripeApi, intentId: string, idempotencyKey: string, ensureInTime: () => void): Promise<RetryOutcome> {
+  const intent = await stripe.get(stripePath`/v1/payment_intents/${intentId}`, paymentIntentSchema, { expand: ['customer'] });
   if (intent.status !== 'requires_payment_method' && intent.status !== 'requires_confirmation') return intentOutcome(intent);
   const paymentMethod = paymentMethodToCharge(intent);
   if (!paymentMethod) {
     return { outcome: 'no_answer', retryable: false, reason: `Stripe payment intent ${intentId} has no payment method to charge: the customer must add one` };
   }
   ensureInTime();
-  const confirmed = await stripe.paymentIntents.confirm(
-    intentId,
+  const confirmed = await stripe.post(
+    stripePath`/v1/payment_intents/${intentId}/confirm`,
+    paymentIntentSchema,
     { payment_method: paymentMethod, off_session: true },
-    { idempotencyKey, maxNetworkRetries: NETWORK_RETRIES },
+    idempotencyKey,
   );
   return intentOutcome(confirmed);
 }
 
-function paymentMethodToCharge(intent: Stripe.PaymentIntent): string | null {
+function paymentMethodToCharge(intent: PaymentIntent): string | null {
   const customer = intent.customer;
   const customerDefault =
-    customer !== null && typeof customer === 'object' && !('deleted' in customer && customer.deleted)
+    customer != null && typeof customer === 'object' && !customer.deleted
       ? (idOf(customer.invoice_settings?.default_payment_method) ?? idOf(customer.default_source))
       : null;
   return idOf(intent.payment_method) ?? customerDefault ?? idOf(intent.last_payment_error?.payment_method);
@@ -155,7 +157,7 @@ function paymentMethodToCharge(intent: Stripe.PaymentIntent): string | null {
 const idOf = (value: string | { id: string } | null | undefined): string | null =>
   value == null ? null : typeof value === 'string' ? value : value.id;
 
-function intentOutcome(intent: Stripe.PaymentIntent): RetryOutcome {
+function intentOutcome(intent: PaymentIntent): RetryOutcome {
   switch (intent.status) {
     case 'succeeded':
     case 'requires_capture': // authorized; the merchant captures
@@ -177,23 +179,20 @@ function intentOutcome(intent: Stripe.PaymentIntent): RetryOutcome {
 // ---------------------------------------------------------------------------------------------------
 // Errors
 
+const RETRYABLE = new Set([
+  'rate_limit_error',
+  'api_error', // 5xx, 409 lock conflicts, unreadable answers
+  'api_connection_error', // network errors and timeouts
+  // The key was sent before with other parameters (the customer's default card changed in between):
+  // a later attempt, with a new key, finds the invoice or intent in its current state.
+  'idempotency_error',
+]);
+
 function outcomeOfError(error: unknown): RetryOutcome {
-  if (!(error instanceof Stripe.errors.StripeError)) throw error;
-  const errors = Stripe.errors;
-  // invoices.pay when the charge needs 3-D Secure, which an off-session retry cannot provide.
+  if (!(error instanceof StripeApiError)) throw error;
+  // invoices/pay when the charge needs 3-D Secure, which an off-session retry cannot provide.
   if (error.code === 'invoice_payment_intent_requires_action') return { outcome: 'declined', declineCode: 'authentication_required' };
-  if (error instanceof errors.StripeCardError) return { outcome: 'declined', declineCode: error.decline_code ?? error.code ?? null };
-  const reason = `Stripe ${error.type}${error.statusCode ? ` (HTTP ${error.statusCode})` : ''}: ${error.message}`;
-  if (
-    error instanceof errors.StripeRateLimitError ||
-    error instanceof errors.StripeAPIError || // 5xx, 409 lock conflicts
-    error instanceof errors.StripeConnectionError || // network errors and timeouts
-    // The key was sent before with other parameters (the customer's default card changed in between):
-    // a later attempt, with a new key, finds the invoice or intent in its current state.
-    error instanceof errors.StripeIdempotencyError
-  ) {
-    return { outcome: 'no_answer', retryable: true, reason };
-  }
+  if (error.category === 'card_error') return { outcome: 'declined', declineCode: error.declineCode ?? error.code };
   // Authentication, permission and invalid requests: trying again later would get the same answer.
-  return { outcome: 'no_answer', retryable: false, reason };
+  return { outcome: 'no_answer', retryable: RETRYABLE.has(error.category), reason: error.describe() };
 }

@@ -71,6 +71,28 @@ export class LocalScheduler implements Scheduler {
     }));
   }
 
+  /**
+   * Marks a recurring job's run at `occurrence` as taken; false when it (or a later one) already was,
+   * so two runners (the timer and /__dev/run-due) never fire one run twice.
+   */
+  async claimRecurring(name: string, occurrence: Date): Promise<boolean> {
+    const at = occurrence.toISOString();
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { pk: this.pk, sk: `RECURRING#${name}`, entity: 'local_recurring_job', last_run: at },
+          ConditionExpression: 'attribute_not_exists(pk) OR last_run < :at',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   /** Takes a due job off the schedule; false when another runner (or a cancel) got there first. */
   async claim(job: DueJob): Promise<boolean> {
     try {

@@ -1,0 +1,135 @@
+/**
+ * Cold starts: a fresh `node` per sample imports one bundle of this run (bench/bundles.ts) and
+ * handles one event (bench/cold-start-events.ts), in AWS mode as deployed: the system clock, the AWS
+ * adapters, configuration read at import. DynamoDB is the bench's DynamoDB Local (the data of
+ * bench/fixture.ts); every other AWS API the SDK calls goes to a stub that accepts the call, so no
+ * request leaves the machine. Samples interleave the bundles, so drift on the machine spreads evenly.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { JOBS } from '../shared/jobs.ts';
+import { BUNDLE_DIR, bundles, FLOOR } from './bundles.ts';
+import { coldStartEvent, floorEvent } from './cold-start-events.ts';
+import { seedFixture } from './fixture.ts';
+import { summarize } from './support.ts';
+
+const PROBE = join(import.meta.dirname, 'cold-start-probe.mjs');
+const PROBE_TIMEOUT_MS = 60_000;
+const ACCOUNT = '000000000000';
+const REGION = 'us-east-1';
+
+interface Sample {
+  import_ms: number;
+  import_cpu_ms: number;
+  first_request_ms: number;
+  outcome: string;
+  error?: string;
+}
+
+/** Answers every AWS API call with 200 and an empty JSON object: the SDK call completes, nothing is sent anywhere. */
+async function acceptingStub() {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/**
+ * What the functions find in AWS (every requireEnv of shared/): the table, the scheduler's group,
+ * role and targets, the completion queue, mail and SMS identities, the metrics namespace. Fake but
+ * well-formed; credentials are dummies, and no shared config file is read, as on Lambda. A variable
+ * added to shared/ and missing here shows as 'init failed' with its name in the results.
+ */
+export function awsModeEnvironment(dynamodbEndpoint: string, tableName: string, otherServices: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    TABLE_NAME: tableName,
+    AWS_REGION: REGION,
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_CONFIG_FILE: join(BUNDLE_DIR, 'no-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(BUNDLE_DIR, 'no-aws-credentials'),
+    AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
+    AWS_ENDPOINT_URL: otherServices,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    SCHEDULE_GROUP: 'bench',
+    SCHEDULER_ROLE_ARN: `arn:aws:iam::${ACCOUNT}:role/bench-scheduler`,
+    JOB_TARGETS: JSON.stringify(Object.fromEntries(JOBS.map((job) => [job.kind, `arn:aws:lambda:${REGION}:${ACCOUNT}:function:bench-job-${job.kind}`]))),
+    CANCEL_COMPLETION_QUEUE_URL: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/bench-cancel-completions`,
+    MAIL_FROM: 'recovery@bench.invalid',
+    SMS_ORIGINATION_IDENTITY: 'bench',
+    CORS_ORIGINS: 'https://app.bench.invalid',
+    METRICS_NAMESPACE: 'PaymentRecovery/bench',
+    LOG_LEVEL: 'error',
+  };
+}
+
+/** One fresh process; `eventFile` '-' only imports the bundle. */
+function probe(bundle: string, eventFile: string, env: NodeJS.ProcessEnv): Promise<Sample> {
+  const resultFile = bundle.replace(/\.mjs$/, '.result.json');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [PROBE, bundle, eventFile, resultFile], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(JSON.parse(readFileSync(resultFile, 'utf8')) as Sample);
+      else reject(new Error(`cold-start probe of ${bundle} exited ${code}: ${stderr.slice(-2000)}`));
+    });
+  });
+}
+
+/** Medians over the runs, and every outcome seen with its count ('200 ×5'). */
+function describeSamples(samples: readonly Sample[]) {
+  const outcomes = new Map<string, number>();
+  for (const sample of samples) outcomes.set(sample.outcome, (outcomes.get(sample.outcome) ?? 0) + 1);
+  const errors = [...new Set(samples.flatMap((sample) => (sample.error ? [sample.error] : [])))];
+  return {
+    import_ms: summarize(samples.map((sample) => sample.import_ms)).median,
+    import_cpu_ms: summarize(samples.map((sample) => sample.import_cpu_ms)).median,
+    first_request_ms: summarize(samples.map((sample) => sample.first_request_ms)).median,
+    init_ms: summarize(samples.map((sample) => sample.import_ms + sample.first_request_ms)).median,
+    outcomes: Object.fromEntries(outcomes),
+    ...(errors.length ? { errors } : {}),
+  };
+}
+
+export async function benchColdStart(runs: number) {
+  const built = await bundles();
+  const fixture = await seedFixture();
+  const stub = await acceptingStub();
+  try {
+    const env = awsModeEnvironment(process.env.AWS_ENDPOINT_URL_DYNAMODB!, process.env.TABLE_NAME!, stub.url);
+    /** Beside its bundle: payments--get.mjs gets payments--get.event.json. */
+    const writeEvent = (bundle: string, event: unknown) => {
+      const file = bundle.replace(/\.mjs$/, '.event.json');
+      writeFileSync(file, JSON.stringify(event));
+      return file;
+    };
+    const targets = [
+      ...built.floors.map((floor) => ({ kind: 'floor' as const, name: floor.name, file: floor.file, event: writeEvent(floor.file, floorEvent(fixture)) })),
+      ...built.functions.map((fn) => ({ kind: 'function' as const, name: fn.name, file: fn.file, event: writeEvent(fn.file, coldStartEvent(fn.entry, fixture)) })),
+    ];
+    const samples = new Map<string, Sample[]>(targets.map((target) => [target.name, []]));
+    // A round of imports alone first warms the machine (node itself, the page cache): without it the first processes ran several times slower.
+    for (const target of targets) await probe(target.file, '-', env);
+    for (let run = 0; run < runs; run++) {
+      for (const target of targets) samples.get(target.name)!.push(await probe(target.file, target.event, env));
+    }
+    const of = (kind: 'floor' | 'function') => targets.filter((target) => target.kind === kind).map((target) => ({ name: target.name, ...describeSamples(samples.get(target.name)!) }));
+    return {
+      runs,
+      floor: FLOOR.name,
+      floor_variants: of('floor'),
+      functions: of('function').map(({ name, ...figures }) => ({ handler: name, ...figures })),
+    };
+  } finally {
+    await stub.close();
+  }
+}

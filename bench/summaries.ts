@@ -1,0 +1,142 @@
+/**
+ * The summary sections of the bundle, cold-start, latency and throughput benches and of the
+ * targets, rendered from their results files (bench/run.ts writes them to bench/results/summary.md).
+ */
+import { kilobytes, passCount, ratioRows, renderCountChecks, renderRatioTable, TARGETS, type FunctionFigures } from './targets.ts';
+
+type Results = Record<string, any>;
+/** Another bench's latest results, if it ever ran. */
+export type Lookup = (bench: string) => Results | undefined;
+
+const contributorList = (contributors: { name: string; bytes: number }[]) => contributors.slice(0, 4).map((c) => `${c.name} ${kilobytes(c.bytes)}`).join(' · ');
+
+export function renderBundles(result: Results): string[] {
+  const functions = [...result.functions].sort((a, b) => b.bytes - a.bytes);
+  return [
+    '## Bundles',
+    '',
+    `Every function bundled as CDK bundles it (lib/bundling.ts: ESM, node22, minified, the SDK inside), ${functions.length} bundles and ${result.floor_variants.length} floor variants in ${result.build_seconds} s. ` +
+      'Sizes are the .mjs alone (source maps ship beside it); contributors are the bytes each package left in the bundle, scopes together.',
+    '',
+    '| Floor variant | Bundle | Biggest contributors |',
+    '|---|---|---|',
+    ...result.floor_variants.map((floor: any) => `| ${floor.name}${floor.name === result.floor ? ' (**the floor**)' : ''} | ${kilobytes(floor.bytes)} | ${contributorList(floor.contributors)} |`),
+    '',
+    '| Function | Bundle | Biggest contributors |',
+    '|---|---|---|',
+    ...functions.map((fn: any) => `| \`${fn.handler}\` | ${kilobytes(fn.bytes)} | ${contributorList(fn.contributors)} |`),
+    '',
+  ];
+}
+
+const fastest = (variants: any[], figure: string) => {
+  const best = [...variants].sort((a, b) => a[figure] - b[figure])[0];
+  return best ? `${best.name} (${best[figure]} ms)` : '–';
+};
+
+const answers = (outcomes: Record<string, number>) => Object.entries(outcomes).map(([outcome, count]) => `${outcome} ×${count}`).join(', ');
+
+export function renderColdStart(result: Results): string[] {
+  const functions = [...result.functions].sort((a, b) => b.init_ms - a.init_ms);
+  const failed = functions.filter((fn: any) => fn.errors);
+  const row = (name: string, figures: any) =>
+    `| ${name} | ${figures.import_ms} | ${figures.import_cpu_ms ?? '–'} | ${figures.first_request_ms} | ${figures.init_ms} | ${answers(figures.outcomes)} |`;
+  return [
+    '## Cold start',
+    '',
+    `A fresh \`node\` per sample imports the bundle and handles one event (ms, median of ${result.runs} after a warm-up round; init = import + first request, wall time; ` +
+      'import CPU is the CPU time of the import, steadier than wall time on a busy machine), in AWS mode: ' +
+      'configuration read at import, the system clock, the AWS adapters, DynamoDB Local seeded with a merchant, its key and records, other AWS APIs answered by a local stub. ' +
+      'Routes get their API Gateway event with the admin key (writes an empty JSON body, so 400 is a normal answer), jobs, the stream and the queue worker their own events. ' +
+      'The runtime-SDK variants load the SDK from node_modules, standing in for the copy in the Lambda runtime (another version, read from its own files).',
+    '',
+    '| Floor variant | Import | Import CPU | First request | Init | Answered |',
+    '|---|---|---|---|---|---|',
+    ...result.floor_variants.map((floor: any) => row(`${floor.name}${floor.name === result.floor ? ' (**the floor**)' : ''}`, floor)),
+    '',
+    `Fastest floor variant in this run by init: ${fastest(result.floor_variants, 'init_ms')}; by import CPU: ${fastest(result.floor_variants, 'import_cpu_ms')} ` +
+      '(the choice of the floor: docs/decisions.md, "Bundles and cold start").',
+    '',
+    '| Function | Import | Import CPU | First request | Init | Answered |',
+    '|---|---|---|---|---|---|',
+    ...functions.map((fn: any) => row(`\`${fn.handler}\``, fn)),
+    '',
+    ...failed.map((fn: any) => `- \`${fn.handler}\`: ${fn.errors.join('; ')}`),
+    ...(failed.length ? [''] : []),
+  ];
+}
+
+export function renderLatency(result: Results, lookup: Lookup): string[] {
+  const ingestion = lookup('ingestion')?.in_process?.new_customer_failure;
+  const row = (name: string, r: any) =>
+    `| ${name} | ${r.latency_ms.median} / ${r.latency_ms.p99} | ${r.dynamodb_requests.median} / ${r.dynamodb_requests.max} | ${r.scheduler_calls?.median ?? '–'} |`;
+  return [
+    '## Hot routes in process',
+    '',
+    `Real handlers and middleware through the local dispatch against DynamoDB Local, ${result.samples} calls per route after warm-up, each on its own record. ` +
+      'Scheduler calls are the local scheduler\'s writes (EventBridge Scheduler in AWS), not counted as DynamoDB requests.',
+    '',
+    '| Route | Latency ms (median / p99) | DynamoDB requests (median / max) | Scheduler calls |',
+    '|---|---|---|---|',
+    ...(ingestion ? [row('webhook ingestion, new failure (ingestion bench)', ingestion)] : []),
+    ...Object.entries(result.routes as Record<string, any>).map(([route, r]) => row(route, r)),
+    '',
+  ];
+}
+
+export function renderThroughput(result: Results): string[] {
+  return [
+    '## Local server throughput',
+    '',
+    `autocannon against \`npm start -- --memory\`, ${result.connections} connections for ${result.seconds} s per route, ` +
+      `the merchant's rate limit raised to ${result.rate_limit_per_minute.toLocaleString('en-US')}/min with the ops CLI and a fresh window per run.`,
+    '',
+    '| Route | Requests/s | Latency ms (p50 / p99) | Requests | Non-2xx | Errors |',
+    '|---|---|---|---|---|---|',
+    ...Object.entries(result.routes as Record<string, any>).map(
+      ([route, r]) => `| ${route} | ${r.requests_per_second} | ${r.latency_ms.p50} / ${r.latency_ms.p99} | ${r.requests} | ${r.non_2xx} | ${r.errors} |`,
+    ),
+    '',
+  ];
+}
+
+/** Each function's bundle size and (when it started) cold start, joined by handler. */
+function functionFigures(bundles: Results | undefined, coldStart: Results | undefined): FunctionFigures[] {
+  const handlers = new Set<string>([...(bundles?.functions ?? []), ...(coldStart?.functions ?? [])].map((fn: any) => fn.handler));
+  return [...handlers].map((handler) => {
+    const started = coldStart?.functions.find((fn: any) => fn.handler === handler);
+    return {
+      handler,
+      bytes: bundles?.functions.find((fn: any) => fn.handler === handler)?.bytes,
+      initMs: started && !started.outcomes['init failed'] ? started.init_ms : undefined,
+    };
+  });
+}
+
+const floorOf = (result: Results | undefined) => result?.floor_variants.find((floor: any) => floor.name === result.floor);
+
+/** The ratio table (all functions, or the worst `limit`) and the request budgets, from the latest results. */
+export function renderTargets(lookup: Lookup, limit?: number): string[] {
+  const bundles = lookup('bundles');
+  const coldStart = lookup('cold-start');
+  const floor = { bytes: floorOf(bundles)?.bytes, initMs: floorOf(coldStart)?.init_ms };
+  const rows = ratioRows(functionFigures(bundles, coldStart), floor);
+  const ingestion = lookup('ingestion')?.in_process;
+  const reads = lookup('latency')?.routes;
+  return [
+    '## Targets',
+    '',
+    `Against the floor (${bundles?.floor ?? coldStart?.floor ?? 'not measured'}) of the same run: bundle ≤ ${TARGETS.bundleRatio}× (${passCount(rows, (row) => row.bundle)}), ` +
+      `init ≤ ${TARGETS.initRatio}× (${passCount(rows, (row) => row.init)}); worst first. A function that failed its cold start has no init figure.`,
+    '',
+    ...renderRatioTable(rows, floor, limit),
+    '',
+    ...renderCountChecks([
+      { name: "Ingestion, a new customer's failure", measured: ingestion?.new_customer_failure?.dynamodb_requests.median, limit: TARGETS.ingestionRequests },
+      { name: "Ingestion, a known customer's new failure", measured: ingestion?.existing_customer_failure?.dynamodb_requests.median, limit: TARGETS.ingestionRequests },
+      { name: 'Authenticated read, GET /v1/payments', measured: reads?.['GET /v1/payments']?.dynamodb_requests.median, limit: TARGETS.authenticatedReadRequests },
+      { name: 'Authenticated read, GET /v1/payments/{id}', measured: reads?.['GET /v1/payments/{id}']?.dynamodb_requests.median, limit: TARGETS.authenticatedReadRequests },
+    ]),
+    '',
+  ];
+}

@@ -1,0 +1,93 @@
+/**
+ * The targets of issue #9, as ratios to the floor measured in the same run and as DynamoDB requests
+ * per call, and how the bench reports them: every function's ratios with pass or FAIL, worst first.
+ */
+export const TARGETS = {
+  /** A function's minified bundle, over the floor's. */
+  bundleRatio: 1.25,
+  /** A function's cold start (import and first request), over the floor's. */
+  initRatio: 1.25,
+  /** DynamoDB requests to ingest a webhook reporting a new failure. */
+  ingestionRequests: 3,
+  /** DynamoDB requests of an authenticated read: key lookup (cached briefly), rate-limit update, data. */
+  authenticatedReadRequests: 3,
+} as const;
+
+export interface FunctionFigures {
+  handler: string;
+  /** Minified bundle, from the bundles bench. */
+  bytes?: number;
+  /** Import plus first request, median, from the cold-start bench. */
+  initMs?: number;
+}
+
+export interface Ratio {
+  value: number;
+  ratio: number;
+  pass: boolean;
+}
+
+export interface RatioRow {
+  handler: string;
+  bundle?: Ratio;
+  init?: Ratio;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+function ratioOf(value: number | undefined, floor: number | undefined, limit: number): Ratio | undefined {
+  if (value === undefined || floor === undefined || floor <= 0) return undefined;
+  const ratio = round2(value / floor);
+  return { value, ratio, pass: ratio <= limit };
+}
+
+/** Each function against the floor, the worst ratio first (by the larger of its two). */
+export function ratioRows(functions: readonly FunctionFigures[], floor: Omit<FunctionFigures, 'handler'>): RatioRow[] {
+  const worst = (row: RatioRow) => Math.max(row.bundle?.ratio ?? 0, row.init?.ratio ?? 0);
+  return functions
+    .map((figures) => ({
+      handler: figures.handler,
+      bundle: ratioOf(figures.bytes, floor.bytes, TARGETS.bundleRatio),
+      init: ratioOf(figures.initMs, floor.initMs, TARGETS.initRatio),
+    }))
+    .sort((a, b) => worst(b) - worst(a) || a.handler.localeCompare(b.handler));
+}
+
+export const kilobytes = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+const verdict = (pass: boolean) => (pass ? 'pass' : '**FAIL**');
+const cell = (ratio: Ratio | undefined, show: (value: number) => string) =>
+  ratio ? [show(ratio.value), `${ratio.ratio.toFixed(2)}× ${verdict(ratio.pass)}`] : ['–', '–'];
+
+/** How many functions meet a target, e.g. '3 of 49 functions pass'. */
+export function passCount(rows: readonly RatioRow[], pick: (row: RatioRow) => Ratio | undefined): string {
+  const measured = rows.map(pick).filter((ratio): ratio is Ratio => ratio !== undefined);
+  return `${measured.filter((ratio) => ratio.pass).length} of ${measured.length} functions pass`;
+}
+
+/** The markdown table: the floor first, then the functions (the first `limit` of them, worst first). */
+export function renderRatioTable(rows: readonly RatioRow[], floor: Omit<FunctionFigures, 'handler'>, limit = rows.length): string[] {
+  const line = (name: string, bundle: string[], init: string[]) => `| ${name} | ${bundle.join(' | ')} | ${init.join(' | ')} |`;
+  return [
+    `| Function | Bundle | × floor (≤ ${TARGETS.bundleRatio}) | Init ms | × floor (≤ ${TARGETS.initRatio}) |`,
+    '|---|---|---|---|---|',
+    line('**floor**', [floor.bytes === undefined ? '–' : kilobytes(floor.bytes), '1.00×'], [floor.initMs === undefined ? '–' : String(floor.initMs), '1.00×']),
+    ...rows.slice(0, limit).map((row) => line(`\`${row.handler}\``, cell(row.bundle, kilobytes), cell(row.init, String))),
+  ];
+}
+
+export interface CountCheck {
+  name: string;
+  /** Median DynamoDB requests per call; undefined when that bench has no results yet. */
+  measured: number | undefined;
+  limit: number;
+}
+
+export function renderCountChecks(checks: readonly CountCheck[]): string[] {
+  return [
+    '| Target | DynamoDB requests per call (median) | Limit | |',
+    '|---|---|---|---|',
+    ...checks.map(
+      (check) => `| ${check.name} | ${check.measured ?? '–'} | ≤ ${check.limit} | ${check.measured === undefined ? 'not measured' : verdict(check.measured <= check.limit)} |`,
+    ),
+  ];
+}

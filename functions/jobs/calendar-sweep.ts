@@ -1,0 +1,6 @@
+import { runtime } from '#shared/composition';
+import { sweepCalendar } from '#shared/domain/calendar-scan';
+import { recurringJobHandler } from '#shared/recurring-job-handler';
+
+/** The daily calendar sweep (a recurring schedule's target): queues one calendar scan per tenant with an active calendar campaign. */
+export const handler = recurringJobHandler('calendar-sweep', (scheduledTime) => sweepCalendar(scheduledTime, runtime.clock.now()));

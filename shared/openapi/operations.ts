@@ -1,0 +1,86 @@
+import type * as z from 'zod';
+import { campaignAnalyticsSchema, recoveryAnalyticsSchema } from '../representations/schemas/analytics.ts';
+import { apiKeySchema, apiKeyWithSecretSchema, callerSchema } from '../representations/schemas/api-key.ts';
+import {
+  activatedCampaignSchema,
+  archivedCampaignSchema,
+  campaignListItemSchema,
+  campaignSchema,
+  createdCampaignSchema,
+  pausedCampaignSchema,
+  updatedCampaignSchema,
+} from '../representations/schemas/campaign.ts';
+import { cancelFeedbackSchema } from '../representations/schemas/cancel-feedback.ts';
+import { cancelFlowSchema } from '../representations/schemas/cancel-flow.ts';
+import { advancedSessionSchema, completedSessionSchema, sessionStateSchema, startedSessionSchema } from '../representations/schemas/cancel-session.ts';
+import { deletedObject, pageOf, single } from '../representations/schemas/common.ts';
+import { customerDetailSchema, customerErasureSchema, customerListItemSchema } from '../representations/schemas/customer.ts';
+import { enrollmentSchema } from '../representations/schemas/enrollment.ts';
+import { customerPaymentSchema, paymentDetailSchema, paymentSchema, retryStartedSchema } from '../representations/schemas/payment.ts';
+import { processorConnectionSchema } from '../representations/schemas/processor-connection.ts';
+import { webhookDeliverySchema, webhookEndpointSchema, webhookEndpointWithSecretSchema } from '../representations/schemas/webhook-endpoint.ts';
+import { webhookReceiptSchema } from '../representations/schemas/webhook-receipt.ts';
+
+/**
+ * What each route's handler answers on success, by handler module (the route table's `handler`).
+ * Requests are described by the handlers themselves (their contracts); responses cannot be, since
+ * handlers must not load response schemas. The representation functions are typed from these
+ * schemas, and test/integration/openapi-responses.test.ts checks real answers of every route against them.
+ */
+export interface OperationDescription {
+  summary: string;
+  status: 200 | 201;
+  body: z.ZodType;
+}
+
+const created = (summary: string, body: z.ZodType): OperationDescription => ({ summary, status: 201, body });
+const ok = (summary: string, body: z.ZodType): OperationDescription => ({ summary, status: 200, body });
+
+export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
+  'auth/me': ok('Describe the presented API key: merchant, environment, scopes and limits', single(callerSchema)),
+  'api-keys/list': ok('List API keys, newest first', pageOf(apiKeySchema)),
+  'api-keys/create': created('Create an API key; its secret is in this response only', single(apiKeyWithSecretSchema)),
+  'api-keys/rotate': ok('Rotate a key: a new secret, the old one works 24 more hours', single(apiKeyWithSecretSchema)),
+  'api-keys/revoke': ok('Revoke a key, and any secret in its grace period, now', single(apiKeySchema)),
+  'campaigns/list': ok('List campaigns', pageOf(campaignListItemSchema)),
+  'campaigns/get': ok('Get a campaign with every field', single(campaignSchema)),
+  'campaigns/create': created('Create a draft campaign', single(createdCampaignSchema)),
+  'campaigns/update': ok('Update a campaign: the fields sent, as a new definition version', single(updatedCampaignSchema)),
+  'campaigns/activate': ok('Activate a draft or paused campaign', single(activatedCampaignSchema)),
+  'campaigns/pause': ok('Pause an active campaign', single(pausedCampaignSchema)),
+  'campaigns/archive': ok('Archive a campaign for good', single(archivedCampaignSchema)),
+  'campaigns/delete': ok('Delete a draft campaign', single(deletedObject('cmp'))),
+  'campaigns/enroll': created('Enroll a customer by hand', single(enrollmentSchema)),
+  'cancel-flows/list': ok('List cancel flows, newest first', pageOf(cancelFlowSchema)),
+  'cancel-flows/get': ok('Get a cancel flow with its steps', single(cancelFlowSchema)),
+  'cancel-flows/create': created('Create a draft cancel flow', single(cancelFlowSchema)),
+  'cancel-flows/update': ok('Update a cancel flow: the fields sent', single(cancelFlowSchema)),
+  'cancel-flows/activate': ok("Activate a cancel flow; the environment's previous one becomes inactive", single(cancelFlowSchema)),
+  'cancel-flows/archive': ok('Archive a cancel flow for good', single(cancelFlowSchema)),
+  'cancel-feedback/list': ok('List what subscribers answered in completed cancel sessions', pageOf(cancelFeedbackSchema)),
+  'payments/list': ok('List payments', pageOf(paymentSchema)),
+  'payments/get': ok('Get a payment with its customer and retries', single(paymentDetailSchema)),
+  'payments/retry': ok('Retry a pending or communication_pending payment now', single(retryStartedSchema)),
+  'customers/list': ok('List and search customers', pageOf(customerListItemSchema)),
+  'customers/get': ok('Get a customer with subscriptions, payment method and recovery summary', single(customerDetailSchema)),
+  'customers/payments': ok("List a customer's payments", pageOf(customerPaymentSchema)),
+  'customers/erase': ok("Erase a customer's personal data (GDPR); payments are kept anonymised", single(customerErasureSchema)),
+  'webhook-endpoints/list': ok('List outbound webhook endpoints', pageOf(webhookEndpointSchema)),
+  'webhook-endpoints/create': created('Create an outbound webhook endpoint; its signing secret is in this response only', single(webhookEndpointWithSecretSchema)),
+  'webhook-endpoints/update': ok('Update an endpoint; enabled=true also re-enables one disabled for failing', single(webhookEndpointSchema)),
+  'webhook-endpoints/delete': ok('Delete an endpoint', single(deletedObject('we'))),
+  'webhook-endpoints/rotate-secret': ok('Rotate the signing secret; both sign for 24 hours', single(webhookEndpointWithSecretSchema)),
+  'webhook-endpoints/deliveries': ok("List an endpoint's deliveries of the last 30 days", pageOf(webhookDeliverySchema)),
+  'webhook-endpoints/replay': ok('Queue one more attempt of a delivery', single(webhookDeliverySchema)),
+  'analytics/recovery': ok('Recovery analytics: failure cohorts per currency, with a series', single(recoveryAnalyticsSchema)),
+  'analytics/campaigns': ok('Campaign analytics: enrollment cohorts per campaign', single(campaignAnalyticsSchema)),
+  'processors/list': ok('List processor connections and their webhook URLs', pageOf(processorConnectionSchema)),
+  'processors/connect': ok('Connect a processor (or replace its secrets); returns the webhook URL to configure there', single(processorConnectionSchema)),
+  'cancel-sessions/start': created("Start a cancel session on the merchant's active flow", startedSessionSchema),
+  'cancel-sessions/get': ok('Read a cancel session and its current step', sessionStateSchema),
+  'cancel-sessions/advance': ok('Record the response to the current step and move on', advancedSessionSchema),
+  'cancel-sessions/complete': ok('Complete the session: saved or churned', completedSessionSchema),
+  'webhooks/stripe': ok('Receive a Stripe event', webhookReceiptSchema),
+  'webhooks/braintree': ok('Receive a Braintree notification', webhookReceiptSchema),
+  'webhooks/generic': ok('Receive an event in the generic format (any other processor)', webhookReceiptSchema),
+};

@@ -1,0 +1,75 @@
+import * as z from 'zod';
+import { CATEGORIES, CHANNELS, INTERVALS } from '../../domain/analytics.ts';
+import { CAMPAIGN_STATUSES } from '../../domain/campaigns.ts';
+import { amount, count, currency, prefixedId, rate } from './common.ts';
+
+const day = z.iso.date();
+const tally = z.strictObject({ count: z.int(), amount: z.int() });
+
+/** GET /v1/analytics/recovery: failure cohorts of [from, to], per currency (docs/decisions.md, Analytics). */
+export const recoveryAnalyticsSchema = z
+  .strictObject({
+    from: day,
+    to: day,
+    interval: z.enum(INTERVALS),
+    psp: z.string().nullable(),
+    currency: currency.nullable(),
+    totals: z.strictObject({ failed_count: count, recovered_count: count, terminal_count: count, pending_count: count, recovery_rate: rate }),
+    currencies: z.array(
+      z.strictObject({
+        currency,
+        failed: tally,
+        recovered: tally,
+        terminal: tally,
+        pending: tally,
+        recovery_rate: rate,
+        by_category: z.record(
+          z.enum(CATEGORIES),
+          z.strictObject({
+            failed_count: count,
+            failed_amount: amount,
+            recovered_count: count,
+            recovered_amount: amount,
+            terminal_count: count,
+            recovery_rate: rate,
+          }),
+        ),
+        by_channel: z.record(z.enum(CHANNELS), tally),
+        series: z.array(
+          z.strictObject({
+            period_start: day,
+            failed_count: count,
+            failed_amount: amount,
+            recovered_count: count,
+            recovered_amount: amount,
+            terminal_count: count,
+            pending_count: count,
+            recovery_rate: rate,
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: 'RecoveryAnalytics' });
+
+/** GET /v1/analytics/campaigns: enrollment cohorts of [from, to], per campaign. */
+export const campaignAnalyticsSchema = z
+  .strictObject({
+    from: day,
+    to: day,
+    campaigns: z.array(
+      z.strictObject({
+        campaign_id: prefixedId('cmp'),
+        name: z.string().nullable(),
+        status: z.enum(CAMPAIGN_STATUSES).nullable(),
+        enrolled_count: count,
+        messages_sent: z.strictObject({ email: count, sms: count, total: count }),
+        recovered_count: count,
+        recovered_amounts: z.array(z.strictObject({ currency, count, amount })),
+        recovery_rate: rate,
+        recovered_before_first_message: count,
+        steps: z.array(z.strictObject({ step: count, messages_sent: count, recovered_count: count, conversion_rate: rate })),
+      }),
+    ),
+  })
+  .meta({ id: 'CampaignAnalytics' });

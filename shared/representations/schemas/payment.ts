@@ -1,0 +1,65 @@
+import * as z from 'zod';
+import { DECLINE_CATEGORIES, PAYMENT_STATUSES } from '../../domain/payments.ts';
+import { amount, count, currency, prefixedId, timestamp } from './common.ts';
+
+/** §2.4: the payment object of lists and events. */
+export const paymentSchema = z
+  .strictObject({
+    id: prefixedId('pay'),
+    customer_id: prefixedId('cus').nullable().meta({ description: 'null once the customer was erased' }),
+    subscription_id: prefixedId('sub').nullable(),
+    amount,
+    currency,
+    status: z.enum(PAYMENT_STATUSES),
+    decline_code: z.string().nullable().meta({ description: "the processor's raw decline code" }),
+    decline_category: z.enum(DECLINE_CATEGORIES),
+    decline_subcategory: z.string().nullable(),
+    psp: z.string(),
+    psp_payment_id: z.string(),
+    retry_count: count,
+    max_retries: count,
+    next_retry_at: timestamp.nullable(),
+    recovered_at: timestamp.nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Payment' });
+
+/** §2.4 detail: the payment, its customer's name and email, and every attempt. */
+export const paymentDetailSchema = paymentSchema
+  .extend({
+    customer: z
+      .strictObject({ id: prefixedId('cus'), email: z.string().nullable(), name: z.string().nullable() })
+      .nullable()
+      .meta({ description: 'null once the customer was erased' }),
+    retries: z.array(
+      z.strictObject({
+        attempt: z.int().min(1),
+        status: z.enum(['failed', 'succeeded']),
+        decline_code: z.string().nullable(),
+        attempted_at: timestamp,
+      }),
+    ),
+  })
+  .meta({ id: 'PaymentDetail' });
+
+/** §4.2: a payment in a customer's payment list. */
+export const customerPaymentSchema = paymentSchema
+  .pick({ id: true, amount: true, currency: true, status: true, decline_code: true, decline_category: true, retry_count: true, created_at: true, recovered_at: true })
+  .meta({ id: 'CustomerPayment' });
+
+/** §4.3 retry response. */
+export const retryStartedSchema = z
+  .strictObject({
+    id: prefixedId('pay'),
+    status: z.enum(PAYMENT_STATUSES),
+    retry_count: count,
+    retry_initiated_at: timestamp.nullable(),
+    message: z.string(),
+  })
+  .meta({ id: 'RetryStarted' });
+
+export type PaymentResource = z.output<typeof paymentSchema>;
+export type PaymentDetail = z.output<typeof paymentDetailSchema>;
+export type CustomerPaymentItem = z.output<typeof customerPaymentSchema>;
+export type RetryStarted = z.output<typeof retryStartedSchema>;

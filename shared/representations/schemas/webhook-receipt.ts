@@ -1,0 +1,15 @@
+import * as z from 'zod';
+import { prefixedId } from './common.ts';
+
+/** A processor webhook's acknowledgement: what the event changed. */
+export const webhookReceiptSchema = z
+  .strictObject({
+    received: z.literal(true),
+    event_id: z.string().meta({ description: "the processor's event id" }),
+    outcome: z.enum(['created', 'duplicate', 'updated', 'ignored']),
+    payment_id: prefixedId('pay').optional(),
+    customer_id: prefixedId('cus').optional(),
+  })
+  .meta({ id: 'WebhookReceipt' });
+
+export type WebhookReceipt = z.output<typeof webhookReceiptSchema>;

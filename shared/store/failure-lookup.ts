@@ -1,0 +1,35 @@
+import { runtime } from '../composition.ts';
+import type { Tenant } from '../domain/tenant.ts';
+import { customerRefKey } from './customers.ts';
+import { batchGetConsistent } from './dynamo.ts';
+import { paymentReferenceKeys, referenceMatch, type ReferenceMatch } from './payments.ts';
+
+const { db, tableName } = runtime;
+
+/** What a failed-payment event finds already recorded. */
+export interface RecordedFailure {
+  /** The customer of the event's processor customer id, if one exists. */
+  customerId: string | undefined;
+  /** The payment one of the event's charge ids already points at: the event is a replay or a sibling. */
+  payment: ReferenceMatch | undefined;
+}
+
+/**
+ * The customer reference and the charge references of a failed-payment event in one consistent batch
+ * read, so ingesting a failure costs this read and its transaction (plus the customer's item when it
+ * is known). The transaction's conditions still decide; this read only picks the likely path.
+ */
+export async function findRecordedFailure(tenant: Tenant, psp: string, pspCustomerId: string, references: readonly string[]): Promise<RecordedFailure> {
+  const customerKey = customerRefKey(tenant, psp, pspCustomerId);
+  const found = await batchGetConsistent(
+    db,
+    tableName,
+    [customerKey, ...paymentReferenceKeys(tenant, psp, references)],
+    'sk, customer_id, payment_id',
+  );
+  const customerRef = found.find((item) => item.sk === customerKey.sk);
+  return {
+    customerId: customerRef?.customer_id as string | undefined,
+    payment: referenceMatch(psp, references, found.filter((item) => item !== customerRef)),
+  };
+}

@@ -1,0 +1,68 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { runtime } from '../../shared/composition.ts';
+import { call, newMerchant } from '../support/api.ts';
+import { requestCounter } from '../support/dynamodb-requests.ts';
+import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
+
+/** Issue #9's budgets: DynamoDB requests per call on a warm instance (the scheduler's calls are not DynamoDB in AWS). */
+const INGESTION_BUDGET = 3;
+const AUTHENTICATED_READ_BUDGET = 3;
+
+const counter = requestCounter(runtime.db);
+afterAll(() => counter.stop());
+
+async function measured<T>(work: () => Promise<T>): Promise<{ result: T; requests: number }> {
+  counter.reset();
+  const result = await work();
+  return { result, requests: counter.count };
+}
+
+async function warmWebhook() {
+  const { keys } = await newMerchant();
+  const path = await connect(keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+  // The first webhook reads the connection; later ones verify against this instance's copy.
+  expect((await postGeneric(path, genericFailure())).status).toBe(200);
+  return { keys, path };
+}
+
+describe('DynamoDB requests per call on a warm instance', () => {
+  it(`ingests a new customer's failure and a known customer's in at most ${INGESTION_BUDGET} requests each`, async () => {
+    // Prepare
+    const { path } = await warmWebhook();
+    const first = genericFailure();
+    // Act
+    const newCustomer = await measured(() => postGeneric(path, first));
+    const knownCustomer = await measured(() => postGeneric(path, genericFailure({ customerId: first.customer.id })));
+    // Assess
+    expect(newCustomer.result.body.outcome).toBe('created');
+    expect(knownCustomer.result.body).toMatchObject({ outcome: 'created', customer_id: newCustomer.result.body.customer_id });
+    expect(newCustomer.requests).toBeLessThanOrEqual(INGESTION_BUDGET);
+    expect(knownCustomer.requests).toBeLessThanOrEqual(INGESTION_BUDGET);
+  });
+
+  it(`answers a replayed delivery in at most ${INGESTION_BUDGET} requests, recording nothing twice`, async () => {
+    // Prepare
+    const { path } = await warmWebhook();
+    const event = genericFailure();
+    const recorded = await postGeneric(path, event);
+    // Act
+    const replay = await measured(() => postGeneric(path, event));
+    // Assess
+    expect(replay.result.body).toMatchObject({ outcome: 'duplicate', payment_id: recorded.body.payment_id });
+    expect(replay.requests).toBeLessThanOrEqual(INGESTION_BUDGET);
+  });
+
+  it(`answers a warm authenticated GET /v1/payments/{id} in at most ${AUTHENTICATED_READ_BUDGET} requests: rate limit and data`, async () => {
+    // Prepare
+    const { keys, path } = await warmWebhook();
+    const failure = await postGeneric(path, genericFailure());
+    // The first authenticated request reads the key; later ones within the key cache's lifetime do not.
+    expect((await call('GET', '/v1/auth/me', { key: keys.test_read })).status).toBe(200);
+    // Act
+    const read = await measured(() => call('GET', `/v1/payments/${failure.body.payment_id}`, { key: keys.test_read }));
+    // Assess
+    expect(read.result.status).toBe(200);
+    expect(read.result.body.data.customer.id).toBe(failure.body.customer_id);
+    expect(read.requests).toBeLessThanOrEqual(AUTHENTICATED_READ_BUDGET);
+  });
+});

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { contributors, OUR_CODE, packageOf } from '../../bench/bundle-contributors.ts';
+import { pathParametersFor } from '../../bench/cold-start-events.ts';
+import { passCount, ratioRows, renderCountChecks, renderRatioTable } from '../../bench/targets.ts';
+import { ROUTES, type Route } from '../../shared/routes.ts';
+
+describe('bundle contributors', () => {
+  it('names the package of an input, the innermost one for nested node_modules', () => {
+    expect(packageOf('node_modules/zod/v4/core/core.js')).toBe('zod');
+    expect(packageOf('node_modules/@aws-sdk/client-dynamodb/dist-es/index.js')).toBe('@aws-sdk/client-dynamodb');
+    expect(packageOf('node_modules/@aws-sdk/lib-dynamodb/node_modules/@smithy/core/dist-es/index.js')).toBe('@smithy/core');
+    expect(packageOf('(disabled):node_modules/braintree/lib/x.js')).toBe('braintree');
+    expect(packageOf('shared/http/rest-handler.ts')).toBe(OUR_CODE);
+  });
+
+  it('groups inputs by scope or package, largest first, with their share of the bundle', () => {
+    // Prepare
+    const inputs = {
+      'node_modules/@aws-sdk/client-dynamodb/dist-es/index.js': { bytesInOutput: 300 },
+      'node_modules/@aws-sdk/lib-dynamodb/dist-es/index.js': { bytesInOutput: 100 },
+      'node_modules/@smithy/core/dist-es/index.js': { bytesInOutput: 250 },
+      'node_modules/zod/v4/core/core.js': { bytesInOutput: 200 },
+      'shared/routes.ts': { bytesInOutput: 80 },
+      'functions/payments/get.ts': { bytesInOutput: 20 },
+      'node_modules/zod/v4/locales/en.js': { bytesInOutput: 0 },
+    };
+    // Act
+    const groups = contributors(inputs, 1000);
+    // Assess
+    expect(groups).toEqual([
+      { name: '@aws-sdk/*', bytes: 400, share: 0.4 },
+      { name: '@smithy/*', bytes: 250, share: 0.25 },
+      { name: 'zod', bytes: 200, share: 0.2 },
+      { name: OUR_CODE, bytes: 100, share: 0.1 },
+    ]);
+  });
+});
+
+describe('targets against the floor', () => {
+  const floor = { bytes: 400_000, initMs: 200 };
+
+  it('computes both ratios per function, marks each against 1.25, and sorts the worst first', () => {
+    // Act
+    const rows = ratioRows(
+      [
+        { handler: 'auth/me', bytes: 440_000, initMs: 210 },
+        { handler: 'webhooks/stripe', bytes: 1_200_000, initMs: 300 },
+        { handler: 'jobs/campaign-step', bytes: 480_000 },
+      ],
+      floor,
+    );
+    // Assess
+    expect(rows.map((row) => row.handler)).toEqual(['webhooks/stripe', 'jobs/campaign-step', 'auth/me']);
+    expect(rows[0]).toEqual({ handler: 'webhooks/stripe', bundle: { value: 1_200_000, ratio: 3, pass: false }, init: { value: 300, ratio: 1.5, pass: false } });
+    expect(rows[1]).toEqual({ handler: 'jobs/campaign-step', bundle: { value: 480_000, ratio: 1.2, pass: true }, init: undefined });
+    expect(rows[2]!.init).toEqual({ value: 210, ratio: 1.05, pass: true });
+    expect(passCount(rows, (row) => row.bundle)).toBe('2 of 3 functions pass');
+    expect(passCount(rows, (row) => row.init)).toBe('1 of 2 functions pass');
+  });
+
+  it('renders the floor first, then the functions up to the limit, failures in bold', () => {
+    // Prepare
+    const rows = ratioRows(
+      [
+        { handler: 'webhooks/stripe', bytes: 1_228_800, initMs: 300 },
+        { handler: 'auth/me', bytes: 409_600, initMs: 200 },
+      ],
+      floor,
+    );
+    // Act
+    const table = renderRatioTable(rows, floor, 1);
+    // Assess
+    expect(table).toEqual([
+      '| Function | Bundle | × floor (≤ 1.25) | Init ms | × floor (≤ 1.25) |',
+      '|---|---|---|---|---|',
+      '| **floor** | 390.6 KB | 1.00× | 200 | 1.00× |',
+      '| `webhooks/stripe` | 1200.0 KB | 3.07× **FAIL** | 300 | 1.50× **FAIL** |',
+    ]);
+  });
+
+  it('checks request budgets, telling an unmeasured one apart from a failed one', () => {
+    expect(
+      renderCountChecks([
+        { name: 'ingestion', measured: 4, limit: 3 },
+        { name: 'read', measured: 3, limit: 3 },
+        { name: 'never ran', measured: undefined, limit: 3 },
+      ]).slice(2),
+    ).toEqual(['| ingestion | 4 | ≤ 3 | **FAIL** |', '| read | 3 | ≤ 3 | pass |', '| never ran | – | ≤ 3 | not measured |']);
+  });
+});
+
+describe('cold-start request paths', () => {
+  const values = { 'webhooks:id': 'whe_1', 'spare:webhooks:id': 'whe_2', 'deliveries:delivery_id': 'del_1', 'webhooks:psp': 'acme', 'webhooks:connection_id': 'pcn_1' };
+  const route = (method: string, path: string) => ROUTES.find((candidate) => candidate.method === method && candidate.path === path)!;
+
+  it('fills each parameter by the literal segment before it', () => {
+    expect(pathParametersFor(route('POST', '/v1/webhooks/{id}/deliveries/{delivery_id}/replay'), values)).toEqual({ id: 'whe_1', delivery_id: 'del_1' });
+    expect(pathParametersFor(route('POST', '/webhooks/{psp}/{connection_id}'), values)).toEqual({ psp: 'acme', connection_id: 'pcn_1' });
+  });
+
+  it('gives deleting routes the spare record, so the others keep theirs', () => {
+    expect(pathParametersFor(route('DELETE', '/v1/webhooks/{id}'), values)).toEqual({ id: 'whe_2' });
+  });
+
+  it('refuses a parameter the fixture has no value for, naming it', () => {
+    const unknown: Route = { method: 'GET', path: '/v1/things/{id}', handler: 'things/get', surface: 'rest', table: 'read' };
+    expect(() => pathParametersFor(unknown, values)).toThrow('bench/fixture.ts seeds no value for things:id');
+  });
+});
