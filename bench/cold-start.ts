@@ -25,6 +25,7 @@ interface Sample {
   import_ms: number;
   import_cpu_ms: number;
   first_request_ms: number;
+  first_request_cpu_ms: number;
   outcome: string;
   error?: string;
 }
@@ -95,6 +96,7 @@ function describeSamples(samples: readonly Sample[]) {
     import_cpu_ms: summarize(samples.map((sample) => sample.import_cpu_ms)).median,
     first_request_ms: summarize(samples.map((sample) => sample.first_request_ms)).median,
     init_ms: summarize(samples.map((sample) => sample.import_ms + sample.first_request_ms)).median,
+    init_cpu_ms: summarize(samples.map((sample) => sample.import_cpu_ms + sample.first_request_cpu_ms)).median,
     outcomes: Object.fromEntries(outcomes),
     ...(errors.length ? { errors } : {}),
   };

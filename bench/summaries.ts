@@ -40,25 +40,25 @@ export function renderColdStart(result: Results): string[] {
   const functions = [...result.functions].sort((a, b) => b.init_ms - a.init_ms);
   const failed = functions.filter((fn: any) => fn.errors);
   const row = (name: string, figures: any) =>
-    `| ${name} | ${figures.import_ms} | ${figures.import_cpu_ms ?? '–'} | ${figures.first_request_ms} | ${figures.init_ms} | ${answers(figures.outcomes)} |`;
+    `| ${name} | ${figures.import_ms} | ${figures.import_cpu_ms} | ${figures.first_request_ms} | ${figures.init_ms} | ${figures.init_cpu_ms} | ${answers(figures.outcomes)} |`;
   return [
     '## Cold start',
     '',
-    `A fresh \`node\` per sample imports the bundle and handles one event (ms, median of ${result.runs} after a warm-up round; init = import + first request, wall time; ` +
-      'import CPU is the CPU time of the import, steadier than wall time on a busy machine), in AWS mode: ' +
+    `A fresh \`node\` per sample imports the bundle and handles one event (ms, median of ${result.runs} after a round of imports alone; init = import + first request, wall time; ` +
+      'the CPU columns are the process\'s CPU time, steadier than wall time on a busy machine), in AWS mode: ' +
       'configuration read at import, the system clock, the AWS adapters, DynamoDB Local seeded with a merchant, its key and records, other AWS APIs answered by a local stub. ' +
       'Routes get their API Gateway event with the admin key (writes an empty JSON body, so 400 is a normal answer), jobs, the stream and the queue worker their own events. ' +
       'The runtime-SDK variants load the SDK from node_modules, standing in for the copy in the Lambda runtime (another version, read from its own files).',
     '',
-    '| Floor variant | Import | Import CPU | First request | Init | Answered |',
-    '|---|---|---|---|---|---|',
+    '| Floor variant | Import | Import CPU | First request | Init | Init CPU | Answered |',
+    '|---|---|---|---|---|---|---|',
     ...result.floor_variants.map((floor: any) => row(`${floor.name}${floor.name === result.floor ? ' (**the floor**)' : ''}`, floor)),
     '',
     `Fastest floor variant in this run by init: ${fastest(result.floor_variants, 'init_ms')}; by import CPU: ${fastest(result.floor_variants, 'import_cpu_ms')} ` +
       '(the choice of the floor: docs/decisions.md, "Bundles and cold start").',
     '',
-    '| Function | Import | Import CPU | First request | Init | Answered |',
-    '|---|---|---|---|---|---|',
+    '| Function | Import | Import CPU | First request | Init | Init CPU | Answered |',
+    '|---|---|---|---|---|---|---|',
     ...functions.map((fn: any) => row(`\`${fn.handler}\``, fn)),
     '',
     ...failed.map((fn: any) => `- \`${fn.handler}\`: ${fn.errors.join('; ')}`),
@@ -108,7 +108,7 @@ function functionFigures(bundles: Results | undefined, coldStart: Results | unde
     return {
       handler,
       bytes: bundles?.functions.find((fn: any) => fn.handler === handler)?.bytes,
-      initMs: started && !started.outcomes['init failed'] ? started.init_ms : undefined,
+      ...(started && !started.outcomes['init failed'] ? { initMs: started.init_ms, initCpuMs: started.init_cpu_ms } : {}),
     };
   });
 }
@@ -119,7 +119,7 @@ const floorOf = (result: Results | undefined) => result?.floor_variants.find((fl
 export function renderTargets(lookup: Lookup, limit?: number): string[] {
   const bundles = lookup('bundles');
   const coldStart = lookup('cold-start');
-  const floor = { bytes: floorOf(bundles)?.bytes, initMs: floorOf(coldStart)?.init_ms };
+  const floor = { bytes: floorOf(bundles)?.bytes, initMs: floorOf(coldStart)?.init_ms, initCpuMs: floorOf(coldStart)?.init_cpu_ms };
   const rows = ratioRows(functionFigures(bundles, coldStart), floor);
   const ingestion = lookup('ingestion')?.in_process;
   const reads = lookup('latency')?.routes;
@@ -127,7 +127,8 @@ export function renderTargets(lookup: Lookup, limit?: number): string[] {
     '## Targets',
     '',
     `Against the floor (${bundles?.floor ?? coldStart?.floor ?? 'not measured'}) of the same run: bundle ≤ ${TARGETS.bundleRatio}× (${passCount(rows, (row) => row.bundle)}), ` +
-      `init ≤ ${TARGETS.initRatio}× (${passCount(rows, (row) => row.init)}); worst first. A function that failed its cold start has no init figure.`,
+      `init ≤ ${TARGETS.initRatio}× (${passCount(rows, (row) => row.init)}; by CPU time ${passCount(rows, (row) => row.initCpu)}); worst first. ` +
+      'The verdict is on wall time; the CPU ratio beside it tells a slow function from a busy machine. A function that failed its cold start has no init figure.',
     '',
     ...renderRatioTable(rows, floor, limit),
     '',

@@ -17,8 +17,13 @@ export interface FunctionFigures {
   handler: string;
   /** Minified bundle, from the bundles bench. */
   bytes?: number;
-  /** Import plus first request, median, from the cold-start bench. */
+  /** Import plus first request, median wall time, from the cold-start bench: what the target is about. */
   initMs?: number;
+  /**
+   * The same in CPU time. Shown beside the wall time, judged by the same limit: on a busy machine
+   * wall time also measures the neighbours, and a FAIL on wall time alone is worth a second run.
+   */
+  initCpuMs?: number;
 }
 
 export interface Ratio {
@@ -31,6 +36,7 @@ export interface RatioRow {
   handler: string;
   bundle?: Ratio;
   init?: Ratio;
+  initCpu?: Ratio;
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -49,6 +55,7 @@ export function ratioRows(functions: readonly FunctionFigures[], floor: Omit<Fun
       handler: figures.handler,
       bundle: ratioOf(figures.bytes, floor.bytes, TARGETS.bundleRatio),
       init: ratioOf(figures.initMs, floor.initMs, TARGETS.initRatio),
+      initCpu: ratioOf(figures.initCpuMs, floor.initCpuMs, TARGETS.initRatio),
     }))
     .sort((a, b) => worst(b) - worst(a) || a.handler.localeCompare(b.handler));
 }
@@ -66,12 +73,13 @@ export function passCount(rows: readonly RatioRow[], pick: (row: RatioRow) => Ra
 
 /** The markdown table: the floor first, then the functions (the first `limit` of them, worst first). */
 export function renderRatioTable(rows: readonly RatioRow[], floor: Omit<FunctionFigures, 'handler'>, limit = rows.length): string[] {
-  const line = (name: string, bundle: string[], init: string[]) => `| ${name} | ${bundle.join(' | ')} | ${init.join(' | ')} |`;
+  const line = (name: string, cells: string[][]) => `| ${name} | ${cells.flat().join(' | ')} |`;
+  const floorCell = (value: number | undefined, show: (value: number) => string) => [value === undefined ? '–' : show(value), '1.00×'];
   return [
-    `| Function | Bundle | × floor (≤ ${TARGETS.bundleRatio}) | Init ms | × floor (≤ ${TARGETS.initRatio}) |`,
-    '|---|---|---|---|---|',
-    line('**floor**', [floor.bytes === undefined ? '–' : kilobytes(floor.bytes), '1.00×'], [floor.initMs === undefined ? '–' : String(floor.initMs), '1.00×']),
-    ...rows.slice(0, limit).map((row) => line(`\`${row.handler}\``, cell(row.bundle, kilobytes), cell(row.init, String))),
+    `| Function | Bundle | × floor (≤ ${TARGETS.bundleRatio}) | Init ms | × floor (≤ ${TARGETS.initRatio}) | Init CPU ms | × floor |`,
+    '|---|---|---|---|---|---|---|',
+    line('**floor**', [floorCell(floor.bytes, kilobytes), floorCell(floor.initMs, String), floorCell(floor.initCpuMs, String)]),
+    ...rows.slice(0, limit).map((row) => line(`\`${row.handler}\``, [cell(row.bundle, kilobytes), cell(row.init, String), cell(row.initCpu, String)])),
   ];
 }
 

@@ -24,6 +24,9 @@ const RECURRING_RETRY = { maximumRetryAttempts: 10, maximumEventAgeInSeconds: 6 
 
 const SCHEDULER_SERVICE = 'scheduler.amazonaws.com';
 
+/** What scheduling functions may do with the group's schedules, and may not do with its recurring ones. */
+const SCHEDULE_ACTIONS = ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'];
+
 /**
  * `<stack>-<suffix>`, within 64 characters. A stage name may be up to 40 characters, which would push
  * the longest names over; then the stack name is cut and followed by a hash of it, so the name stays
@@ -109,7 +112,12 @@ export class Scheduling extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const scheduleArn = (name: string) =>
-      stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${this.group.scheduleGroupName}/${name}`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+      stack.formatArn({
+        service: 'scheduler',
+        resource: 'schedule',
+        resourceName: `${this.group.scheduleGroupName}/${name}`,
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      });
     this.scheduleArns = scheduleArn('*');
     const recurring = props.recurring ?? [];
     this.recurringScheduleArns = recurring.map((job) => scheduleArn(job.name));
@@ -126,15 +134,16 @@ export class Scheduling extends Construct {
     // Each job function's ARN comes from its fixed name, not from `functionArn`: job functions
     // schedule follow-up jobs, so JOB_TARGETS in their own environment names their own ARN, which
     // as a reference would make the function depend on itself.
-    const functionArn = (functionName: string) =>
-      stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const functionName = (name: string) => boundedName(stack.stackName, `job-${name}`);
+    const functionArn = (name: string) =>
+      stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName(name), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
     const jobFunction = (name: string, handler: string, description: string, access: 'read' | 'write') =>
       new RouteFunction((props.placement ?? underOwner)(this, handler), constructIdFor(`job/${name}`), {
         handler,
         description,
         data: props.data,
         access,
-        functionName: boundedName(stack.stackName, `job-${name}`),
+        functionName: functionName(name),
         timeout: JOB_TIMEOUT,
       });
     const functions = new Map<JobKind, RouteFunction>();
@@ -142,7 +151,7 @@ export class Scheduling extends Construct {
     for (const job of props.jobs) {
       if (functions.has(job.kind)) throw new Error(`Two job definitions for ${job.kind}`);
       functions.set(job.kind, jobFunction(job.kind, job.handler, `Scheduled ${job.kind} jobs (EventBridge Scheduler target)`, 'write'));
-      targets[job.kind] = functionArn(boundedName(stack.stackName, `job-${job.kind}`));
+      targets[job.kind] = functionArn(job.kind);
     }
     this.jobFunctions = functions;
     this.targets = targets;
@@ -161,7 +170,7 @@ export class Scheduling extends Construct {
         flexibleTimeWindow: { mode: 'OFF' },
         state: 'ENABLED',
         target: {
-          arn: functionArn(boundedName(stack.stackName, `job-${job.name}`)),
+          arn: functionArn(job.name),
           roleArn: this.role.roleArn,
           // The run's own time, the same on every retry of it: the handler names its work after it.
           input: JSON.stringify({ scheduled_time: '<aws.scheduler.scheduled-time>' }),
@@ -174,7 +183,7 @@ export class Scheduling extends Construct {
     }
     this.recurringJobs = recurringJobs;
 
-    const targetArns = [...Object.values(targets), ...recurring.map((job) => functionArn(boundedName(stack.stackName, `job-${job.name}`)))];
+    const targetArns = [...Object.values(targets), ...recurring.map((job) => functionArn(job.name))];
     // With no job kinds yet the role stays without permissions: nothing to invoke, and no
     // statement with an empty resource list (which IAM rejects).
     if (targetArns.length > 0) {
@@ -198,13 +207,13 @@ export class Scheduling extends Construct {
 
     role.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+        actions: SCHEDULE_ACTIONS,
         resources: [this.scheduleArns],
       }),
     );
     if (this.recurringScheduleArns.length > 0) {
       // Job ids never collide with recurring schedule names, but a bug or a stolen role must not be able to stop one either.
-      role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: ['scheduler:*'], resources: this.recurringScheduleArns }));
+      role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: SCHEDULE_ACTIONS, resources: this.recurringScheduleArns }));
     }
     role.addToPrincipalPolicy(
       new PolicyStatement({

@@ -49,7 +49,7 @@ export function logLevelEnabled(level: Exclude<Level, 'silent'>): boolean {
 
 /** No slash in either part, so module paths in stack traces (`node_modules/@aws-sdk/...`) are left alone. */
 const EMAIL = /[^\s"'<>()[\]{},;:@/]+@[^\s"'<>()[\]{},;:@/]+\.[A-Za-z]{2,}/g;
-/** International numbers as processors and SMS providers write them: a plus, then 8 to 15 digits, maybe spaced. */
+/** International numbers as processors and SMS providers write them: a plus, then 7 to 15 digits, maybe spaced or dotted. */
 const PHONE = /\+\d(?:[\s.()-]?\d){6,14}/g;
 
 export function scrubPersonalData(text: string): string {

@@ -47,7 +47,7 @@ function emit(sets: MetricSet[], at: Date, properties: Record<string, unknown> =
 const count = { value: 1, unit: 'Count' } as const;
 
 /** Processors we charge through have their own value; generic connections are named by the merchant, so they share one. */
-export function processorFamily(psp: string): 'stripe' | 'braintree' | 'other' {
+function processorFamily(psp: string): 'stripe' | 'braintree' | 'other' {
   return psp === 'stripe' || psp === 'braintree' ? psp : 'other';
 }
 

@@ -3,7 +3,6 @@ import { lastDailyRun, RECURRING_JOBS } from '../../shared/jobs.ts';
 import { invokeJob } from './invoke-job.ts';
 import type { JobRun } from './job-runner.ts';
 
-
 /** Runs before this process started are not its to fire, as a new schedule does not fire for the past. */
 const startedAt = runtime.clock.now().getTime();
 /** The latest run this process claimed, per job, so most calls cost no table request. */
@@ -21,8 +20,9 @@ export async function runRecurringJobs(): Promise<JobRun[]> {
   for (const job of RECURRING_JOBS) {
     const occurrence = lastDailyRun(job, runtime.clock.now());
     if (occurrence.getTime() <= Math.max(startedAt, claimed.get(job.name) ?? 0)) continue;
+    const won = await local.scheduler.claimRecurring(job.name, occurrence);
     claimed.set(job.name, occurrence.getTime());
-    if (!(await local.scheduler.claimRecurring(job.name, occurrence))) continue;
+    if (!won) continue;
     const runAt = occurrence.toISOString();
     const outcome = await invokeJob(job.handler, { scheduled_time: runAt }, { job: job.name, scheduled_time: runAt });
     runs.push({ job_id: `${job.name}@${runAt}`, kind: job.name, run_at: runAt, ...outcome });

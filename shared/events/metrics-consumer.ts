@@ -30,7 +30,8 @@ export const metricsConsumer: EventConsumer = {
       }
       case 'payment.recovered': {
         const payment = dataOf(recovered, event);
-        if (payment) metrics.paymentRecovered(tenant, { ...payment, channel: payment.recovery_channel ?? 'processor' }, at);
+        // A recovery without a recorded channel counts as the processor's, as in analytics.
+        if (payment) metrics.paymentRecovered(tenant, { id: payment.id, channel: payment.recovery_channel ?? 'processor', currency: payment.currency, amount: payment.amount }, at);
         return;
       }
       case 'campaign.message_sent': {

@@ -57,6 +57,10 @@ describe('dunning through the local email and sms adapters', () => {
   it('sends each step on time with the rendered amount, name and link, and stops at the recovery', async () => {
     // Prepare: the link, a processor, and an email + sms campaign.
     const merchantId = server.credentials.merchant_id;
+    const refused = await server.ops(['merchant', 'update', merchantId, '--payment-update-url', 'http://billing.acme.example/update']);
+    expect(refused.code).toBe(2);
+    const refusal = JSON.parse(refused.stderr.split('\n').find((line) => line.startsWith('{'))!);
+    expect(refusal.error).toEqual({ code: 'usage', message: 'payment update URL must be an https URL' });
     const updated = await server.ops(['merchant', 'update', merchantId, '--payment-update-url', UPDATE_URL]);
     expect(updated.code, updated.stderr).toBe(0);
     expect(JSON.parse(updated.stdout).payment_update_url).toBe(UPDATE_URL);

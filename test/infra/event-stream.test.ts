@@ -33,7 +33,8 @@ function statementsOfRole(roleId: string): Statement[] {
     .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
 
-const granting = (statements: Statement[], action: string) => statements.filter((statement) => list(statement.Action).includes(action));
+const granting = (statements: Statement[], action: string) =>
+  statements.filter((statement) => statement.Effect !== 'Deny' && list(statement.Action).includes(action));
 
 describe('the event stream', () => {
   it('has the table stream new images', () => {

@@ -3,7 +3,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_STREAM_HANDLER } from '../../lib/event-stream.ts';
 import { constructIdFor } from '../../lib/route-function.ts';
-import { JOBS } from '../../shared/jobs.ts';
+import { JOBS, RECURRING_JOBS } from '../../shared/jobs.ts';
 import { FALLBACK_HANDLER, ROUTES, type Route } from '../../shared/routes.ts';
 import { GLOBAL_INDEXES, projectionOf, TABLE_KEYS, TTL_ATTRIBUTE } from '../../shared/store/table-schema.ts';
 import { areaOf } from '../../lib/function-stacks.ts';
@@ -89,14 +89,14 @@ describe('stacks', () => {
 });
 
 describe('functions', () => {
-  it('has exactly one function per route, per job kind and per worker, one event stream consumer, plus one fallback per API', () => {
+  it('has exactly one function per route, per job kind, per recurring job and per worker, one event stream consumer, plus one fallback per API', () => {
     // Assess
     for (const route of ROUTES) expect(functionsFor(route.handler), route.handler).toHaveLength(1);
-    for (const job of JOBS) expect(functionsFor(job.handler), job.handler).toHaveLength(1);
+    for (const job of [...JOBS, ...RECURRING_JOBS]) expect(functionsFor(job.handler), job.handler).toHaveLength(1);
     for (const worker of WORKERS) expect(functionsFor(worker.handler), worker.handler).toHaveLength(1);
     expect(functionsFor(EVENT_STREAM_HANDLER)).toHaveLength(1);
     expect(functionsFor(FALLBACK_HANDLER)).toHaveLength(2);
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + JOBS.length + WORKERS.length + 1 + 2);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + JOBS.length + RECURRING_JOBS.length + WORKERS.length + 1 + 2);
   });
 
   it('names each function after its handler and describes its route', () => {
@@ -109,7 +109,11 @@ describe('functions', () => {
 
   it('runs every function on nodejs22.x, arm64, traced, with its own retained log group and TABLE_NAME', () => {
     // Jobs, workers and the stream consumer run behind no gateway, so they are not held to its 29 s.
-    const jobIds = new Set([...JOBS.map((job) => job.handler), ...WORKERS.map((worker) => worker.handler), EVENT_STREAM_HANDLER].flatMap((handler) => functionsFor(handler).map(([id]) => id)));
+    const jobIds = new Set(
+      [...[...JOBS, ...RECURRING_JOBS].map((job) => job.handler), ...WORKERS.map((worker) => worker.handler), EVENT_STREAM_HANDLER].flatMap((handler) =>
+        functionsFor(handler).map(([id]) => id),
+      ),
+    );
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties.Runtime, id).toBe('nodejs22.x');
       expect(fn.Properties.Architectures, id).toEqual(['arm64']);

@@ -37,23 +37,29 @@ describe('bundle contributors', () => {
 });
 
 describe('targets against the floor', () => {
-  const floor = { bytes: 400_000, initMs: 200 };
+  const floor = { bytes: 400_000, initMs: 200, initCpuMs: 100 };
 
   it('computes both ratios per function, marks each against 1.25, and sorts the worst first', () => {
     // Act
     const rows = ratioRows(
       [
-        { handler: 'auth/me', bytes: 440_000, initMs: 210 },
-        { handler: 'webhooks/stripe', bytes: 1_200_000, initMs: 300 },
+        { handler: 'auth/me', bytes: 440_000, initMs: 210, initCpuMs: 130 },
+        { handler: 'webhooks/stripe', bytes: 1_200_000, initMs: 300, initCpuMs: 110 },
         { handler: 'jobs/campaign-step', bytes: 480_000 },
       ],
       floor,
     );
     // Assess
     expect(rows.map((row) => row.handler)).toEqual(['webhooks/stripe', 'jobs/campaign-step', 'auth/me']);
-    expect(rows[0]).toEqual({ handler: 'webhooks/stripe', bundle: { value: 1_200_000, ratio: 3, pass: false }, init: { value: 300, ratio: 1.5, pass: false } });
-    expect(rows[1]).toEqual({ handler: 'jobs/campaign-step', bundle: { value: 480_000, ratio: 1.2, pass: true }, init: undefined });
+    expect(rows[0]).toEqual({
+      handler: 'webhooks/stripe',
+      bundle: { value: 1_200_000, ratio: 3, pass: false },
+      init: { value: 300, ratio: 1.5, pass: false },
+      initCpu: { value: 110, ratio: 1.1, pass: true },
+    });
+    expect(rows[1]).toEqual({ handler: 'jobs/campaign-step', bundle: { value: 480_000, ratio: 1.2, pass: true }, init: undefined, initCpu: undefined });
     expect(rows[2]!.init).toEqual({ value: 210, ratio: 1.05, pass: true });
+    expect(rows[2]!.initCpu).toEqual({ value: 130, ratio: 1.3, pass: false });
     expect(passCount(rows, (row) => row.bundle)).toBe('2 of 3 functions pass');
     expect(passCount(rows, (row) => row.init)).toBe('1 of 2 functions pass');
   });
@@ -62,8 +68,8 @@ describe('targets against the floor', () => {
     // Prepare
     const rows = ratioRows(
       [
-        { handler: 'webhooks/stripe', bytes: 1_228_800, initMs: 300 },
-        { handler: 'auth/me', bytes: 409_600, initMs: 200 },
+        { handler: 'webhooks/stripe', bytes: 1_228_800, initMs: 300, initCpuMs: 100 },
+        { handler: 'auth/me', bytes: 409_600, initMs: 200, initCpuMs: 100 },
       ],
       floor,
     );
@@ -71,10 +77,10 @@ describe('targets against the floor', () => {
     const table = renderRatioTable(rows, floor, 1);
     // Assess
     expect(table).toEqual([
-      '| Function | Bundle | × floor (≤ 1.25) | Init ms | × floor (≤ 1.25) |',
-      '|---|---|---|---|---|',
-      '| **floor** | 390.6 KB | 1.00× | 200 | 1.00× |',
-      '| `webhooks/stripe` | 1200.0 KB | 3.07× **FAIL** | 300 | 1.50× **FAIL** |',
+      '| Function | Bundle | × floor (≤ 1.25) | Init ms | × floor (≤ 1.25) | Init CPU ms | × floor |',
+      '|---|---|---|---|---|---|---|',
+      '| **floor** | 390.6 KB | 1.00× | 200 | 1.00× | 100 | 1.00× |',
+      '| `webhooks/stripe` | 1200.0 KB | 3.07× **FAIL** | 300 | 1.50× **FAIL** | 100 | 1.00× pass |',
     ]);
   });
 
