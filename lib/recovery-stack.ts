@@ -10,6 +10,7 @@ import { Data } from './data.ts';
 import { EdgeApi } from './edge.ts';
 import { EventStream } from './event-stream.ts';
 import { FunctionStacks } from './function-stacks.ts';
+import { Messaging } from './messaging.ts';
 import { Queues } from './queues.ts';
 import type { RouteApi } from './route-api.ts';
 import { RouteFunction } from './route-function.ts';
@@ -76,6 +77,13 @@ export class RecoveryStack extends Stack {
           else this.workers.grantProducer(service, fn);
         }
       }
+    }
+    // The dunning channels, for the jobs that declare they send messages (shared/jobs.ts).
+    const messaging = new Messaging({ email: config.email, sms: config.sms });
+    for (const job of JOBS.filter((definition) => definition.services?.includes('messaging'))) {
+      const fn = this.scheduling.jobFunctions.get(job.kind);
+      if (!fn) throw new Error(`No job function for ${job.kind}`);
+      messaging.grantSending(fn);
     }
     this.events = new EventStream(this, 'Events', { data: this.data, deadLetter: this.queues.eventsDeadLetter, placement });
     // Consumers schedule campaign steps.

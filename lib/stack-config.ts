@@ -21,6 +21,26 @@ export interface StackConfig {
   apiGatewayCloudWatchRole: boolean;
   /** Names of the operator's own for the APIs; absent, they are reached at their execute-api URLs only. */
   customDomain?: CustomDomainConfig;
+  /** Dunning email through SES; absent, email steps send nothing and are recorded as `channel_unavailable`. */
+  email?: EmailChannelConfig;
+  /** Dunning sms through AWS End User Messaging; absent, sms steps are recorded as `channel_unavailable`. */
+  sms?: SmsChannelConfig;
+}
+
+export interface EmailChannelConfig {
+  /** The From address as sent: `billing@example.com` or `Acme Billing <billing@example.com>`. */
+  from: string;
+  /** The verified SES identity covering it (the address itself or its domain), which SES authorizes the send against. */
+  identity: string;
+  configurationSet?: string;
+}
+
+/** What sms goes out from: an ARN as given (possibly a resource shared from another account), or an id in the stack's account and region. */
+export type SmsOrigination = { arn: string } | { resourceType: 'phone-number' | 'pool'; id: string };
+
+export interface SmsChannelConfig {
+  originationIdentity: SmsOrigination;
+  configurationSet?: string;
 }
 
 export interface CustomDomainConfig {
@@ -103,6 +123,81 @@ function customDomain(node: Node): CustomDomainConfig | undefined {
   };
 }
 
+/** Keys that only mean something beside `primary`: naming them without it is a mistake, not a default. */
+function onlyWith(primary: string, dependents: Record<string, unknown>): void {
+  const given = Object.entries(dependents).filter(([, value]) => value !== undefined);
+  if (given.length > 0) throw new Error(`Context ${given.map(([key]) => `'${key}'`).join(', ')} needs '${primary}'`);
+}
+
+const EMAIL_PATTERN = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@([A-Za-z0-9.-]+)$/;
+/** SES and End User Messaging configuration set names alike. */
+const CONFIGURATION_SET_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The address in `billing@example.com` or `Acme Billing <billing@example.com>`, with its (lowercased) domain. */
+function emailAddress(key: string, value: string): { address: string; domain: string } {
+  const address = /^[^<>\r\n]*<([^<>]+)>$/.exec(value)?.[1] ?? value;
+  const domain = EMAIL_PATTERN.exec(address)?.[1]?.toLowerCase();
+  if (domain === undefined || !DOMAIN_PATTERN.test(domain)) {
+    throw new Error(`Context '${key}' is not an email address like billing@example.com or 'Acme Billing <billing@example.com>': '${value}'`);
+  }
+  return { address, domain };
+}
+
+/**
+ * The sender and the identity IAM grants: SES sends from a verified address, or from any address at a
+ * verified domain (or a subdomain of it), and authorizes the send against that identity's ARN.
+ */
+function emailChannel(node: Node): EmailChannelConfig | undefined {
+  const from = text(node, 'mailFrom');
+  const identity = text(node, 'mailIdentity');
+  const configurationSet = matching(node, 'mailConfigurationSet', CONFIGURATION_SET_PATTERN, 'an SES configuration set name (letters, digits, - and _)');
+  if (from === undefined) {
+    onlyWith('mailFrom', { mailIdentity: identity, mailConfigurationSet: configurationSet });
+    return undefined;
+  }
+  const sender = emailAddress('mailFrom', from);
+  if (identity !== undefined && !identity.includes('@') && !DOMAIN_PATTERN.test(identity)) {
+    throw new Error(`Context 'mailIdentity' is not a verified SES identity (a lowercase domain like example.com, or an email address): '${identity}'`);
+  }
+  const covers =
+    identity === undefined ||
+    (identity.includes('@')
+      ? emailAddress('mailIdentity', identity).address.toLowerCase() === sender.address.toLowerCase()
+      : sender.domain === identity || sender.domain.endsWith(`.${identity}`));
+  if (!covers) throw new Error(`Context 'mailIdentity' (${identity}) does not cover the mailFrom address ${sender.address}: SES sends only from a verified address or domain`);
+  return { from, identity: identity ?? sender.domain, ...(configurationSet === undefined ? {} : { configurationSet }) };
+}
+
+const SMS_ARN_PATTERN = /^arn:aws[a-z-]*:sms-voice:[a-z0-9-]+:\d{12}:(phone-number\/phone-[0-9a-f]+|pool\/pool-[0-9a-f]+|sender-id\/[A-Za-z0-9_-]{1,11}\/[A-Z]{2})$/;
+const SMS_ID_PATTERN = /^(phone|pool)-[0-9a-f]+$/;
+
+/**
+ * Only forms IAM can name exactly: a phone number or pool by id or ARN, a sender ID by ARN (its ARN
+ * carries the country it is registered for, which the bare sender ID does not). A phone number in
+ * E.164 form would work for sending, but no grant can name it.
+ */
+function smsOrigination(value: string): SmsOrigination {
+  if (SMS_ARN_PATTERN.test(value)) return { arn: value };
+  const id = SMS_ID_PATTERN.exec(value);
+  if (id) return { resourceType: id[1] === 'phone' ? 'phone-number' : 'pool', id: value };
+  if (value.startsWith('+')) {
+    throw new Error(`Context 'smsOriginationIdentity' is a phone number; give its id (phone-…) or ARN, which IAM can grant (aws pinpoint-sms-voice-v2 describe-phone-numbers lists them): '${value}'`);
+  }
+  throw new Error(
+    `Context 'smsOriginationIdentity' is not a phone number id (phone-…), a pool id (pool-…), or the ARN of a phone number, pool or sender ID (arn:aws:sms-voice:<region>:<account>:sender-id/<SenderId>/<country>; a sender ID is given by its ARN): '${value}'`,
+  );
+}
+
+function smsChannel(node: Node): SmsChannelConfig | undefined {
+  const originationIdentity = text(node, 'smsOriginationIdentity');
+  const configurationSet = matching(node, 'smsConfigurationSet', CONFIGURATION_SET_PATTERN, 'an End User Messaging configuration set name (letters, digits, - and _)');
+  if (originationIdentity === undefined) {
+    onlyWith('smsOriginationIdentity', { smsConfigurationSet: configurationSet });
+    return undefined;
+  }
+  return { originationIdentity: smsOrigination(originationIdentity), ...(configurationSet === undefined ? {} : { configurationSet }) };
+}
+
 export function readStackConfig(node: Node): StackConfig {
   const stage = text(node, 'stage') ?? 'prod';
   if (!STAGE_PATTERN.test(stage)) throw new Error(`Context 'stage' must be letters, digits and '-', starting with a letter; got '${stage}'`);
@@ -111,11 +206,15 @@ export function readStackConfig(node: Node): StackConfig {
     throw new Error(`Context 'alarmEmail' is not an email address: '${alarmEmail}'`);
   }
   const domain = customDomain(node);
+  const email = emailChannel(node);
+  const sms = smsChannel(node);
   return {
     stage,
     corsOrigins: origins(node),
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
     apiGatewayCloudWatchRole: flag(node, 'apiGatewayCloudWatchRole', true),
     ...(domain === undefined ? {} : { customDomain: domain }),
+    ...(email === undefined ? {} : { email }),
+    ...(sms === undefined ? {} : { sms }),
   };
 }

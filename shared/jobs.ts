@@ -8,11 +8,13 @@ export interface JobDefinition {
   kind: JobKind;
   /** Handler module under functions/, without extension; it exports `handler(event: JobEvent)`. */
   handler: string;
+  /** Outside services beyond the table and the scheduler, for the function's configuration and IAM grants (as routes declare theirs). */
+  services?: readonly 'messaging'[];
 }
 
 export const JOBS: readonly JobDefinition[] = [
   { kind: 'payment-retry', handler: 'jobs/payment-retry' },
-  { kind: 'campaign-step', handler: 'jobs/campaign-step' },
+  { kind: 'campaign-step', handler: 'jobs/campaign-step', services: ['messaging'] },
   { kind: 'webhook-delivery', handler: 'jobs/webhook-delivery' },
   { kind: 'calendar-scan', handler: 'jobs/calendar-scan' },
 ];

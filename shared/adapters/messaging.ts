@@ -1,20 +1,22 @@
 import { PinpointSMSVoiceV2Client } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { runtime } from '../composition.ts';
-import { optionalEnv, requireEnv } from '../config.ts';
 import type { Mailer, SmsSender } from '../ports/messaging.ts';
 import { SesMailer } from './aws/ses-mailer.ts';
 import { EndUserSmsSender } from './aws/sms-sender.ts';
+import { channelFromEnv } from './channel-config.ts';
 import { OutboxMailer, OutboxSmsSender } from './local/outbox-messaging.ts';
 
-/** The channels for this runtime; in AWS their identities are read at cold start of the functions that import them. */
+/**
+ * The channels for this runtime. In AWS each is configured at cold start of the functions that
+ * import this module (MAIL_FROM, SMS_ORIGINATION_IDENTITY and their configuration sets, set by CDK
+ * from the stack's context); a channel the stack was deployed without refuses every send with
+ * ChannelUnavailable, and its client is never built.
+ */
 export const mailer: Mailer = runtime.local
   ? new OutboxMailer(runtime.local.outbox, runtime.clock)
-  : new SesMailer(new SESv2Client({}), { fromAddress: requireEnv('MAIL_FROM'), configurationSet: optionalEnv('MAIL_CONFIGURATION_SET') });
+  : channelFromEnv('email', (fromAddress, configurationSet) => new SesMailer(new SESv2Client({}), { fromAddress, configurationSet }));
 
 export const smsSender: SmsSender = runtime.local
   ? new OutboxSmsSender(runtime.local.outbox, runtime.clock)
-  : new EndUserSmsSender(new PinpointSMSVoiceV2Client({}), {
-      originationIdentity: requireEnv('SMS_ORIGINATION_IDENTITY'),
-      configurationSet: optionalEnv('SMS_CONFIGURATION_SET'),
-    });
+  : channelFromEnv('sms', (originationIdentity, configurationSet) => new EndUserSmsSender(new PinpointSMSVoiceV2Client({}), { originationIdentity, configurationSet }));

@@ -1,4 +1,6 @@
 import { mailer, smsSender } from '../adapters/messaging.ts';
+import { log } from '../log.ts';
+import { ChannelUnavailable } from '../ports/messaging.ts';
 import { findCampaign, findCampaignVersion } from '../store/campaigns.ts';
 import { findCustomer } from '../store/customers.ts';
 import { campaignCountersWrite, findEnrollment, saveEnrollmentWrite, type EnrollmentRef } from '../store/enrollments.ts';
@@ -9,7 +11,7 @@ import { transact, type TransactItem } from '../store/transactions.ts';
 import type { CampaignStep } from './campaigns.ts';
 import type { Customer } from './customers.ts';
 import { finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
-import { lastSentStep, type Enrollment } from './enrollments.ts';
+import { lastSentStep, type Enrollment, type SkipReason } from './enrollments.ts';
 import {
   calendarTemplate,
   isBuiltInTemplate,
@@ -63,7 +65,8 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     return { outcome: 'stopped', reason };
   }
   const step = version.steps[enrollment.next_step]!;
-  const sent = await sendStep(tenant, enrollment, step, customer, payment, merchant);
+  const delivery = await sendStep(tenant, enrollment, step, customer, payment, merchant);
+  const sent = delivery === 'sent';
   const isLast = enrollment.next_step + 1 >= version.steps.length || enrollment.messages_sent + (sent ? 1 : 0) >= version.stop_conditions.max_attempts;
   const next: Enrollment = {
     ...enrollment,
@@ -73,6 +76,7 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     next_step_at: isLast ? null : stepDueAt(version, enrollment.next_step + 1, now).toISOString(),
     status: isLast ? 'completed' : 'active',
     held: false,
+    ...(delivery === 'sent' ? {} : { skipped_steps: [...(enrollment.skipped_steps ?? []), { step: enrollment.next_step, reason: delivery, at: now.toISOString() }] }),
     updated_at: now.toISOString(),
     version: enrollment.version + 1,
   };
@@ -83,7 +87,8 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));
   }
   if ((await transact(writes)).committed && !isLast) await scheduleStep(tenant, next, new Date(next.next_step_at!));
-  if (!sent) return { outcome: 'skipped', reason: `no ${step.channel === 'sms' ? 'phone number' : 'email address'} on file` };
+  if (delivery === 'no_address') return { outcome: 'skipped', reason: `no ${step.channel === 'sms' ? 'phone number' : 'email address'} on file` };
+  if (delivery === 'channel_unavailable') return { outcome: 'skipped', reason: `the ${step.channel} channel is not configured for this deployment` };
   return { outcome: isLast ? 'completed' : 'sent' };
 }
 
@@ -114,15 +119,30 @@ async function sendStep(
   customer: Customer,
   payment: Payment | undefined,
   merchant: Merchant | undefined,
-): Promise<boolean> {
+): Promise<'sent' | SkipReason> {
   const { templateId, context } = messageOf(enrollment, step, customer, payment, merchant);
   const reference = `${enrollment.id}#${enrollment.next_step}`;
-  if (step.channel === 'email') {
-    if (!customer.email) return false;
-    await mailer.send({ tenant, to: customer.email, reference, ...renderEmail(templateId, context, step.subject) });
-    return true;
+  const to = step.channel === 'email' ? customer.email : customer.phone;
+  if (!to) return 'no_address';
+  return deliver(step, reference, () =>
+    step.channel === 'email'
+      ? mailer.send({ tenant, to, reference, ...renderEmail(templateId, context, step.subject) })
+      : smsSender.send({ tenant, to, reference, body: renderSms(templateId, context) }),
+  );
+}
+
+/**
+ * A channel the deployment has no identity for is recorded like a missing address, since retrying
+ * cannot help; any other failure fails the job, so the scheduler retries it.
+ */
+async function deliver(step: CampaignStep, reference: string, send: () => Promise<unknown>): Promise<'sent' | 'channel_unavailable'> {
+  try {
+    await send();
+    return 'sent';
+  } catch (error) {
+    if (!(error instanceof ChannelUnavailable)) throw error;
+    // The operator's to fix (deploy with the channel's context), so it is logged as a warning on every step it costs.
+    log.warn('dunning step not sent: channel not configured', { channel: step.channel, reference, reason: error.message });
+    return 'channel_unavailable';
   }
-  if (!customer.phone) return false;
-  await smsSender.send({ tenant, to: customer.phone, reference, body: renderSms(templateId, context) });
-  return true;
 }

@@ -16,6 +16,18 @@ export type StopReason =
   | 'occasion_passed'
   | 'subscription_ended';
 
+/**
+ * Why a due step sent nothing: the customer has no address for its channel, or the deployment has no
+ * identity to send on it (docs/decisions.md, "Messaging channels").
+ */
+export type SkipReason = 'no_address' | 'channel_unavailable';
+
+export interface SkippedStep {
+  step: number;
+  reason: SkipReason;
+  at: string;
+}
+
 export interface Enrollment {
   id: string;
   campaign_id: string;
@@ -39,6 +51,11 @@ export interface Enrollment {
    * before it existed; `lastSentStep` reads those.
    */
   last_sent_step?: number | null;
+  /**
+   * Steps that came due but sent nothing, and why; absent until the first. Not a stop: the sequence
+   * goes on to its next step.
+   */
+  skipped_steps?: SkippedStep[];
   /** The step came due while the campaign was paused; activation releases it. */
   held: boolean;
   /** The card on file at enrollment, to notice a card update (stop_on_card_update). */

@@ -1,3 +1,4 @@
+import type { CampaignChannel } from '../domain/campaigns.ts';
 import type { Tenant } from '../domain/tenant.ts';
 
 /** Outreach to a customer. Amazon SES (v2) and AWS End User Messaging SMS in AWS; the local outbox locally. */
@@ -29,4 +30,19 @@ export interface Mailer {
 
 export interface SmsSender {
   send(message: SmsMessage): Promise<SentMessage>;
+}
+
+/**
+ * A send on a channel the deployment was given no identity for (deployed without `mailFrom` or
+ * `smsOriginationIdentity`). No retry can help, so it is not a job failure: the campaign step records
+ * it on the enrollment and the sequence goes on.
+ */
+export class ChannelUnavailable extends Error {
+  constructor(
+    readonly channel: CampaignChannel,
+    missing: string,
+  ) {
+    super(`The ${channel} channel is not configured for this deployment: ${missing} is not set`);
+    this.name = 'ChannelUnavailable';
+  }
 }

@@ -6,6 +6,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { EventBridgeScheduler } from '../../shared/adapters/aws/eventbridge-scheduler.ts';
 import { SesMailer } from '../../shared/adapters/aws/ses-mailer.ts';
 import { EndUserSmsSender } from '../../shared/adapters/aws/sms-sender.ts';
+import { channelFromEnv, UnconfiguredChannel } from '../../shared/adapters/channel-config.ts';
+import { ChannelUnavailable } from '../../shared/ports/messaging.ts';
 
 const tenant = { merchantId: 'mer_1', environment: 'live' as const };
 
@@ -107,5 +109,52 @@ describe('End User Messaging SMS sender', () => {
       ConfigurationSetName: undefined,
       Context: { merchant: 'mer_1', reference: 'enr_1#1' },
     });
+  });
+});
+
+describe('channels configured from the environment', () => {
+  const ses = mockClient(SESv2Client);
+  const sms = mockClient(PinpointSMSVoiceV2Client);
+  beforeEach(() => {
+    ses.reset();
+    sms.reset();
+  });
+  const sesMailer = (env: NodeJS.ProcessEnv) =>
+    channelFromEnv('email', (fromAddress, configurationSet) => new SesMailer(new SESv2Client({ region: 'eu-west-1' }), { fromAddress, configurationSet }), env);
+  const smsSender = (env: NodeJS.ProcessEnv) =>
+    channelFromEnv('sms', (originationIdentity, configurationSet) => new EndUserSmsSender(new PinpointSMSVoiceV2Client({ region: 'eu-west-1' }), { originationIdentity, configurationSet }), env);
+  const email = { tenant, to: 'ada@example.com', subject: 'Hi', text: 'text', html: '<p>html</p>', reference: 'enr_1#0' };
+
+  it('sends with the identity and configuration set the stack set', async () => {
+    // Prepare
+    ses.on(SendEmailCommand).resolves({ MessageId: 'ses-2' });
+    sms.on(SendTextMessageCommand).resolves({ MessageId: 'sms-2' });
+    const pool = 'arn:aws:sms-voice:eu-west-1:123456789012:pool/pool-6d10cd5f1ee849db9525c2310dc23e96';
+    // Act
+    await sesMailer({ MAIL_FROM: 'billing@acme.example', MAIL_CONFIGURATION_SET: 'recovery-mail' }).send(email);
+    await smsSender({ SMS_ORIGINATION_IDENTITY: pool, SMS_CONFIGURATION_SET: 'recovery-sms' }).send({ tenant, to: '+4915112345678', body: 'Hi', reference: 'enr_1#1' });
+    // Assess
+    expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input).toMatchObject({ FromEmailAddress: 'billing@acme.example', ConfigurationSetName: 'recovery-mail' });
+    expect(sms.commandCalls(SendTextMessageCommand)[0]!.args[0].input).toMatchObject({ OriginationIdentity: pool, ConfigurationSetName: 'recovery-sms' });
+  });
+
+  it('refuses every send on a channel deployed without its identity, without calling AWS', async () => {
+    // Act
+    const mailer = sesMailer({});
+    const sender = smsSender({ MAIL_FROM: 'billing@acme.example' });
+    // Assess
+    expect(mailer).toBeInstanceOf(UnconfiguredChannel);
+    await expect(mailer.send(email)).rejects.toBeInstanceOf(ChannelUnavailable);
+    await expect(mailer.send(email)).rejects.toMatchObject({ channel: 'email', message: 'The email channel is not configured for this deployment: MAIL_FROM is not set' });
+    await expect(sender.send({ tenant, to: '+4915112345678', body: 'Hi', reference: 'enr_1#1' })).rejects.toThrow(
+      'The sms channel is not configured for this deployment: SMS_ORIGINATION_IDENTITY is not set',
+    );
+    expect(ses.calls()).toHaveLength(0);
+    expect(sms.calls()).toHaveLength(0);
+  });
+
+  it('fails the cold start on a configuration set without its identity', () => {
+    expect(() => sesMailer({ MAIL_CONFIGURATION_SET: 'recovery-mail' })).toThrow('Inconsistent configuration: MAIL_CONFIGURATION_SET is set but MAIL_FROM is not');
+    expect(() => smsSender({ SMS_CONFIGURATION_SET: 'recovery-sms' })).toThrow('Inconsistent configuration: SMS_CONFIGURATION_SET is set but SMS_ORIGINATION_IDENTITY is not');
   });
 });

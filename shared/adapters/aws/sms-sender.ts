@@ -2,7 +2,7 @@ import { SendTextMessageCommand, type PinpointSMSVoiceV2Client } from '@aws-sdk/
 import type { SentMessage, SmsMessage, SmsSender } from '../../ports/messaging.ts';
 
 export interface EndUserSmsConfig {
-  /** Phone number, pool or sender id to send from. */
+  /** Phone number, pool or sender ID to send from; CDK passes its ARN, the resource the function is granted. */
   originationIdentity: string;
   configurationSet?: string;
 }
