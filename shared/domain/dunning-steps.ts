@@ -1,6 +1,6 @@
 import { mailer, smsSender } from '../adapters/messaging.ts';
 import { log } from '../log.ts';
-import { ChannelUnavailable } from '../ports/messaging.ts';
+import { ChannelUnavailable, PermanentSendFailure, type SendRefusal } from '../ports/messaging.ts';
 import { findCampaign, findCampaignVersion } from '../store/campaigns.ts';
 import { findCustomer } from '../store/customers.ts';
 import { campaignCountersWrite, findEnrollment, saveEnrollmentWrite, type EnrollmentRef } from '../store/enrollments.ts';
@@ -87,9 +87,22 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));
   }
   if ((await transact(writes)).committed && !isLast) await scheduleStep(tenant, next, new Date(next.next_step_at!));
-  if (delivery === 'no_address') return { outcome: 'skipped', reason: `no ${step.channel === 'sms' ? 'phone number' : 'email address'} on file` };
-  if (delivery === 'channel_unavailable') return { outcome: 'skipped', reason: `the ${step.channel} channel is not configured for this deployment` };
+  if (delivery !== 'sent') return { outcome: 'skipped', reason: skipExplanation(delivery, step) };
   return { outcome: isLast ? 'completed' : 'sent' };
+}
+
+/** The job's report of a skipped step: names the channel, never the address. */
+function skipExplanation(reason: SkipReason, step: CampaignStep): string {
+  switch (reason) {
+    case 'no_address':
+      return `no ${step.channel === 'sms' ? 'phone number' : 'email address'} on file`;
+    case 'channel_unavailable':
+      return `the ${step.channel} channel is not configured for this deployment`;
+    case 'recipient_rejected':
+      return `the ${step.channel} provider refused the recipient for good`;
+    case 'sender_rejected':
+      return `the ${step.channel} provider refused this deployment's sender for good`;
+  }
 }
 
 /** What the message says: the failure, or the calendar occasion (with its own template, see `calendarTemplate`). */
@@ -132,17 +145,25 @@ async function sendStep(
 }
 
 /**
- * A channel the deployment has no identity for is recorded like a missing address, since retrying
- * cannot help; any other failure fails the job, so the scheduler retries it.
+ * A channel the deployment has no identity for, and a send the provider refused for good (an
+ * invalid or opted-out recipient, a sender it does not accept), are recorded like a missing address,
+ * since retrying cannot help; any other failure fails the job, so the scheduler retries it.
  */
-async function deliver(step: CampaignStep, reference: string, send: () => Promise<unknown>): Promise<'sent' | 'channel_unavailable'> {
+async function deliver(step: CampaignStep, reference: string, send: () => Promise<unknown>): Promise<'sent' | 'channel_unavailable' | SendRefusal> {
   try {
     await send();
     return 'sent';
   } catch (error) {
-    if (!(error instanceof ChannelUnavailable)) throw error;
-    // The operator's to fix (deploy with the channel's context), so it is logged as a warning on every step it costs.
-    log.warn('dunning step not sent: channel not configured', { channel: step.channel, reference, reason: error.message });
-    return 'channel_unavailable';
+    if (error instanceof ChannelUnavailable) {
+      // The operator's to fix (deploy with the channel's context), so it is logged as a warning on every step it costs.
+      log.warn('dunning step not sent: channel not configured', { channel: step.channel, reference, reason: error.message });
+      return 'channel_unavailable';
+    }
+    if (error instanceof PermanentSendFailure) {
+      // The provider's code and the step's reference only: its message, kept on `cause`, may quote the address.
+      log.warn('dunning step not sent: refused by the provider', { channel: step.channel, reference, refusal: error.refusal, provider_code: error.code });
+      return error.refusal;
+    }
+    throw error;
   }
 }

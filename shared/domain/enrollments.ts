@@ -17,10 +17,12 @@ export type StopReason =
   | 'subscription_ended';
 
 /**
- * Why a due step sent nothing: the customer has no address for its channel, or the deployment has no
- * identity to send on it (docs/decisions.md, "Messaging channels").
+ * Why a due step sent nothing: the customer has no address for its channel, the deployment has no
+ * identity to send on it (docs/decisions.md, "Messaging channels"), or the provider refused the
+ * recipient or the sender for good ("Refused sends").
  */
-export type SkipReason = 'no_address' | 'channel_unavailable';
+export const SKIP_REASONS = ['no_address', 'channel_unavailable', 'recipient_rejected', 'sender_rejected'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export interface SkippedStep {
   step: number;

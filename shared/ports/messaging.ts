@@ -46,3 +46,29 @@ export class ChannelUnavailable extends Error {
     this.name = 'ChannelUnavailable';
   }
 }
+
+/**
+ * Why a provider refused a send for good: the customer's address cannot take it (invalid, opted out,
+ * a destination the account may not reach), or the deployment's sender is refused (an unverified
+ * domain, a missing identity or configuration set, a grant that does not cover it).
+ */
+export type SendRefusal = 'recipient_rejected' | 'sender_rejected';
+
+/**
+ * A send the provider refused in a way no retry can change (docs/decisions.md, "Refused sends").
+ * Like ChannelUnavailable it is not a job failure: the campaign step records it on the enrollment and
+ * the sequence goes on. Its message names the provider's error code only, never the recipient: the
+ * provider's own message often quotes the address, so it stays on `cause`, which is never logged.
+ */
+export class PermanentSendFailure extends Error {
+  constructor(
+    readonly channel: CampaignChannel,
+    readonly refusal: SendRefusal,
+    /** The provider's error name, with its reason when it gives one (`ConflictException/DESTINATION_PHONE_NUMBER_OPTED_OUT`). */
+    readonly code: string,
+    options?: ErrorOptions,
+  ) {
+    super(`The ${channel} provider refused the message for good (${refusal}): ${code}`, options);
+    this.name = 'PermanentSendFailure';
+  }
+}

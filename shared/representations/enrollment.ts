@@ -14,6 +14,7 @@ export function enrollmentResource(enrollment: Enrollment): EnrollmentResource {
     next_step: enrollment.next_step,
     next_step_at: enrollment.next_step_at,
     messages_sent: enrollment.messages_sent,
+    skipped_steps: enrollment.skipped_steps ?? [],
     enrolled_at: enrollment.enrolled_at,
   };
 }

@@ -194,7 +194,7 @@ describe('campaign status and enrollments', () => {
       body: { customer_id: payment!.customer_id, payment_id: paymentId },
     });
     expect(enrolled.status).toBe(201);
-    expect(enrolled.body.data).toMatchObject({ campaign_id: manual.body.data.id, status: 'active', payment_id: paymentId });
+    expect(enrolled.body.data).toMatchObject({ campaign_id: manual.body.data.id, status: 'active', payment_id: paymentId, messages_sent: 0, skipped_steps: [] });
     const again = await call('POST', `/v1/campaigns/${manual.body.data.id}/enrollments`, {
       key: keys.test_write,
       body: { customer_id: payment!.customer_id, payment_id: paymentId },

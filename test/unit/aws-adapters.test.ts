@@ -1,13 +1,35 @@
 import { CreateScheduleCommand, DeleteScheduleCommand, ConflictException, ResourceNotFoundException, SchedulerClient, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { PinpointSMSVoiceV2Client, SendTextMessageCommand } from '@aws-sdk/client-pinpoint-sms-voice-v2';
+import {
+  AccountSuspendedException,
+  BadRequestException,
+  InternalServiceErrorException,
+  LimitExceededException,
+  MailFromDomainNotVerifiedException,
+  MessageRejected,
+  NotFoundException,
+  SendEmailCommand,
+  SendingPausedException,
+  SESv2Client,
+  TooManyRequestsException,
+} from '@aws-sdk/client-sesv2';
+import {
+  AccessDeniedException,
+  ConflictException as SmsConflictException,
+  InternalServerException,
+  PinpointSMSVoiceV2Client,
+  ResourceNotFoundException as SmsResourceNotFoundException,
+  SendTextMessageCommand,
+  ServiceQuotaExceededException,
+  ThrottlingException,
+  ValidationException,
+} from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { EventBridgeScheduler } from '../../shared/adapters/aws/eventbridge-scheduler.ts';
 import { SesMailer } from '../../shared/adapters/aws/ses-mailer.ts';
 import { EndUserSmsSender } from '../../shared/adapters/aws/sms-sender.ts';
 import { channelFromEnv, UnconfiguredChannel } from '../../shared/adapters/channel-config.ts';
-import { ChannelUnavailable } from '../../shared/ports/messaging.ts';
+import { ChannelUnavailable, PermanentSendFailure } from '../../shared/ports/messaging.ts';
 
 const tenant = { merchantId: 'mer_1', environment: 'live' as const };
 
@@ -109,6 +131,98 @@ describe('End User Messaging SMS sender', () => {
       ConfigurationSetName: undefined,
       Context: { merchant: 'mer_1', reference: 'enr_1#1' },
     });
+  });
+});
+
+describe('send failures: refused for good, or left to the scheduler', () => {
+  const ses = mockClient(SESv2Client);
+  const sms = mockClient(PinpointSMSVoiceV2Client);
+  beforeEach(() => {
+    ses.reset();
+    sms.reset();
+  });
+  const mailer = new SesMailer(new SESv2Client({ region: 'eu-west-1' }), { fromAddress: 'billing@acme.example' });
+  const sender = new EndUserSmsSender(new PinpointSMSVoiceV2Client({ region: 'eu-west-1' }), { originationIdentity: 'arn:aws:sms-voice:eu-west-1:123456789012:pool/pool-1' });
+  const email = { tenant, to: 'ada@example.com', subject: 'Hi', text: 'text', html: '<p>html</p>', reference: 'enr_1#0' };
+  const text = { tenant, to: '+4915112345678', body: 'Hi', reference: 'enr_1#1' };
+  const client = { $metadata: { httpStatusCode: 400 } };
+  const server = { $metadata: { httpStatusCode: 500 } };
+  const network = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+  /** The send fails with PermanentSendFailure carrying the refusal, the code and the SDK error, and a message without the recipient. */
+  async function expectRefusal(send: Promise<unknown>, expected: { channel: string; refusal: string; code: string; cause: Error }, recipient: string) {
+    const failure = await send.catch((caught: unknown) => caught);
+    expect(failure).toBeInstanceOf(PermanentSendFailure);
+    expect(failure).toMatchObject(expected);
+    expect((failure as Error).message).not.toContain(recipient);
+  }
+
+  it.each([
+    {
+      error: new MessageRejected({ message: 'Email address is not verified. The following identities failed the check in region EU-WEST-1: ada@example.com', ...client }),
+      refusal: 'recipient_rejected',
+      code: 'MessageRejected',
+    },
+    { error: new BadRequestException({ message: 'Illegal address: ada@example.com', ...client }), refusal: 'recipient_rejected', code: 'BadRequestException' },
+    { error: new MailFromDomainNotVerifiedException({ message: 'MAIL FROM domain is not verified', ...client }), refusal: 'sender_rejected', code: 'MailFromDomainNotVerifiedException' },
+    { error: new NotFoundException({ message: 'Configuration set <recovery> does not exist.', ...client }), refusal: 'sender_rejected', code: 'NotFoundException' },
+  ])('SES $code is a permanent refusal ($refusal), whose message quotes no address', async ({ error, refusal, code }) => {
+    ses.on(SendEmailCommand).rejects(error);
+    await expectRefusal(mailer.send(email), { channel: 'email', refusal, code, cause: error }, email.to);
+  });
+
+  it.each([
+    ['TooManyRequestsException', new TooManyRequestsException({ message: 'Too many requests', ...client })],
+    ['LimitExceededException', new LimitExceededException({ message: 'Maximum sending rate exceeded', ...client })],
+    ['SendingPausedException (account-wide)', new SendingPausedException({ message: 'Sending is paused for this account', ...client })],
+    ['AccountSuspendedException (account-wide)', new AccountSuspendedException({ message: 'Your account is suspended', ...client })],
+    ['InternalServiceErrorException (5xx)', new InternalServiceErrorException({ message: 'Internal failure', ...server })],
+    ['a network error', network()],
+  ])('SES %s fails the send as it came, so the job fails and the scheduler retries it', async (_label, error) => {
+    ses.on(SendEmailCommand).rejects(error);
+    await expect(mailer.send(email)).rejects.toBe(error);
+  });
+
+  it.each([
+    { error: new ValidationException({ message: 'Invalid destination', Reason: 'INVALID_PARAMETER', ...client }), refusal: 'recipient_rejected', code: 'ValidationException/INVALID_PARAMETER' },
+    {
+      error: new ValidationException({ message: 'Destination country is blocked', Reason: 'DESTINATION_COUNTRY_BLOCKED', ...client }),
+      refusal: 'recipient_rejected',
+      code: 'ValidationException/DESTINATION_COUNTRY_BLOCKED',
+    },
+    {
+      error: new SmsConflictException({ message: 'Opted out', Reason: 'DESTINATION_PHONE_NUMBER_OPTED_OUT', ResourceType: 'opted-out-number', ResourceId: '+4915112345678', ...client }),
+      refusal: 'recipient_rejected',
+      code: 'ConflictException/DESTINATION_PHONE_NUMBER_OPTED_OUT',
+    },
+    {
+      error: new ValidationException({ message: 'Sender ID is not registered', Reason: 'SENDER_ID_NOT_REGISTERED', ...client }),
+      refusal: 'sender_rejected',
+      code: 'ValidationException/SENDER_ID_NOT_REGISTERED',
+    },
+    {
+      error: new SmsConflictException({ message: 'Pool is not active', Reason: 'RESOURCE_NOT_ACTIVE', ResourceType: 'pool', ResourceId: 'pool-1', ...client }),
+      refusal: 'sender_rejected',
+      code: 'ConflictException/RESOURCE_NOT_ACTIVE',
+    },
+    { error: new SmsResourceNotFoundException({ message: 'Pool not found', ResourceType: 'pool', ResourceId: 'pool-1', ...client }), refusal: 'sender_rejected', code: 'ResourceNotFoundException' },
+    { error: new AccessDeniedException({ message: 'not authorized to perform: sms-voice:SendTextMessage', ...client }), refusal: 'sender_rejected', code: 'AccessDeniedException' },
+  ])('End User Messaging $code is a permanent refusal ($refusal), whose message quotes no number', async ({ error, refusal, code }) => {
+    sms.on(SendTextMessageCommand).rejects(error);
+    await expectRefusal(sender.send(text), { channel: 'sms', refusal, code, cause: error }, text.to);
+  });
+
+  it.each([
+    ['ThrottlingException', new ThrottlingException({ message: 'Rate exceeded', ...client })],
+    [
+      'ServiceQuotaExceededException/MONTHLY_SPEND_LIMIT_REACHED_FOR_TEXT',
+      new ServiceQuotaExceededException({ message: 'Monthly spend limit reached', Reason: 'MONTHLY_SPEND_LIMIT_REACHED_FOR_TEXT', ...client }),
+    ],
+    ['AccessDeniedException/ACCOUNT_DISABLED (account-wide)', new AccessDeniedException({ message: 'Account disabled', Reason: 'ACCOUNT_DISABLED', ...client })],
+    ['InternalServerException (5xx)', new InternalServerException({ message: 'Internal failure', ...server })],
+    ['a network error', network()],
+  ])('End User Messaging %s fails the send as it came, so the job fails and the scheduler retries it', async (_label, error) => {
+    sms.on(SendTextMessageCommand).rejects(error);
+    await expect(sender.send(text)).rejects.toBe(error);
   });
 });
 

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../ports/clock.ts';
-import type { EmailMessage, Mailer, SentMessage, SmsMessage, SmsSender } from '../../ports/messaging.ts';
+import { PermanentSendFailure, type EmailMessage, type Mailer, type SentMessage, type SmsMessage, type SmsSender } from '../../ports/messaging.ts';
 import type { LocalOutbox } from './outbox.ts';
+
+/**
+ * Recipients the local adapters refuse for good, as a provider refuses an invalid or opted-out
+ * address, so a refused step can be tried without AWS (docs/testing.md, "Refused recipients"): email
+ * at `reject.invalid` (RFC 2606 keeps `.invalid` from ever being a real domain), and sms to the top
+ * hundred numbers of Ofcom's range for drama, +44 7700 900900 to 900999, never given to a line.
+ */
+const REFUSED_EMAIL = /@reject\.invalid$/i;
+const REFUSED_PHONE_NUMBER = /^\+4477009009\d\d$/;
 
 /** Locally nothing leaves the machine: messages land in the outbox (GET /__dev/outbox). */
 export class OutboxMailer implements Mailer {
@@ -11,6 +20,7 @@ export class OutboxMailer implements Mailer {
   ) {}
 
   async send(message: EmailMessage): Promise<SentMessage> {
+    if (REFUSED_EMAIL.test(message.to)) throw new PermanentSendFailure('email', 'recipient_rejected', 'LocalOutbox/REFUSED_TEST_DOMAIN');
     const messageId = `local-${randomUUID()}`;
     this.outbox.record({
       channel: 'email',
@@ -29,6 +39,7 @@ export class OutboxSmsSender implements SmsSender {
   ) {}
 
   async send(message: SmsMessage): Promise<SentMessage> {
+    if (REFUSED_PHONE_NUMBER.test(message.to)) throw new PermanentSendFailure('sms', 'recipient_rejected', 'LocalOutbox/REFUSED_TEST_RANGE');
     const messageId = `local-${randomUUID()}`;
     this.outbox.record({
       channel: 'sms',

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ENROLLMENT_STATUSES, type StopReason } from '../../domain/enrollments.ts';
+import { ENROLLMENT_STATUSES, SKIP_REASONS, type StopReason } from '../../domain/enrollments.ts';
 import { count, prefixedId, timestamp, type Assert, type Same } from './common.ts';
 
 const STOP_REASONS = ['recovered', 'terminal', 'card_updated', 'max_attempts', 'archived', 'no_contact', 'occasion_passed', 'subscription_ended'] as const;
@@ -17,6 +17,18 @@ export const enrollmentSchema = z
     next_step: count,
     next_step_at: timestamp.nullable(),
     messages_sent: count,
+    skipped_steps: z
+      .array(
+        z.strictObject({
+          step: count.meta({ description: 'index of the step in the campaign version the enrollment joined' }),
+          reason: z.enum(SKIP_REASONS).meta({
+            description:
+              'no_address: no email or phone number on file for the channel; channel_unavailable: the deployment has no sender for the channel; recipient_rejected: the provider refused the message to this recipient for good (invalid or opted-out address); sender_rejected: the provider refused the sender',
+          }),
+          at: timestamp,
+        }),
+      )
+      .meta({ description: 'steps that came due but sent nothing, oldest first; they do not count toward max_attempts and the sequence goes on' }),
     enrolled_at: timestamp,
   })
   .meta({ id: 'Enrollment' });
