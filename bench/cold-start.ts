@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { lambdaEnvironment } from '../lib/bundling.ts';
 import { JOBS } from '../shared/jobs.ts';
 import { BUNDLE_DIR, bundles, FLOOR } from './bundles.ts';
 import { coldStartEvent, floorEvent } from './cold-start-events.ts';
@@ -41,15 +42,17 @@ async function acceptingStub() {
 }
 
 /**
- * What the functions find in AWS (every requireEnv of shared/): the table, the scheduler's group,
- * role and targets, the completion queue, mail and SMS identities, the metrics namespace. Fake but
- * well-formed; credentials are dummies, and no shared config file is read, as on Lambda. A variable
- * added to shared/ and missing here shows as 'init failed' with its name in the results.
+ * What the functions find in AWS: what CDK gives every function (lib/bundling.ts, the same call),
+ * then every requireEnv of shared/: the scheduler's group, role and targets, the completion queue,
+ * mail and SMS identities. Fake but well-formed; credentials are dummies, and no shared config file
+ * is read, as on Lambda. LOG_LEVEL is left unset, as deployed, so request lines are written (the
+ * probe's stdout goes nowhere). A variable added to shared/ and missing here shows as 'init failed'
+ * with its name in the results.
  */
 export function awsModeEnvironment(dynamodbEndpoint: string, tableName: string, otherServices: string): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
-    TABLE_NAME: tableName,
+    ...lambdaEnvironment({ tableName, metricsNamespace: 'PaymentRecovery/bench' }),
     AWS_REGION: REGION,
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
@@ -65,8 +68,6 @@ export function awsModeEnvironment(dynamodbEndpoint: string, tableName: string, 
     MAIL_FROM: 'recovery@bench.invalid',
     SMS_ORIGINATION_IDENTITY: 'bench',
     CORS_ORIGINS: 'https://app.bench.invalid',
-    METRICS_NAMESPACE: 'PaymentRecovery/bench',
-    LOG_LEVEL: 'error',
   };
 }
 
@@ -115,20 +116,27 @@ export async function benchColdStart(runs: number) {
       return file;
     };
     const targets = [
-      ...built.floors.map((floor) => ({ kind: 'floor' as const, name: floor.name, file: floor.file, event: writeEvent(floor.file, floorEvent(fixture)) })),
-      ...built.functions.map((fn) => ({ kind: 'function' as const, name: fn.name, file: fn.file, event: writeEvent(fn.file, coldStartEvent(fn.entry, fixture)) })),
+      ...built.floors.map((floor) => ({
+        kind: 'floor' as const,
+        name: floor.name,
+        file: floor.file,
+        event: writeEvent(floor.file, floorEvent(fixture)),
+        reads: floor.variant.reads ?? 1,
+        env: { ...env, FLOOR_READS: String(floor.variant.reads ?? 1) },
+      })),
+      ...built.functions.map((fn) => ({ kind: 'function' as const, name: fn.name, file: fn.file, event: writeEvent(fn.file, coldStartEvent(fn.entry, fixture)), env })),
     ];
     const samples = new Map<string, Sample[]>(targets.map((target) => [target.name, []]));
     // A round of imports alone first warms the machine (node itself, the page cache): without it the first processes ran several times slower.
-    for (const target of targets) await probe(target.file, '-', env);
+    for (const target of targets) await probe(target.file, '-', target.env);
     for (let run = 0; run < runs; run++) {
-      for (const target of targets) samples.get(target.name)!.push(await probe(target.file, target.event, env));
+      for (const target of targets) samples.get(target.name)!.push(await probe(target.file, target.event, target.env));
     }
     const of = (kind: 'floor' | 'function') => targets.filter((target) => target.kind === kind).map((target) => ({ name: target.name, ...describeSamples(samples.get(target.name)!) }));
     return {
       runs,
       floor: FLOOR.name,
-      floor_variants: of('floor'),
+      floor_variants: of('floor').map((floor, index) => ({ ...floor, reads: built.floors[index]!.variant.reads ?? 1 })),
       functions: of('function').map(({ name, ...figures }) => ({ handler: name, ...figures })),
     };
   } finally {

@@ -9,7 +9,9 @@ export const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'n
 /**
  * How every Lambda is bundled. RouteFunction hands these to NodejsFunction and the bundle benchmark
  * (bench/bundles.ts) gives them to esbuild itself, so what is measured is what is deployed.
- * Source maps are the construct's business: they ship beside the bundle, not in it.
+ * The source map ships beside the bundle (`index.mjs.map`, mappings only: the sources would only make
+ * the package bigger); Node does not load it, the log reads it when an unexpected error needs its
+ * stack (shared/source-mapped-stack.ts; docs/decisions.md, "Bundles and cold start").
  */
 export const LAMBDA_BUNDLING = {
   format: 'esm',
@@ -17,7 +19,18 @@ export const LAMBDA_BUNDLING = {
   mainFields: ['module', 'main'],
   minify: true,
   banner: REQUIRE_SHIM,
+  sourceMap: true,
+  sourcesContent: false,
 } as const;
+
+/**
+ * The environment every function gets whatever it does, from RouteFunction; the cold-start bench
+ * starts its processes with the same. No NODE_OPTIONS: `--enable-source-maps` made Node read and
+ * parse the whole source map at every cold start (docs/decisions.md, "Bundles and cold start").
+ */
+export function lambdaEnvironment(configuration: { tableName: string; metricsNamespace: string }): Record<string, string> {
+  return { TABLE_NAME: configuration.tableName, METRICS_NAMESPACE: configuration.metricsNamespace };
+}
 
 /**
  * What NodejsFunction leaves out of the bundle when the SDK is taken from the Lambda runtime
@@ -26,17 +39,20 @@ export const LAMBDA_BUNDLING = {
  */
 export const RUNTIME_SDK_EXTERNALS = ['@aws-sdk/*', '@smithy/*'] as const;
 
-/** The esbuild options NodejsFunction's command line amounts to for one entry (`esbuild --bundle entry ...`). */
+/** The esbuild options NodejsFunction's command line amounts to, for any entry points and output. */
+export const LAMBDA_ESBUILD_OPTIONS: Readonly<BuildOptions> = {
+  bundle: true,
+  platform: 'node',
+  format: LAMBDA_BUNDLING.format,
+  target: LAMBDA_BUNDLING.target,
+  mainFields: [...LAMBDA_BUNDLING.mainFields],
+  minify: LAMBDA_BUNDLING.minify,
+  banner: { js: LAMBDA_BUNDLING.banner },
+  sourcemap: LAMBDA_BUNDLING.sourceMap,
+  sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+};
+
+/** The same for one entry (`esbuild --bundle entry --outfile=...`). */
 export function lambdaBuildOptions(entry: string, outfile: string): BuildOptions {
-  return {
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: LAMBDA_BUNDLING.format,
-    target: LAMBDA_BUNDLING.target,
-    mainFields: [...LAMBDA_BUNDLING.mainFields],
-    minify: LAMBDA_BUNDLING.minify,
-    banner: { js: LAMBDA_BUNDLING.banner },
-  };
+  return { ...LAMBDA_ESBUILD_OPTIONS, entryPoints: [entry], outfile };
 }

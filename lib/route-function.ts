@@ -5,7 +5,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { LAMBDA_BUNDLING } from './bundling.ts';
+import { LAMBDA_BUNDLING, lambdaEnvironment } from './bundling.ts';
 import type { Data, TableAccess } from './data.ts';
 import { metricsNamespace } from './metrics-namespace.ts';
 
@@ -76,9 +76,7 @@ export class RouteFunction extends Construct {
       logGroup: this.logGroup,
       tracing: Tracing.ACTIVE,
       environment: {
-        TABLE_NAME: props.data.table.tableName,
-        METRICS_NAMESPACE: metricsNamespace(this),
-        NODE_OPTIONS: '--enable-source-maps',
+        ...lambdaEnvironment({ tableName: props.data.table.tableName, metricsNamespace: metricsNamespace(this) }),
         ...props.environment,
       },
       bundling: {
@@ -86,9 +84,6 @@ export class RouteFunction extends Construct {
         // OutputFormat's values are esbuild's format names.
         format: LAMBDA_BUNDLING.format as OutputFormat,
         mainFields: [...LAMBDA_BUNDLING.mainFields],
-        sourceMap: true,
-        // Stack traces need the mappings only; leaving sources out keeps the package small.
-        sourcesContent: false,
         // Bundle the SDK instead of using the runtime's copy: the versions we test are the ones we run.
         bundleAwsSDK: true,
       },

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { sourceMappedStack } from './source-mapped-stack.ts';
 
 /**
  * Structured JSON logs, one object per line, with the request's context on every line: request_id
@@ -71,6 +72,6 @@ export const log = {
 };
 
 export function describeError(error: unknown): Fields {
-  if (error instanceof Error) return { error_name: error.name, error_message: error.message, stack: error.stack };
+  if (error instanceof Error) return { error_name: error.name, error_message: error.message, stack: error.stack && sourceMappedStack(error.stack) };
   return { error_message: String(error) };
 }

@@ -64,6 +64,7 @@ export const ROUTES: readonly Route[] = [
     table: 'write',
     services: ['scheduler'],
   },
+  { method: 'GET', path: '/v1/campaigns/{id}/enrollments', handler: 'campaigns/enrollments', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/cancel-flows', handler: 'cancel-flows/list', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/cancel-flows/{id}', handler: 'cancel-flows/get', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'POST', path: '/v1/cancel-flows', handler: 'cancel-flows/create', surface: 'rest', scope: ['write'], table: 'write' },
@@ -77,6 +78,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/customers', handler: 'customers/list', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/customers/{id}', handler: 'customers/get', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/customers/{id}/payments', handler: 'customers/payments', surface: 'rest', scope: ['read'], table: 'read' },
+  { method: 'GET', path: '/v1/customers/{id}/enrollments', handler: 'customers/enrollments', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'DELETE', path: '/v1/customers/{id}', handler: 'customers/erase', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'GET', path: '/v1/webhooks', handler: 'webhook-endpoints/list', surface: 'rest', scope: ['webhooks'], table: 'read' },
   { method: 'POST', path: '/v1/webhooks', handler: 'webhook-endpoints/create', surface: 'rest', scope: ['webhooks'], table: 'write' },
@@ -109,9 +111,20 @@ export const ROUTES: readonly Route[] = [
 /** Answers requests no route matches: 404, or 405 with Allow when the path exists under another method. */
 export const FALLBACK_HANDLER = 'platform/not-found';
 
-const patterns = new Map(ROUTES.map((route) => [route, pathPattern(route.path)]));
-/** Literal segments win over parameters (`/things/export` before `/things/{id}`), as in API Gateway. */
-const bySpecificity = [...ROUTES].sort((a, b) => parameterCount(a.path) - parameterCount(b.path));
+/**
+ * Each route's path as a regular expression, and the routes with literal segments before parameters
+ * (`/things/export` before `/things/{id}`), as in API Gateway. Built on the first match: the functions
+ * behind API Gateway only look their route up by resource (routeFor) and never need them.
+ */
+let compiled: { patterns: Map<Route, RegExp>; bySpecificity: Route[] } | undefined;
+
+function compiledRoutes() {
+  compiled ??= {
+    patterns: new Map(ROUTES.map((route) => [route, pathPattern(route.path)])),
+    bySpecificity: [...ROUTES].sort((a, b) => parameterCount(a.path) - parameterCount(b.path)),
+  };
+  return compiled;
+}
 
 function parameterCount(path: string): number {
   return (path.match(/\{/g) ?? []).length;
@@ -144,6 +157,7 @@ export interface RouteMatch {
 
 /** Matches a concrete request path (as the local server sees it) to a route and its parameters. */
 export function matchRoute(method: string, path: string): RouteMatch | undefined {
+  const { patterns, bySpecificity } = compiledRoutes();
   for (const route of bySpecificity) {
     if (route.method !== method) continue;
     const match = patterns.get(route)!.exec(path);
@@ -157,6 +171,7 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
 
 /** Methods that serve a concrete path on the given surfaces (all, on the local server), for 405 answers. */
 export function methodsForPath(path: string, surfaces?: readonly Surface[]): HttpMethod[] {
+  const { patterns } = compiledRoutes();
   return ROUTES.filter((route) => (!surfaces || surfaces.includes(route.surface)) && patterns.get(route)!.test(path)).map(
     (route) => route.method,
   );

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { INTERVALS, recoveryAnalytics } from '#shared/domain/analytics';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
-import { isoDate } from '#shared/http/schemas';
+import { isoDate } from '#shared/http/time-schemas';
 
 const query = z.strictObject({
   from: isoDate,

@@ -3,7 +3,7 @@ import { SCOPES } from '#shared/domain/api-keys';
 import { issueApiKey } from '#shared/domain/api-key-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { created } from '#shared/http/responses';
-import { isoTimestamp } from '#shared/http/schemas';
+import { isoTimestamp } from '#shared/http/time-schemas';
 import { apiKeyResource } from '#shared/representations/api-key';
 
 const body = z.strictObject({

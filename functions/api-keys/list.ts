@@ -3,7 +3,7 @@ import { listKeys } from '#shared/domain/api-key-lifecycle';
 import { slicePage } from '#shared/domain/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
-import { pageQuery } from '#shared/http/schemas';
+import { pageQuery } from '#shared/http/query-schemas';
 import { apiKeyResource } from '#shared/representations/api-key';
 
 const query = z.strictObject({ ...pageQuery });

@@ -4,7 +4,7 @@ import { CAMPAIGN_SORTS, CAMPAIGN_STATUSES, CAMPAIGN_TRIGGERS } from '#shared/do
 import { slicePage } from '#shared/domain/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
-import { pageQuery } from '#shared/http/schemas';
+import { pageQuery } from '#shared/http/query-schemas';
 import { campaignListItem } from '#shared/representations/campaign';
 
 const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.join(', ')}` });

@@ -4,7 +4,7 @@ import { OUTCOMES } from '#shared/domain/cancel-sessions';
 import { slicePage } from '#shared/domain/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
-import { pageQuery } from '#shared/http/schemas';
+import { pageQuery } from '#shared/http/query-schemas';
 import { cancelFeedbackResource } from '#shared/representations/cancel-feedback';
 
 const query = z.strictObject({

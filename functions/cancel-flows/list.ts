@@ -4,7 +4,7 @@ import { CANCEL_FLOW_STATUSES } from '#shared/domain/cancel-flows';
 import { slicePage } from '#shared/domain/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
-import { pageQuery } from '#shared/http/schemas';
+import { pageQuery } from '#shared/http/query-schemas';
 import { cancelFlowResource } from '#shared/representations/cancel-flow';
 
 const query = z.strictObject({

@@ -3,7 +3,7 @@ import { listProcessorConnections } from '#shared/domain/processor-setup';
 import { slicePage } from '#shared/domain/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
-import { pageQuery } from '#shared/http/schemas';
+import { pageQuery } from '#shared/http/query-schemas';
 import { processorConnectionResource } from '#shared/representations/processor-connection';
 
 const query = z.strictObject({ ...pageQuery });

@@ -1,11 +1,11 @@
 import { removeEndpoint } from '#shared/domain/webhooks';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
-import { webhookIdParam } from '#shared/http/webhook-endpoint-schemas';
+import { idParam } from '#shared/http/schemas';
 import type { DeletedObject } from '#shared/representations/schemas/common';
 
 /** DELETE /v1/webhooks/{id}: attempts still queued for it end as failed. */
-export const handler = restHandler({ params: webhookIdParam }, async ({ auth, params }) => {
+export const handler = restHandler({ params: idParam('we') }, async ({ auth, params }) => {
   await removeEndpoint(auth.tenant, params.id);
   return ok({ id: params.id, deleted: true } satisfies DeletedObject);
 });

@@ -1,12 +1,19 @@
+import * as z from 'zod';
 import { deliveriesOf } from '#shared/domain/webhooks';
 import { slicePage } from '#shared/domain/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
-import { deliveryListQuery, webhookIdParam } from '#shared/http/webhook-endpoint-schemas';
+import { pageQuery } from '#shared/http/query-schemas';
+import { idParam } from '#shared/http/schemas';
 import { webhookDeliveryResource } from '#shared/representations/webhook-endpoint';
 
+const deliveryFilter = z.strictObject({
+  status: z.enum(['pending', 'succeeded', 'failed'], { error: 'must be one of: pending, succeeded, failed' }).optional(),
+  ...pageQuery,
+});
+
 /** GET /v1/webhooks/{id}/deliveries: the last 30 days of deliveries, newest event first. */
-export const handler = restHandler({ params: webhookIdParam, query: deliveryListQuery }, async ({ auth, params, query, now }) => {
+export const handler = restHandler({ params: idParam('we'), query: deliveryFilter }, async ({ auth, params, query, now }) => {
   const deliveries = (await deliveriesOf(auth.tenant, params.id, now)).filter((delivery) => !query.status || delivery.status === query.status);
   return pageOf(slicePage(deliveries, query).map(webhookDeliveryResource), deliveries.length, query);
 });

@@ -3,7 +3,13 @@ import { runtime } from '../composition.ts';
 import { requireEnv } from '../config.ts';
 import type { CompletionQueue } from '../ports/completion-queue.ts';
 import { SqsCompletionQueue } from './aws/sqs-completion-queue.ts';
+import { builtOnFirstUse } from './built-on-first-use.ts';
 
-/** The completion queue for this runtime; in AWS its URL is read at cold start of the functions that import it. */
-export const completionQueue: CompletionQueue =
-  runtime.local?.completions ?? new SqsCompletionQueue(new SQSClient({}), requireEnv('CANCEL_COMPLETION_QUEUE_URL'));
+/** The SQS queue, its URL read at cold start of the functions that import it; its client is built on the first send (only a completion that could not be stored is sent). */
+function sqsCompletionQueue(): CompletionQueue {
+  const queueUrl = requireEnv('CANCEL_COMPLETION_QUEUE_URL');
+  return builtOnFirstUse(() => new SqsCompletionQueue(new SQSClient({}), queueUrl));
+}
+
+/** The completion queue for this runtime. */
+export const completionQueue: CompletionQueue = runtime.local?.completions ?? sqsCompletionQueue();

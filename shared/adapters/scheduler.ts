@@ -2,13 +2,18 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { runtime } from '../composition.ts';
 import { requireEnv } from '../config.ts';
 import type { Scheduler } from '../ports/scheduler.ts';
-import { EventBridgeScheduler } from './aws/eventbridge-scheduler.ts';
+import { EventBridgeScheduler, type EventBridgeSchedulerConfig } from './aws/eventbridge-scheduler.ts';
+import { builtOnFirstUse } from './built-on-first-use.ts';
 
-/** The scheduler for this runtime; in AWS its configuration is read at cold start of the functions that import it. */
-export const scheduler: Scheduler =
-  runtime.local?.scheduler ??
-  new EventBridgeScheduler(new SchedulerClient({}), {
+/** EventBridge Scheduler, configured at cold start of the functions that import it; its client is built on the first call. */
+function eventBridgeScheduler(): Scheduler {
+  const config: EventBridgeSchedulerConfig = {
     groupName: requireEnv('SCHEDULE_GROUP'),
     roleArn: requireEnv('SCHEDULER_ROLE_ARN'),
     targets: JSON.parse(requireEnv('JOB_TARGETS')),
-  });
+  };
+  return builtOnFirstUse(() => new EventBridgeScheduler(new SchedulerClient({}), config));
+}
+
+/** The scheduler for this runtime. */
+export const scheduler: Scheduler = runtime.local?.scheduler ?? eventBridgeScheduler();

@@ -111,7 +111,9 @@ export async function revokeApiKey(tenant: Tenant, keyId: string, now: Date): Pr
 
 export async function listKeys(tenant: Tenant): Promise<ApiKeyRecord[]> {
   const records = await listApiKeys(tenant);
-  return records.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id.localeCompare(a.id)));
+  // Newest first, ties by id; ids are lowercase ASCII, so code-unit order (localeCompare's first call loads ICU's collation data, some 6 ms of a cold start).
+  const newestFirst = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+  return records.sort((a, b) => newestFirst(a.createdAt, b.createdAt) || newestFirst(a.id, b.id));
 }
 
 export function describeCaller(grant: KeyGrant) {

@@ -1,4 +1,4 @@
-import type { OfferConfig } from './cancel-flows.ts';
+import type { OfferConfig } from './cancel-flow-steps.ts';
 import { acceptedOfferOf, type CancelCompletion, type Outcome, type SessionResponse } from './cancel-sessions.ts';
 import type { Customer, Subscription } from './customers.ts';
 import { withStatus } from './failure-accounting.ts';

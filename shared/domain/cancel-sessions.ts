@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
-import { cancelFlowSteps, type CancelFlow, type CancelFlowStep, type OfferConfig } from './cancel-flows.ts';
+import type { CancelCompletion, CancelSession, SessionResponse } from './cancel-completion-schema.ts';
+import type { CancelFlowStep, OfferConfig } from './cancel-flow-steps.ts';
+import type { CancelFlow } from './cancel-flows.ts';
 import { invalidRequest } from './errors.ts';
-import { ENVIRONMENTS, type Environment, type Tenant } from './tenant.ts';
+import type { Environment, Tenant } from './tenant.ts';
 
 /**
  * Cancel sessions (§2.5, §3.4, §4.5): one subscriber walking through the active cancel flow. Pure
@@ -27,43 +28,7 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 export const OUTCOMES = ['saved', 'churned'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-const sessionResponse = z.object({
-  step: z.number().int(),
-  step_type: z.string(),
-  response_json: z.string(),
-  /** The response's accepted_offer as JSON text (null when the response had none): any JSON value, kept verbatim. */
-  accepted_offer_json: z.string().nullable(),
-  recorded_at: z.string(),
-});
-
-/** The stored session; also travels inside a queued completion, so it has a schema the worker parses with. */
-export const cancelSessionSchema = z.object({
-  session_id: z.string(),
-  merchant_id: z.string(),
-  environment: z.enum(ENVIRONMENTS),
-  cancel_flow_id: z.string(),
-  flow_version: z.number().int(),
-  /** A copy of the flow's steps at start: editing the flow never changes a session under the subscriber. */
-  steps: cancelFlowSteps,
-  allowed_origins: z.array(z.string()),
-  /** The merchant's own ids, as the widget knows them (docs/decisions.md, "Cancel flows"). */
-  customer_id: z.string(),
-  subscription_id: z.string(),
-  /** 1-based; steps.length + 1 once the last step's response is in (the flow is finished, only complete remains). */
-  current_step: z.number().int(),
-  status: z.literal('in_progress'),
-  responses: z.array(sessionResponse),
-  accepted_offer_json: z.string().nullable(),
-  /** The step whose response set accepted_offer: the offer applied on a save is that step's, never the client's words. */
-  accepted_offer_step: z.number().int().nullable(),
-  started_at: z.string(),
-  last_activity_at: z.string(),
-  /** Epoch seconds; also the table's TTL attribute. */
-  expires_at: z.number().int(),
-});
-
-export type CancelSession = z.infer<typeof cancelSessionSchema>;
-export type SessionResponse = z.infer<typeof sessionResponse>;
+export type { CancelCompletion, CancelSession, SessionResponse } from './cancel-completion-schema.ts';
 
 export const tenantOf = (session: Pick<CancelSession, 'merchant_id' | 'environment'>): Tenant => ({
   merchantId: session.merchant_id,
@@ -205,19 +170,6 @@ export interface CompletionInput {
   free_text?: string;
 }
 
-/** Everything needed to persist a completion without the session item: what the dead-letter queue carries. */
-export const cancelCompletionSchema = z.object({
-  kind: z.literal('cancel-completion'),
-  token_hash: z.string().regex(/^[0-9a-f]{64}$/),
-  session: cancelSessionSchema,
-  outcome: z.enum(OUTCOMES),
-  reason: z.string(),
-  sub_reason: z.string().nullable(),
-  free_text: z.string().nullable(),
-  completed_at: z.string(),
-});
-
-export type CancelCompletion = z.infer<typeof cancelCompletionSchema>;
 
 export function completionOf(tokenHash: string, session: CancelSession, input: CompletionInput, now: Date): CancelCompletion {
   return {

@@ -1,5 +1,6 @@
 import type { CalendarOccasion } from './calendar-triggers.ts';
 import type { PaymentMethod } from './customers.ts';
+import type { PageRequest } from './pagination.ts';
 
 /** A customer's passage through one campaign for one failure (or one manual enrollment). */
 export const ENROLLMENT_STATUSES = ['active', 'completed', 'stopped', 'removed'] as const;
@@ -76,4 +77,9 @@ export function sameCard(a: PaymentMethod | null, b: PaymentMethod | null): bool
 export function lastSentStep(enrollment: Pick<Enrollment, 'last_sent_step' | 'messages_sent' | 'next_step'>): number | null {
   if (enrollment.last_sent_step !== undefined) return enrollment.last_sent_step;
   return enrollment.messages_sent > 0 ? enrollment.next_step - 1 : null;
+}
+
+/** GET /v1/customers/{id}/enrollments and /v1/campaigns/{id}/enrollments: newest first, optionally one status. */
+export interface EnrollmentListRequest extends PageRequest {
+  status?: EnrollmentStatus;
 }

@@ -31,5 +31,6 @@ export async function connectProcessor(tenant: Tenant, psp: string, credentials:
 }
 
 export async function listProcessorConnections(tenant: Tenant): Promise<ProcessorConnection[]> {
-  return (await listConnections(tenant)).sort((a, b) => a.psp.localeCompare(b.psp));
+  // Names are lowercase ASCII (letters, digits, - and _): plain code-unit order, not localeCompare, whose first call loads ICU's collation data (some 6 ms of a cold start).
+  return (await listConnections(tenant)).sort((a, b) => (a.psp < b.psp ? -1 : a.psp > b.psp ? 1 : 0));
 }

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { allowedOrigins, cancelFlowName, cancelFlowSteps } from '../domain/cancel-flows.ts';
+import { allowedOrigins, cancelFlowName, cancelFlowSteps } from '../domain/cancel-flow-steps.ts';
 
 /**
  * Bodies of POST and PUT /v1/cancel-flows. The step and origin rules are the domain's
- * (shared/domain/cancel-flows.ts); a missing required field is 400 and an invalid one 422, both
+ * (shared/domain/cancel-flow-steps.ts); a missing required field is 400 and an invalid one 422, both
  * with the dotted `param`, by the shared parse.
  */
 const definitionFields = {

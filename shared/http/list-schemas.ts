@@ -1,8 +1,10 @@
 import * as z from 'zod';
 import { CUSTOMER_SORTS, CUSTOMER_STATUSES } from '../domain/customers.ts';
+import { ENROLLMENT_STATUSES } from '../domain/enrollments.ts';
 import { SORT_ORDERS } from '../domain/listing.ts';
 import { DECLINE_CATEGORIES, PAYMENT_SORTS, PAYMENT_STATUSES } from '../domain/payments.ts';
-import { isoTimestamp, pageQuery, queryValue } from './schemas.ts';
+import { pageQuery, queryValue } from './query-schemas.ts';
+import { isoTimestamp } from './time-schemas.ts';
 
 /**
  * Query strings of the payment and customer lists (§4.2, §4.3). Strict: an unknown parameter is a
@@ -57,6 +59,12 @@ export const customerPaymentsQuery = z.strictObject({
   status: oneOf(PAYMENT_STATUSES).optional(),
   sort: oneOf(PAYMENT_SORTS).default('created_at'),
   order,
+  ...pageQuery,
+});
+
+/** A customer's or a campaign's enrollments: always newest first, like Stripe's lists. */
+export const enrollmentListQuery = z.strictObject({
+  status: oneOf(ENROLLMENT_STATUSES).optional(),
   ...pageQuery,
 });
 

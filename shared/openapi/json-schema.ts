@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { QUERY_VALUE_META } from '../http/schemas.ts';
+import { QUERY_VALUE_META } from '../http/query-schemas.ts';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import type { OfferConfig } from '../domain/cancel-flows.ts';
+import type { OfferConfig } from '../domain/cancel-flow-steps.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import type { ProcessorConnection } from '../store/processor-connections.ts';
 

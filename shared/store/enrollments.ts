@@ -16,11 +16,12 @@ const BATCH_GET_LIMIT = 100;
 
 /**
  * Enrollments sort under their customer and failure, so "this payment's enrollments" and "this
- * customer's" are key-range queries; gsi3 groups them by campaign for pause, activate and archive.
- * The key makes "at most once per failure per campaign" a write condition.
+ * customer's" are key-range queries; gsi3 groups them by campaign (status, then enrollment time) for
+ * pause, activate, archive and the campaign's enrollment list. The key makes "at most once per
+ * failure per campaign" a write condition.
  */
 const enrollmentSk = (customerId: string, subject: string, campaignId: string): string => `ENROLLMENT#${customerId}#${subject}#${campaignId}`;
-const byCampaignPk = (tenant: Tenant, campaignId: string): string => `${tenantPk(tenant)}#ENROLLMENTS#${campaignId}`;
+export const byCampaignPk = (tenant: Tenant, campaignId: string): string => `${tenantPk(tenant)}#ENROLLMENTS#${campaignId}`;
 
 /** Names an enrollment: its campaign, customer and what it is for (a failure, a calendar occasion, or a manual enrollment without either). */
 export type EnrollmentRef = Pick<Enrollment, 'customer_id' | 'payment_id' | 'campaign_id'> & { calendar?: Pick<CalendarOccasion, 'key'> | null };
@@ -43,7 +44,7 @@ function toItem(tenant: Tenant, enrollment: Enrollment) {
   };
 }
 
-function fromItem(item: Record<string, unknown>): Enrollment {
+export function enrollmentFromItem(item: Record<string, unknown>): Enrollment {
   const { pk: _pk, sk: _sk, gsi1pk: _o, gsi1sk: _os, gsi3pk: _g, gsi3sk: _gs, entity: _e, ...enrollment } = item;
   return enrollment as unknown as Enrollment;
 }
@@ -54,7 +55,7 @@ export function enrollmentKey(tenant: Tenant, enrollment: EnrollmentRef) {
 
 export async function findEnrollment(tenant: Tenant, key: EnrollmentRef): Promise<Enrollment | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: enrollmentKey(tenant, key), ConsistentRead: true }));
-  return Item ? fromItem(Item) : undefined;
+  return Item ? enrollmentFromItem(Item) : undefined;
 }
 
 /**
@@ -79,7 +80,7 @@ export async function enrollmentsOf(tenant: Tenant, customerId: string, paymentI
     ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': `ENROLLMENT#${customerId}#${paymentId === undefined ? '' : `${paymentId}#`}` },
     ConsistentRead: true,
   });
-  return items.map(fromItem);
+  return items.map(enrollmentFromItem);
 }
 
 /** A campaign's enrollments still running (the index is eventually consistent: callers re-check each one). */
@@ -90,7 +91,7 @@ export async function activeEnrollmentsOf(tenant: Tenant, campaignId: string): P
     KeyConditionExpression: 'gsi3pk = :pk AND begins_with(gsi3sk, :active)',
     ExpressionAttributeValues: { ':pk': byCampaignPk(tenant, campaignId), ':active': 'active#' },
   });
-  return items.map(fromItem);
+  return items.map(enrollmentFromItem);
 }
 
 export function newEnrollmentWrite(tenant: Tenant, enrollment: Enrollment): TransactItem {

@@ -120,7 +120,9 @@ describe('functions', () => {
       expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
       expect(fn.Properties.MemorySize, id).toBe(512);
       expect(fn.Properties.Timeout, id).toBe(jobIds.has(id) ? 60 : 29);
-      expect(fn.Properties.Environment.Variables).toMatchObject({ TABLE_NAME: { Ref: expect.any(String) }, NODE_OPTIONS: '--enable-source-maps' });
+      expect(fn.Properties.Environment.Variables).toMatchObject({ TABLE_NAME: { Ref: expect.any(String) } });
+      // Source maps are read by the log when it needs them, not by Node at every cold start (docs/decisions.md).
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBeUndefined();
       const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref;
       expect(resources[logGroupId]?.Type, id).toBe('AWS::Logs::LogGroup');
       expect(resources[logGroupId]?.Properties.RetentionInDays, id).toBeGreaterThan(0);

@@ -80,6 +80,8 @@ describe('responses match the API description', () => {
     await documented('PUT', `/v1/campaigns/${campaign.id}`, { key, body: { description: 'manual outreach' } });
     await documented('POST', `/v1/campaigns/${campaign.id}/activate`, { key });
     await documented('POST', `/v1/campaigns/${campaign.id}/enrollments`, { key, body: { customer_id: receipt.customer_id, payment_id: receipt.payment_id } });
+    expect((await documented('GET', `/v1/campaigns/${campaign.id}/enrollments`, { key })).data).toHaveLength(1);
+    expect((await documented('GET', `/v1/customers/${receipt.customer_id}/enrollments`, { key })).data).toHaveLength(1);
     await documented('GET', `/v1/campaigns/${campaign.id}`, { key });
     await documented('POST', `/v1/campaigns/${campaign.id}/pause`, { key });
     await documented('POST', `/v1/campaigns/${campaign.id}/archive`, { key });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addMonths } from '../../shared/adapters/aws/stripe-offer-applier.ts';
 import { churnedCustomer, feedbackOf, matchSubscription } from '../../shared/domain/cancel-feedback.ts';
-import { cancelFlowStep, isWebOrigin, newCancelFlow, originChanges, refusal, type CancelFlow } from '../../shared/domain/cancel-flows.ts';
+import { cancelFlowStep } from '../../shared/domain/cancel-flow-steps.ts';
+import { isWebOrigin, newCancelFlow, originChanges, refusal, type CancelFlow } from '../../shared/domain/cancel-flows.ts';
 import {
   acceptedOfferOf,
   advanceChange,

@@ -3,7 +3,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqsCompletionQueue } from '../../shared/adapters/aws/sqs-completion-queue.ts';
 import { newCancelFlow } from '../../shared/domain/cancel-flows.ts';
-import { cancelCompletionSchema, completionOf, hashToken, newSession } from '../../shared/domain/cancel-sessions.ts';
+import { cancelCompletionSchema } from '../../shared/domain/cancel-completion-schema.ts';
+import { completionOf, hashToken, newSession } from '../../shared/domain/cancel-sessions.ts';
 
 const NOW = new Date('2026-12-01T10:00:00.000Z');
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/PaymentRecovery-prod-CancelCompletions';

@@ -18,7 +18,7 @@
 import type { Payment } from '../../domain/payments.ts';
 import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
 import { toDecimalString } from '../../domain/money.ts';
-import { subscriptionReference } from '../../processors/braintree-webhook.ts';
+import { subscriptionReference } from '../../processors/braintree-references.ts';
 import {
   BRAINTREE_PRODUCTION,
   BRAINTREE_SANDBOX,

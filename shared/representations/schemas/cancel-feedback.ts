@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { offerConfig } from '../../domain/cancel-flows.ts';
+import { offerConfig } from '../../domain/cancel-flow-steps.ts';
 import { OUTCOMES } from '../../domain/cancel-sessions.ts';
 import { count, prefixedId, timestamp } from './common.ts';
 

@@ -1,0 +1,12 @@
+import { listCustomerEnrollments } from '#shared/domain/enrollment-queries';
+import { enrollmentListQuery } from '#shared/http/list-schemas';
+import { restHandler } from '#shared/http/rest-handler';
+import { pageOf } from '#shared/http/responses';
+import { idParam } from '#shared/http/schemas';
+import { enrollmentResource } from '#shared/representations/enrollment';
+
+/** GET /v1/customers/{id}/enrollments: the customer's dunning sequences in every campaign, newest first. */
+export const handler = restHandler({ params: idParam('cus'), query: enrollmentListQuery }, async ({ auth, params, query }) => {
+  const { items, total } = await listCustomerEnrollments(auth.tenant, params.id, query);
+  return pageOf(items.map(enrollmentResource), total, query);
+});
