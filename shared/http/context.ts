@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { MiddlewareObj } from '@middy/core';
 import type { KeyGrant } from '../store/api-keys.ts';
 import type { WindowState } from '../domain/sliding-window.ts';
-import type { Middleware } from './middleware.ts';
 
 /** What the middleware learns about a request and hands on to later middleware and the handler. */
 export interface ServiceContext extends Context {
@@ -13,7 +13,7 @@ export interface ServiceContext extends Context {
   replay?: APIGatewayProxyResult;
 }
 
-export type ServiceMiddleware = Middleware<ServiceContext>;
+export type ServiceMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ServiceContext>;
 
 export function header(event: APIGatewayProxyEvent, name: string): string | undefined {
   const wanted = name.toLowerCase();

@@ -1,14 +1,14 @@
+import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
 import { runtime } from '../composition.ts';
 import { invalidRequest, ServiceError } from '../domain/errors.ts';
 import { describeError, log } from '../log.ts';
 import { ROUTES } from '../routes.ts';
-import { header, type ServiceContext } from './context.ts';
+import { header, type ServiceContext, type ServiceMiddleware } from './context.ts';
 import { withContract } from './contract.ts';
 import { originAllowedFor, originAllowedForSomeMerchant } from './cors.ts';
 import { responseEnvelope } from './envelope.ts';
-import { withMiddleware, type Middleware, type MiddlewareRequest } from './middleware.ts';
 import { parseInput, parseJsonBody } from './parse.ts';
 import { jsonResult } from './responses.ts';
 
@@ -41,7 +41,7 @@ interface EdgeContext extends ServiceContext {
   corsOrigins?: readonly string[];
 }
 
-type EdgeMiddleware = Middleware<EdgeContext>;
+type EdgeMiddleware = ServiceMiddleware & middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, EdgeContext>;
 
 const nothing = z.strictObject({});
 
@@ -76,7 +76,7 @@ function allowOrigin(response: APIGatewayProxyResult, origin: string | undefined
  * error responses the envelope makes.
  */
 function edgeCors(): EdgeMiddleware {
-  const decorate = async (request: MiddlewareRequest<EdgeContext>) => {
+  const decorate = async (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, EdgeContext>) => {
     const response = request.response;
     if (!response) return;
     const origin = header(request.event, 'origin');
@@ -121,7 +121,9 @@ export function edgeHandler<P = Record<string, never>, B = Record<string, never>
     context.corsOrigins = reply.corsOrigins;
     return jsonResult(reply.status, reply.body);
   };
-  const handler = withMiddleware<EdgeContext>(run, [edgeCors(), responseEnvelope()]);
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, EdgeContext>(run)
+    .use(edgeCors())
+    .use(responseEnvelope() as EdgeMiddleware);
   return withContract(handler, { surface: 'edge', params: schemas.params, body: schemas.body });
 }
 

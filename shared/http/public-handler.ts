@@ -1,9 +1,9 @@
+import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ServiceContext } from './context.ts';
 import { responseEnvelope } from './envelope.ts';
-import { withMiddleware } from './middleware.ts';
 
 /** An endpoint without an API key (edge, processor webhooks, fallback): request id and the error envelope only. */
 export function publicHandler(action: (event: APIGatewayProxyEvent, context: ServiceContext) => Promise<APIGatewayProxyResult>) {
-  return withMiddleware(action, [responseEnvelope()]);
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ServiceContext>(action).use(responseEnvelope());
 }

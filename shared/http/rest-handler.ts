@@ -1,3 +1,4 @@
+import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
 import { runtime } from '../composition.ts';
@@ -9,7 +10,6 @@ import { withContract } from './contract.ts';
 import { responseEnvelope } from './envelope.ts';
 import { idempotency } from './idempotency.ts';
 import { enforceIpAllowlist } from './ip-allowlist.ts';
-import { withMiddleware } from './middleware.ts';
 import { parseInput, parseJsonBody } from './parse.ts';
 import { rateLimit } from './rate-limit.ts';
 import { jsonResult, type Reply } from './responses.ts';
@@ -69,7 +69,13 @@ export function restHandler<P = Record<string, never>, Q = Record<string, never>
     });
     return jsonResult(reply.status, reply.body, reply.headers);
   };
-  const handler = withMiddleware(run, [responseEnvelope(), authenticate(), enforceIpAllowlist(), rateLimit(), authorize(), idempotency()]);
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ServiceContext>(run)
+    .use(responseEnvelope())
+    .use(authenticate())
+    .use(enforceIpAllowlist())
+    .use(rateLimit())
+    .use(authorize())
+    .use(idempotency());
   const { params, query, body, bodyVariants } = schemas;
   return withContract(handler, { surface: 'rest', params, query, body, bodyVariants });
 }
