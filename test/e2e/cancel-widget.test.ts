@@ -173,7 +173,8 @@ describe('cancel widget in Chromium', () => {
     await page.keyboard.press('Enter');
     // Assess
     await page.getByRole('heading', { name: 'Your subscription is canceled' }).waitFor();
-    expect(await page.getByRole('status').filter({ hasText: 'Your subscription is canceled.' }).count()).toBeGreaterThan(0);
+    // The live region is filled a moment after it is cleared (so repeats are announced): wait for the announcement.
+    await page.getByRole('status').filter({ hasText: 'Your subscription is canceled.' }).waitFor();
     const feedback = await until(() => feedbackFor(keys.test_read, 'cust_e2e_churn'), (record) => record !== undefined);
     expect(feedback).toMatchObject({ outcome: 'churned', reason: 'missing_features', free_text: 'No API access', customer_id: subscriber.customerId });
     expect(feedback.responses.map((response: { step_type: string }) => response.step_type)).toEqual(['survey', 'offer', 'confirm']);
