@@ -1,6 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
+import { queryAll } from './dynamo.ts';
 import { epochSeconds, tenantPk } from './keys.ts';
 import { transact } from './transactions.ts';
 
@@ -75,20 +75,11 @@ export interface Aggregate {
  */
 export async function aggregatesBetween(tenant: Tenant, kind: string, from: string, to: string, dimensions: readonly string[]): Promise<Aggregate[]> {
   const prefix = `ANALYTICS#${kind}#`;
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':from': `${prefix}${from}`, ':to': `${prefix}${to}#~` },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':from': `${prefix}${from}`, ':to': `${prefix}${to}#~` },
+  });
   return items.map(({ pk: _pk, sk: _sk, entity: _entity, ...attributes }) => {
     const lifted: Record<string, string> = {};
     const counters: Counters = {};

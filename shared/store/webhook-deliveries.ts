@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { isConditionFailure, queryAll } from './dynamo.ts';
 import { epochSeconds, tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
@@ -76,21 +76,12 @@ export async function findDelivery(tenant: Tenant, endpointId: string, eventId: 
 
 /** An endpoint's deliveries, newest first; at most 30 days' worth exist (TTL), expired ones are skipped. */
 export async function listDeliveries(tenant: Tenant, endpointId: string, now: Date): Promise<WebhookDelivery[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': `WHDELIVERY#${endpointId}#` },
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': `WHDELIVERY#${endpointId}#` },
+    ScanIndexForward: false,
+  });
   return items.filter((item) => typeof item.expires_at !== 'number' || item.expires_at > epochSeconds(now)).map(fromItem);
 }
 

@@ -1,7 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { isConditionFailure, queryAll } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
@@ -46,21 +46,12 @@ export async function findEndpoint(tenant: Tenant, id: string): Promise<WebhookE
 
 /** Every endpoint of the tenant, oldest first (a tenant has at most a few; see MAX_ENDPOINTS). */
 export async function listEndpoints(tenant: Tenant, consistent = false): Promise<WebhookEndpoint[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': 'WEBHOOK#' },
-        ConsistentRead: consistent,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': 'WEBHOOK#' },
+    ConsistentRead: consistent,
+  });
   return items.map(fromItem);
 }
 
