@@ -1,7 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { TimeWindow } from '../domain/listing.ts';
 import type { Tenant } from '../domain/tenant.ts';
+import { queryAll } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
@@ -105,27 +105,19 @@ type Counts = Map<string, Map<string, number>>;
 
 /** period → dimension → count, shards added up; `prefix` selects the items, `levelPrefix` precedes the period in their keys. */
 async function readCounters(tenant: Tenant, levelPrefix: string, prefix = levelPrefix): Promise<Counts> {
+  const items = await queryAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': prefix },
+    ReturnConsumedCapacity: 'TOTAL',
+  });
   const counts: Counts = new Map();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': prefix },
-        ExclusiveStartKey: startKey,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const { pk: _pk, sk, entity: _entity, ...dimensions } = item;
-      const period = (sk as string).slice(levelPrefix.length).split('#')[0]!;
-      const into = counts.get(period) ?? new Map<string, number>();
-      for (const [dimension, value] of Object.entries(dimensions)) into.set(dimension, (into.get(dimension) ?? 0) + Number(value));
-      counts.set(period, into);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for (const { pk: _pk, sk, entity: _entity, ...dimensions } of items) {
+    const period = (sk as string).slice(levelPrefix.length).split('#')[0]!;
+    const into = counts.get(period) ?? new Map<string, number>();
+    for (const [dimension, value] of Object.entries(dimensions)) into.set(dimension, (into.get(dimension) ?? 0) + Number(value));
+    counts.set(period, into);
+  }
   return counts;
 }
 

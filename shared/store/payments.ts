@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Payment } from '../domain/payments.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { batchGetConsistent, isConditionFailure, type Item, type Key } from './dynamo.ts';
+import { batchGetConsistent, isConditionFailure, queryAll, type Item, type Key } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey } from './list-query.ts';
@@ -167,21 +167,12 @@ export function deletePaymentReferenceWrites(tenant: Tenant, psp: string, refere
 
 /** All payments of one customer, oldest first: a customer has few, so lists of them are sorted in memory. */
 export async function paymentsOfCustomer(tenant: Tenant, customerId: string): Promise<Payment[]> {
-  const payments: Payment[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :owner AND begins_with(gsi1sk, :prefix)',
-        ExpressionAttributeValues: { ':owner': customerOwnerPartition(tenant, customerId), ':prefix': PAYMENT_SK_PREFIX },
-        ExclusiveStartKey: startKey,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    payments.push(...(page.Items ?? []).map(paymentFromItem));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return payments;
+  const items = await queryAll(db, {
+    TableName: tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :owner AND begins_with(gsi1sk, :prefix)',
+    ExpressionAttributeValues: { ':owner': customerOwnerPartition(tenant, customerId), ':prefix': PAYMENT_SK_PREFIX },
+    ReturnConsumedCapacity: 'TOTAL',
+  });
+  return items.map(paymentFromItem);
 }
