@@ -3,7 +3,8 @@
  * handles one event (bench/cold-start-events.ts), in AWS mode as deployed: the system clock, the AWS
  * adapters, configuration read at import. DynamoDB is the bench's DynamoDB Local (the data of
  * bench/fixture.ts); every other AWS API the SDK calls goes to a stub that accepts the call, so no
- * request leaves the machine. Samples interleave the bundles, so drift on the machine spreads evenly.
+ * request leaves the machine. Samples interleave the bundles, each round in a rotated order, so drift
+ * on the machine and a slot's position in the round spread evenly.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -130,7 +131,11 @@ export async function benchColdStart(runs: number) {
     // A round of imports alone first warms the machine (node itself, the page cache): without it the first processes ran several times slower.
     for (const target of targets) await probe(target.file, '-', target.env);
     for (let run = 0; run < runs; run++) {
-      for (const target of targets) samples.get(target.name)!.push(await probe(target.file, target.event, target.env));
+      // Each round starts one target further along, so no bundle always runs first (or right after the same neighbour).
+      const offset = Math.round((run * targets.length) / runs);
+      for (const target of [...targets.slice(offset), ...targets.slice(0, offset)]) {
+        samples.get(target.name)!.push(await probe(target.file, target.event, target.env));
+      }
     }
     const of = (kind: 'floor' | 'function') => targets.filter((target) => target.kind === kind).map((target) => ({ name: target.name, ...describeSamples(samples.get(target.name)!) }));
     return {

@@ -78,7 +78,8 @@ export async function issueApiKey(tenant: Tenant, request: NewKeyRequest, now: D
 
 /** New secret now; the previous one keeps working for the 24 h grace (§5 rule 2), never past the key's own expiry. */
 export async function rotateApiKey(tenant: Tenant, keyId: string, now: Date): Promise<IssuedKey> {
-  const current = await getApiKey(tenant, keyId);
+  // The merchant's current settings go into the new secret's grant; read beside the key, not after it.
+  const [current, merchant] = await Promise.all([getApiKey(tenant, keyId), getMerchant(tenant.merchantId)]);
   const status = keyStatus(current, now);
   if (status !== 'active') throw stateConflict(`API key '${keyId}' is ${status} and cannot be rotated`);
   const retiring = current.grants.find((grant) => grant.expires_at === null);
@@ -97,7 +98,6 @@ export async function rotateApiKey(tenant: Tenant, keyId: string, now: Date): Pr
     rotatedAt: now.toISOString(),
     grants: [...stillValid, { hash: retiring.hash, expires_at: graceUntil }, { hash, expires_at: null }],
   };
-  const merchant = await getMerchant(tenant.merchantId);
   await replaceSecret(current, next, hash, retiring.hash, graceUntil, settingsOf(merchant));
   return { record: next, secret };
 }

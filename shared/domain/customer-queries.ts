@@ -50,8 +50,8 @@ export function recoverySummary(payments: readonly Payment[]): RecoverySummary {
   };
 }
 
-/** GET /v1/customers/{id}: the customer and their recovery summary. */
+/** GET /v1/customers/{id}: the customer and their recovery summary, read together. */
 export async function customerWithSummary(tenant: Tenant, customerId: string): Promise<{ customer: Customer; summary: RecoverySummary }> {
-  const customer = await getCustomer(tenant, customerId);
-  return { customer, summary: recoverySummary(await paymentsOfCustomer(tenant, customerId)) };
+  const [customer, payments] = await Promise.all([getCustomer(tenant, customerId), paymentsOfCustomer(tenant, customerId)]);
+  return { customer, summary: recoverySummary(payments) };
 }

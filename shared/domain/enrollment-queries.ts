@@ -5,14 +5,18 @@ import type { Enrollment, EnrollmentListRequest } from './enrollments.ts';
 import type { ListResult } from './listing.ts';
 import type { Tenant } from './tenant.ts';
 
-/** GET /v1/customers/{id}/enrollments: 404 for an unknown customer (401 from the other environment), not an empty list. */
+/**
+ * GET /v1/customers/{id}/enrollments: 404 for an unknown customer (401 from the other environment),
+ * not an empty list. The customer and the page are read together; the page is dropped when the
+ * customer is missing.
+ */
 export async function listCustomerEnrollments(tenant: Tenant, customerId: string, request: EnrollmentListRequest): Promise<ListResult<Enrollment>> {
-  await getCustomer(tenant, customerId);
-  return customerEnrollmentsPage(tenant, customerId, request);
+  const [, page] = await Promise.all([getCustomer(tenant, customerId), customerEnrollmentsPage(tenant, customerId, request)]);
+  return page;
 }
 
 /** GET /v1/campaigns/{id}/enrollments: 404 for an unknown campaign, as for the customer's list. */
 export async function listCampaignEnrollments(tenant: Tenant, campaignId: string, request: EnrollmentListRequest): Promise<ListResult<Enrollment>> {
-  await getCampaign(tenant, campaignId);
-  return campaignEnrollmentsPage(tenant, campaignId, request);
+  const [, page] = await Promise.all([getCampaign(tenant, campaignId), campaignEnrollmentsPage(tenant, campaignId, request)]);
+  return page;
 }

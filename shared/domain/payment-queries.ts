@@ -31,7 +31,8 @@ export async function listCustomerPayments(
   customerId: string,
   params: ListRequest<PaymentSort> & Pick<PaymentFilters, 'status'>,
 ): Promise<ListResult<Payment>> {
-  await getCustomer(tenant, customerId);
   const { status, sort, order, page, per_page } = params;
-  return queryPayments(tenant, { sort, order, page, per_page, filters: { status, customer_id: customerId } });
+  // The customer and the page are read together; the page is dropped when the customer is missing.
+  const [, payments] = await Promise.all([getCustomer(tenant, customerId), queryPayments(tenant, { sort, order, page, per_page, filters: { status, customer_id: customerId } })]);
+  return payments;
 }

@@ -209,9 +209,10 @@ export async function getEndpoint(tenant: Tenant, id: string): Promise<WebhookEn
   return endpointOrThrow(tenant, id);
 }
 
+/** An unknown endpoint is a 404; its deliveries are read beside it and dropped then. */
 export async function deliveriesOf(tenant: Tenant, endpointId: string, now: Date): Promise<WebhookDelivery[]> {
-  await endpointOrThrow(tenant, endpointId);
-  return listDeliveries(tenant, endpointId, now);
+  const [, deliveries] = await Promise.all([endpointOrThrow(tenant, endpointId), listDeliveries(tenant, endpointId, now)]);
+  return deliveries;
 }
 
 // ---- Delivery --------------------------------------------------------------------------------
@@ -365,12 +366,14 @@ export async function replayDelivery(
   deliveryId: string,
   now: Date,
 ): Promise<WebhookDelivery> {
-  const endpoint = await endpointOrThrow(tenant, endpointId);
+  const read = () => findDelivery(tenant, endpointId, eventIdFor(deliveryId));
+  // The delivery is read beside its endpoint; a lost race reads it again.
+  const [endpoint, firstRead] = await Promise.all([endpointOrThrow(tenant, endpointId), read()]);
   if (!endpoint.enabled) {
     throw stateConflict(`Webhook endpoint '${endpointId}' is disabled; enable it (PUT enabled: true) before replaying deliveries.`);
   }
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
-    const delivery = await findDelivery(tenant, endpointId, eventIdFor(deliveryId));
+    const delivery = attempt === 0 ? firstRead : await read();
     if (!delivery || delivery.id !== deliveryId) throw new ServiceError('resource_not_found', `No such delivery: '${deliveryId}'`, 'delivery_id');
     const next: WebhookDelivery = { ...delivery, status: 'pending', next_attempt_at: now.toISOString(), updated_at: now.toISOString() };
     if (await updateDelivery(tenant, delivery, { status: 'pending', next_attempt_at: next.next_attempt_at }, now)) {

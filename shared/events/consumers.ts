@@ -9,9 +9,26 @@ import type { EventType, ServiceEvent } from '../store/events.ts';
 export interface EventConsumer {
   name: string;
   types: readonly EventType[] | '*';
+  /** Runs only once every other consumer has handled the event: its effect cannot be repeated, theirs can. */
+  runsLast?: boolean;
   handle(tenant: Tenant, event: ServiceEvent): Promise<void>;
 }
 
 export function consumersOf(consumers: readonly EventConsumer[], type: EventType): EventConsumer[] {
   return consumers.filter((consumer) => consumer.types === '*' || consumer.types.includes(type));
+}
+
+/**
+ * Hands one event to its consumers. They are independent of each other, so they run together and
+ * the event costs the slowest one's round trips, not the sum. Each one finishes either way; the
+ * first failure is then thrown (the stream delivers the event again, and the ones that succeeded
+ * find it already handled), and a consumer that runs last never sees an event another one failed.
+ */
+export async function handleEvent(consumers: readonly EventConsumer[], tenant: Tenant, event: ServiceEvent): Promise<void> {
+  const subscribed = consumersOf(consumers, event.type);
+  for (const wave of [subscribed.filter((consumer) => !consumer.runsLast), subscribed.filter((consumer) => consumer.runsLast)]) {
+    const outcomes = await Promise.allSettled(wave.map((consumer) => consumer.handle(tenant, event)));
+    const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
+  }
 }

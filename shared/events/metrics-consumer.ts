@@ -13,13 +13,14 @@ const messageSent = z.object({ campaign_id: z.string(), channel: z.enum(CAMPAIGN
 /**
  * Counts recoveries, new failures and dunning messages from the event log, where every one of them
  * is recorded whichever path made it (a retry, a processor webhook, a campaign step), timed when it
- * happened. Listed last among the consumers, so a record is counted once the others are done with
- * it (a failure of theirs has the stream deliver it again). A malformed event is logged, never
+ * happened. Runs last, so a record is counted once the others are done with it (a failure of
+ * theirs has the stream deliver it again). A malformed event is logged, never
  * thrown: a metric must not hold up the stream.
  */
 export const metricsConsumer: EventConsumer = {
   name: 'metrics',
   types: ['payment.failed', 'payment.recovered', 'campaign.message_sent'],
+  runsLast: true,
   async handle(tenant, event) {
     const at = new Date(event.created);
     switch (event.type) {

@@ -7,7 +7,7 @@ import { metricsConsumer } from './metrics-consumer.ts';
 
 /**
  * Every consumer of the event log; the stream handler and the local event runner read this list.
- * Metrics come last: a record is counted only once every other consumer has handled it.
+ * Metrics run last (runsLast): a record is counted only once every other consumer has handled it.
  */
 export const EVENT_CONSUMERS: readonly EventConsumer[] = [
   dunningConsumer,

@@ -4,7 +4,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import type { Tenant } from '../domain/tenant.ts';
 import { describeError, log, setLogContext } from '../log.ts';
 import type { ServiceEvent } from '../store/events.ts';
-import { consumersOf, type EventConsumer } from './consumers.ts';
+import { handleEvent, type EventConsumer } from './consumers.ts';
 
 /** TENANT#<merchant>#<env> → the tenant. */
 function tenantOf(pk: string): Tenant | undefined {
@@ -35,7 +35,7 @@ export function eventStreamHandler(consumers: readonly EventConsumer[]) {
         environment: tenant.environment,
       });
       try {
-        for (const consumer of consumersOf(consumers, event.type)) await consumer.handle(tenant, event);
+        await handleEvent(consumers, tenant, event);
       } catch (error) {
         log.error('event consumer failed', describeError(error));
         return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };

@@ -9,6 +9,8 @@ export interface ServiceContext extends Context {
   startedAt: number;
   auth?: KeyGrant;
   rateWindow?: WindowState;
+  /** A read's admission, running beside its action (shared/http/rate-limit.ts). */
+  pendingAdmission?: Promise<void>;
   /** A stored response to send instead of running the handler (idempotent replay). */
   replay?: APIGatewayProxyResult;
 }

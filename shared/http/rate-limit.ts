@@ -3,20 +3,60 @@ import { rateLimited } from '../domain/errors.ts';
 import { requestsPerWindow } from '../domain/plans.ts';
 import { describeWindow, secondsUntilAdmitted, windowCutoff } from '../domain/sliding-window.ts';
 import { admitRequest } from '../store/rate-limits.ts';
-import { requireAuth, type ServiceMiddleware } from './context.ts';
+import { requireAuth, type ServiceContext, type ServiceMiddleware } from './context.ts';
 
-/** §8: per merchant and environment, sliding 60 s window, counted atomically in the table across instances. */
+/** Methods that change nothing: their action may run while the request is being admitted. */
+const READS = new Set(['GET', 'HEAD']);
+
+/** Counts the request in the merchant's window; refused, it throws the 429 (with the window in the context for the headers). */
+async function admit(context: ServiceContext): Promise<void> {
+  const { tenant, settings } = requireAuth(context);
+  const limit = requestsPerWindow(settings.plan, settings.rateLimitOverride);
+  const nowMs = runtime.clock.now().getTime();
+  const outcome = await admitRequest(tenant, limit, nowMs, windowCutoff(nowMs));
+  context.rateWindow = describeWindow(outcome.log, limit, nowMs);
+  if (!outcome.admitted) {
+    context.rateWindow.remaining = 0;
+    throw rateLimited(Math.max(1, secondsUntilAdmitted(outcome.log, limit, nowMs)));
+  }
+}
+
+/** The admission a read left running, taken once: whichever of after/onError settles it first. */
+function takePending(context: ServiceContext): Promise<void> | undefined {
+  const pending = context.pendingAdmission;
+  context.pendingAdmission = undefined;
+  return pending;
+}
+
+/**
+ * §8: per merchant and environment, sliding 60 s window, counted atomically in the table across
+ * instances. A write is admitted before anything else runs, so a refused write never happens. A
+ * read is admitted alongside its action: the count and the data are one round trip instead of
+ * two, and a refused read answers 429 exactly as before, its data discarded. Whatever else the
+ * read ran into (a 403 scope, a 404), a refusal answers first, as when admission came first.
+ */
 export function rateLimit(): ServiceMiddleware {
   return {
     before: async (request) => {
-      const { tenant, settings } = requireAuth(request.context);
-      const limit = requestsPerWindow(settings.plan, settings.rateLimitOverride);
-      const nowMs = runtime.clock.now().getTime();
-      const outcome = await admitRequest(tenant, limit, nowMs, windowCutoff(nowMs));
-      request.context.rateWindow = describeWindow(outcome.log, limit, nowMs);
-      if (!outcome.admitted) {
-        request.context.rateWindow.remaining = 0;
-        throw rateLimited(Math.max(1, secondsUntilAdmitted(outcome.log, limit, nowMs)));
+      const admission = admit(request.context);
+      if (READS.has(request.event.httpMethod)) {
+        // Settled in after or onError; until then a refusal must not count as unhandled.
+        admission.catch(() => undefined);
+        request.context.pendingAdmission = admission;
+        return;
+      }
+      await admission;
+    },
+    after: async (request) => {
+      await takePending(request.context);
+    },
+    onError: async (request) => {
+      try {
+        await takePending(request.context);
+      } catch (refusal) {
+        // Replaces the answer the inner middleware already made of the read's own error.
+        request.error = refusal as Error;
+        request.response = null;
       }
     },
   };

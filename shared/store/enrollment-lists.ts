@@ -38,11 +38,14 @@ export async function campaignEnrollmentsPage(tenant: Tenant, campaignId: string
     return { items: items.map(enrollmentFromItem), total };
   }
   // Across statuses, newest first is a merge of the status runs: each gives at most as many of its
-  // newest as the page reaches down to, and the merge keeps the page.
+  // newest as the page reaches down to, and the merge keeps the page. A run starts at its newest and
+  // needs no total, so runs and totals are read together: one round trip.
   const segments = ENROLLMENT_STATUSES.map((status) => statusSegment(tenant, campaignId, status));
-  const totals = await Promise.all(segments.map((segment) => segmentTotal(segment, {})));
   const reach = pageOffset(request) + request.per_page;
-  const runs = await Promise.all(segments.map((segment, i) => readSegmentPage(segment, {}, false, 0, reach, totals[i]!)));
+  const [totals, runs] = await Promise.all([
+    Promise.all(segments.map((segment) => segmentTotal(segment, {}))),
+    Promise.all(segments.map((segment) => readSegmentPage(segment, {}, false, 0, reach, Number.POSITIVE_INFINITY))),
+  ]);
   const merged = runs.flat().map(enrollmentFromItem).sort(newestFirst);
   return { items: slicePage(merged, request), total: totals.reduce((sum, n) => sum + n, 0) };
 }

@@ -303,14 +303,18 @@ async function landingBucket(segment: Segment, window: TimeWindow, forward: bool
 
 /**
  * A page across segments read one after another (each already in the requested order): their
- * totals place the page, so segments before it are never read.
+ * totals place the page, so segments before it are never read. The first page needs no total to
+ * start from the first segment's beginning, so that read runs while the totals are counted: a
+ * first page (most list requests) costs one round trip, not two.
  */
 export async function readPage(segments: readonly Segment[], window: TimeWindow, forward: boolean, skip: number, take: number) {
-  const totals = await Promise.all(segments.map((segment) => segmentTotal(segment, window)));
+  const opening = skip === 0 && segments.length > 0 ? readSegmentPage(segments[0]!, window, forward, 0, take, Number.POSITIVE_INFINITY) : undefined;
+  const [totals, opened] = await Promise.all([Promise.all(segments.map((segment) => segmentTotal(segment, window))), opening]);
   const total = totals.reduce((sum, n) => sum + n, 0);
-  const items: Record<string, unknown>[] = [];
+  const items: Record<string, unknown>[] = [...(opened ?? [])];
   let offset = skip;
   for (const [i, segment] of segments.entries()) {
+    if (opened && i === 0) continue;
     if (items.length >= take) break;
     if (offset >= totals[i]!) {
       offset -= totals[i]!;

@@ -79,4 +79,38 @@ describe('rate limit (§8)', () => {
     expect(capped.status).toBe(429);
     expect(capped.headers['X-RateLimit-Limit']).toBe('5');
   });
+
+  it('answers a refused read with 429 before its own outcome: a missing payment or a missing scope', async () => {
+    const { keys } = await newMerchant({ plan: 'starter' });
+    for (let i = 0; i < 20; i++) await call('GET', ME, { key: keys.test_read });
+    const missing = await call('GET', '/v1/payments/pay_00000000000000000000000000', { key: keys.test_read });
+    const forbidden = await call('GET', '/v1/api-keys', { key: keys.test_read });
+    const invalid = await call('GET', '/v1/payments', { key: keys.test_read, query: { per_page: '0' } });
+    for (const refused of [missing, forbidden, invalid]) {
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limit_exceeded');
+      expect(refused.headers['X-RateLimit-Remaining']).toBe('0');
+    }
+  });
+
+  it('answers an admitted read that fails with its own error and the window headers', async () => {
+    const { keys } = await newMerchant({ plan: 'starter' });
+    const missing = await call('GET', '/v1/payments/pay_00000000000000000000000000', { key: keys.test_read });
+    expect(missing.status).toBe(404);
+    expect(missing.headers['X-RateLimit-Remaining']).toBe('19');
+  });
+
+  it('never runs a refused write: the campaign is not created', async () => {
+    const { keys } = await newMerchant({ plan: 'starter' });
+    for (let i = 0; i < 20; i++) await call('GET', ME, { key: keys.test_read });
+    const refused = await call('POST', '/v1/campaigns', {
+      key: keys.test_write,
+      body: { name: 'Refused', trigger: 'payment_failed', channels: ['email'], steps: [{ delay_hours: 0, channel: 'email', template: 'reminder' }] },
+    });
+    expect(refused.status).toBe(429);
+    advanceClock(61);
+    const campaigns = await call('GET', '/v1/campaigns', { key: keys.test_read });
+    expect(campaigns.status).toBe(200);
+    expect(campaigns.body.data).toEqual([]);
+  });
 });

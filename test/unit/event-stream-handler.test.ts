@@ -61,4 +61,50 @@ describe('event stream handler', () => {
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
     expect(seen).toEqual(['evt_1']);
   });
+
+  it('runs the consumers of an event together, and the last one only once the others are done', async () => {
+    const timeline: string[] = [];
+    let releaseSlow!: () => void;
+    const slowGate = new Promise<void>((resolve) => (releaseSlow = resolve));
+    const consumers: EventConsumer[] = [
+      { name: 'metrics', types: '*', runsLast: true, handle: async () => void timeline.push('metrics') },
+      {
+        name: 'slow',
+        types: '*',
+        handle: async () => {
+          timeline.push('slow started');
+          await slowGate;
+          timeline.push('slow done');
+        },
+      },
+      { name: 'fast', types: '*', handle: async () => void timeline.push('fast done') },
+    ];
+    const handled = eventStreamHandler(consumers)(streamOf([eventItem('evt_1', 'payment.failed')]));
+    await vi.waitFor(() => expect(timeline).toEqual(['slow started', 'fast done']));
+    releaseSlow();
+    expect((await handled).batchItemFailures).toEqual([]);
+    expect(timeline).toEqual(['slow started', 'fast done', 'slow done', 'metrics']);
+  });
+
+  it('lets every consumer finish when one fails, reports the record, and skips the last one', async () => {
+    const timeline: string[] = [];
+    const consumers: EventConsumer[] = [
+      { name: 'failing', types: '*', handle: async () => Promise.reject(new Error('webhook store unavailable')) },
+      {
+        name: 'slower',
+        types: '*',
+        handle: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          timeline.push('slower done');
+        },
+      },
+      { name: 'metrics', types: '*', runsLast: true, handle: async () => void timeline.push('metrics') },
+    ];
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const result = await eventStreamHandler(consumers)(streamOf([eventItem('evt_1', 'payment.failed'), eventItem('evt_2', 'payment.failed')]));
+    expect(errors.mock.calls.join('\n')).toContain('webhook store unavailable');
+    errors.mockRestore();
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: '1' }]);
+    expect(timeline).toEqual(['slower done']);
+  });
 });
