@@ -1,0 +1,3 @@
+export function literalSchemaKeys(source: string): string;
+export function sdkSchemaModules(nodeModules: string): string[];
+export function rewriteSdkSchemas(nodeModules: string): number;
