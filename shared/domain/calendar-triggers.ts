@@ -1,5 +1,5 @@
 import type { CampaignDefinition, CampaignTrigger, TriggerConditions } from './campaigns.ts';
-import type { Customer, PaymentMethod, Subscription } from './customers.ts';
+import { hasEnded, type Customer, type PaymentMethod, type Subscription } from './customers.ts';
 import { sameCard, type StopReason } from './enrollments.ts';
 
 /**
@@ -54,11 +54,9 @@ export function cardInvalidFrom(card: PaymentMethod | null): Date | null {
   return month === null ? null : new Date(Date.UTC(Math.floor(month / 12), (month % 12) + 1, 1));
 }
 
-/** Statuses after which a subscription no longer renews (Stripe's and Braintree's, any case). */
-const NOT_RENEWING = new Set(['canceled', 'cancelled', 'incomplete_expired', 'expired', 'paused']);
-
+/** An ended subscription no longer renews, nor does a paused one while it is paused. */
 export const renews = (subscription: Pick<Subscription, 'status'>): boolean =>
-  subscription.status === null || !NOT_RENEWING.has(subscription.status.toLowerCase());
+  subscription.status === null || !(hasEnded(subscription) || subscription.status.toLowerCase() === 'paused');
 
 /**
  * Customers a calendar trigger could ever enroll: a card with an expiry, a subscription that renews,

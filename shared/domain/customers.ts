@@ -15,6 +15,16 @@ export interface Subscription {
   current_period_end: string | null;
 }
 
+/**
+ * Statuses of a subscription that has ended for good, in any sender's spelling and case: Stripe's
+ * `canceled` and `incomplete_expired`, Braintree's `Canceled` and `Expired` (stored before its
+ * statuses were normalized), a generic sender's `cancelled`.
+ */
+const ENDED = new Set(['canceled', 'cancelled', 'expired', 'incomplete_expired']);
+
+export const hasEnded = (subscription: Pick<Subscription, 'status'>): boolean =>
+  subscription.status !== null && ENDED.has(subscription.status.toLowerCase());
+
 export interface PaymentMethod {
   type: string;
   brand: string | null;
@@ -51,12 +61,12 @@ export interface Customer {
 }
 
 /**
- * §3.3: churned when every subscription is canceled; active while any payment awaits recovery;
+ * §3.3: churned when every subscription has ended (canceled); active while any payment awaits recovery;
  * recovered once nothing is open and something was won back; otherwise active (see decisions.md).
  */
 export function customerStatus(customer: Pick<Customer, 'subscriptions' | 'failed_payments' | 'recovered_payments'>): CustomerStatus {
   const subscriptions = customer.subscriptions;
-  if (subscriptions.length > 0 && subscriptions.every((subscription) => subscription.status === 'canceled')) return 'churned';
+  if (subscriptions.length > 0 && subscriptions.every(hasEnded)) return 'churned';
   if (customer.failed_payments > 0) return 'active';
   if (customer.recovered_payments > 0) return 'recovered';
   return 'active';

@@ -206,7 +206,8 @@ function subscriptionSnapshot(subscription: Subscription, transaction: Transacti
     // The price is a decimal in the merchant account's currency, which only the transaction names.
     amount: subscription.price !== null && currency !== null ? toMinorUnits(subscription.price, currency) : null,
     currency: currency?.toLowerCase() ?? null,
-    status: subscription.status,
+    // Braintree's "Past Due" as Stripe writes statuses (past_due), so the API has one vocabulary.
+    status: subscription.status === null ? null : subscription.status.toLowerCase().replaceAll(' ', '_'),
     currentPeriodEnd: periodEnd(subscription.billingPeriodEndDate),
   };
 }

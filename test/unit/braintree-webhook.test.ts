@@ -69,7 +69,7 @@ describe('Braintree subscription notifications', () => {
         plan: 'pro-monthly',
         amount: 1250,
         currency: 'usd',
-        status: 'Past Due',
+        status: 'past_due',
         currentPeriodEnd: '2030-04-17T00:00:00.000Z',
       },
       payment: {
@@ -119,7 +119,7 @@ describe('Braintree subscription notifications', () => {
         plan: 'pro-monthly',
         amount: 1250,
         currency: 'usd',
-        status: 'Active',
+        status: 'active',
         currentPeriodEnd: '2030-04-17T00:00:00.000Z',
       },
       references: ['txn_paid', 'sub:sub_1:2030-03-17'],
@@ -156,7 +156,7 @@ describe('Braintree subscription notifications', () => {
         plan: 'pro-monthly',
         amount: 1250,
         currency: 'usd',
-        status: 'Canceled',
+        status: 'canceled',
         currentPeriodEnd: '2030-04-17T00:00:00.000Z',
       },
     });
