@@ -141,7 +141,7 @@ export async function benchColdStart(runs: number) {
     return {
       runs,
       floor: FLOOR.name,
-      floor_variants: of('floor').map((floor, index) => ({ ...floor, reads: built.floors[index]!.variant.reads ?? 1 })),
+      floor_variants: of('floor').map((floor, index) => ({ ...floor, reads: built.floors[index]!.variant.reads ?? 1, repeat: built.floors[index]!.variant.repeat ?? false })),
       functions: of('function').map(({ name, ...figures }) => ({ handler: name, ...figures })),
     };
   } finally {

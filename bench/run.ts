@@ -16,7 +16,7 @@ const wants = (name: string) => selected.size === 0 || selected.has(name);
 /** Payments per merchant in the list bench; BENCH_LIST_SIZES=2000,500 for a quick look. */
 const LIST_SIZES = (process.env.BENCH_LIST_SIZES ?? '10000,100000').split(',').map(Number);
 /** Fresh processes per bundle in the cold-start bench (medians over these). */
-const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 11);
+const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
 /** Calls per route in the latency bench. */
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
 /** Seconds per route and connections of the throughput bench. */

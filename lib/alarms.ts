@@ -183,6 +183,20 @@ export class Alarms extends Construct {
     });
   }
 
+  /**
+   * The messaging provider refused this deployment's sender (an identity no longer verified, a
+   * configuration set deleted, a grant that misses): every dunning message on that channel, of every
+   * merchant, is skipped until a deployment fixes it (DunningStepSkipped by Reason, which the step
+   * runner reports; shared/metrics.ts). One refusal is enough to look.
+   */
+  watchRefusedSender(fn: RouteFunction): Alarm {
+    return this.alarm(fn, 'SenderRejected', {
+      metric: new Metric({ namespace: metricsNamespace(this), metricName: 'DunningStepSkipped', dimensionsMap: { Reason: 'sender_rejected' }, statistic: 'Sum', period: PERIOD }),
+      threshold: 1,
+      description: `The email or sms provider refused this deployment's sender: dunning steps are being skipped (sender_rejected) for every merchant. ${fn.handler}'s log has one warning per step with the channel and the provider's code; fix the identity, configuration set or grant named in the messaging context and redeploy.`,
+    });
+  }
+
   /** A schedule whose retries ran out: its job never ran, and nothing will run it again. */
   watchDroppedJobs(owner: Construct, group: IScheduleGroup): Alarm {
     return this.alarm(owner, 'DroppedJobs', {

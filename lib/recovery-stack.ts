@@ -84,6 +84,7 @@ export class RecoveryStack extends Stack {
       const fn = this.scheduling.jobFunctions.get(job.kind);
       if (!fn) throw new Error(`No job function for ${job.kind}`);
       messaging.grantSending(fn);
+      this.alarms.watchRefusedSender(fn);
     }
     this.events = new EventStream(this, 'Events', { data: this.data, deadLetter: this.queues.eventsDeadLetter, placement });
     // Consumers schedule campaign steps.

@@ -1,6 +1,7 @@
 import { optionalEnv, requireEnv } from './config.ts';
 import type { CampaignChannel } from './domain/campaigns.ts';
 import type { DeclineCategory } from './domain/decline-classification.ts';
+import type { SkipReason } from './domain/enrollments.ts';
 import type { RecoveryChannel } from './domain/payments.ts';
 import type { AttemptReport } from './domain/retry-execution.ts';
 import type { Tenant } from './domain/tenant.ts';
@@ -86,6 +87,23 @@ export const metrics = {
   /** A new failed payment was recorded, by how its decline was classified. */
   failureIngested(tenant: Tenant, payment: { id: string; category: DeclineCategory }, at: Date): void {
     emit([{ dimensions: { Environment: tenant.environment, Category: payment.category }, values: { FailureIngested: count } }], at, { payment_id: payment.id });
+  },
+
+  /**
+   * A dunning step that was not sent and never will be (no address, no sender deployed, refused by
+   * the provider for good), by reason. Reason alone is its own set too: `sender_rejected` means this
+   * deployment's sender is refused for every merchant, which is alarmed (lib/alarms.ts).
+   */
+  dunningStepSkipped(tenant: Tenant, step: { channel: CampaignChannel; reason: SkipReason; reference: string }, at: Date): void {
+    const values = { DunningStepSkipped: count };
+    emit(
+      [
+        { dimensions: { Environment: tenant.environment, Channel: step.channel, Reason: step.reason }, values },
+        { dimensions: { Reason: step.reason }, values },
+      ],
+      at,
+      { step: step.reference },
+    );
   },
 
   /** A dunning step went out to the customer. */

@@ -1,5 +1,6 @@
 import { mailer, smsSender } from '../adapters/messaging.ts';
 import { log } from '../log.ts';
+import { metrics } from '../metrics.ts';
 import { ChannelUnavailable, PermanentSendFailure, type SendRefusal } from '../ports/messaging.ts';
 import { findCampaign, findCampaignVersion } from '../store/campaigns.ts';
 import { findCustomer } from '../store/customers.ts';
@@ -86,8 +87,13 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     const data = { campaign_id: enrollment.campaign_id, enrollment_id: enrollment.id, customer_id: customer.id, payment_id: enrollment.payment_id, step: enrollment.next_step, channel: step.channel };
     writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));
   }
-  if ((await transact(writes)).committed && !isLast) await scheduleStep(tenant, next, new Date(next.next_step_at!));
-  if (delivery !== 'sent') return { outcome: 'skipped', reason: skipExplanation(delivery, step) };
+  const committed = (await transact(writes)).committed;
+  if (committed && !isLast) await scheduleStep(tenant, next, new Date(next.next_step_at!));
+  if (delivery !== 'sent') {
+    // Counted once the skip is recorded: a run that lost the race to another records nothing.
+    if (committed) metrics.dunningStepSkipped(tenant, { channel: step.channel, reason: delivery, reference: stepReference(enrollment) }, now);
+    return { outcome: 'skipped', reason: skipExplanation(delivery, step) };
+  }
   return { outcome: isLast ? 'completed' : 'sent' };
 }
 
@@ -125,6 +131,9 @@ function messageOf(enrollment: Enrollment, step: CampaignStep, customer: Custome
   return { templateId, context };
 }
 
+/** Names a step in logs and metrics without naming the person: `enr_…#2`. */
+const stepReference = (enrollment: Enrollment): string => `${enrollment.id}#${enrollment.next_step}`;
+
 async function sendStep(
   tenant: Tenant,
   enrollment: Enrollment,
@@ -134,7 +143,7 @@ async function sendStep(
   merchant: Merchant | undefined,
 ): Promise<'sent' | SkipReason> {
   const { templateId, context } = messageOf(enrollment, step, customer, payment, merchant);
-  const reference = `${enrollment.id}#${enrollment.next_step}`;
+  const reference = stepReference(enrollment);
   const to = step.channel === 'email' ? customer.email : customer.phone;
   if (!to) return 'no_address';
   return deliver(step, reference, () =>

@@ -146,6 +146,12 @@ describe('alarms without an alarm email', () => {
     expect(dropped[0]![1].Properties).toMatchObject({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
+  it("tells when the messaging provider refuses the deployment's sender, on the first refused step", () => {
+    const refused = ofType(built.resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => metricsOf(alarm).some((metric) => metric.name === 'DunningStepSkipped'));
+    expect(refused.map(([, alarm]) => metricsOf(alarm))).toEqual([[{ namespace: 'Test', name: 'DunningStepSkipped', dimensions: { Reason: 'sender_rejected' } }]]);
+    expect(refused[0]![1].Properties).toMatchObject({ Statistic: 'Sum', Period: 300, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
   it("names every alarm after the stack, and lets CloudWatch publish to the topic for those names only, over TLS only", () => {
     // Prepare
     const [[, policy]] = ofType(built.resources, 'AWS::SNS::TopicPolicy') as [[string, Resource]];

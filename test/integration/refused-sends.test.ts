@@ -10,6 +10,7 @@ const previousLevel = vi.hoisted(() => {
 
 import { runtime } from '../../shared/composition.ts';
 import type { Tenant } from '../../shared/domain/tenant.ts';
+import { useMetricSink } from '../../shared/metrics.ts';
 import { enrollmentResource } from '../../shared/representations/enrollment.ts';
 import { enrollmentSchema } from '../../shared/representations/schemas/enrollment.ts';
 import { findEnrollment, type EnrollmentRef } from '../../shared/store/enrollments.ts';
@@ -56,15 +57,21 @@ describe('a campaign step the provider refuses for good', () => {
     await drainEvents();
     const lines: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
+    const metricLines: string[] = [];
+    const previousSink = useMetricSink((line) => metricLines.push(line));
 
     // Act: 73 hours, every step coming due on the way.
     const runs = [];
-    for (let hour = 0; hour < 73; hour++) {
-      advanceClock(3600);
-      runs.push(...(await runDueJobs()));
-      await drainEvents();
+    try {
+      for (let hour = 0; hour < 73; hour++) {
+        advanceClock(3600);
+        runs.push(...(await runDueJobs()));
+        await drainEvents();
+      }
+    } finally {
+      vi.restoreAllMocks();
+      useMetricSink(previousSink);
     }
-    vi.restoreAllMocks();
 
     // Assess: no job failed, so the scheduler retries nothing.
     const steps = runs.filter((run) => run.kind === 'campaign-step');
@@ -111,6 +118,14 @@ describe('a campaign step the provider refuses for good', () => {
       warning('email', `${ofEmailRefused.id}#2`, 'LocalOutbox/REFUSED_TEST_DOMAIN'),
     ]);
     for (const line of refusals) expect(line).not.toMatch(/\[email\]|\[phone\]/);
+    // Assess: each refused step counted once, by channel and reason (the alarm reads the reason alone).
+    const skipped = metricLines.map((line) => JSON.parse(line)).filter((line) => line.DunningStepSkipped !== undefined && line.merchant_id === tenant.merchantId);
+    expect(skipped.map((line) => [line.Channel, line.Reason, line.step])).toEqual([
+      ['email', 'recipient_rejected', `${ofEmailRefused.id}#0`],
+      ['sms', 'recipient_rejected', `${ofPhoneRefused.id}#1`],
+      ['email', 'recipient_rejected', `${ofEmailRefused.id}#2`],
+    ]);
+    for (const line of metricLines) expect(line, 'a metric line names no address').not.toMatch(/reject\.invalid|\+4477009009/);
     for (const address of addresses) expect(lines.some((line) => line.includes(address!)), address).toBe(false);
   });
 });

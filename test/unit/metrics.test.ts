@@ -53,6 +53,15 @@ describe('the service metrics', () => {
     ]);
   });
 
+  it('counts a skipped dunning step by channel and reason, and by reason alone for the sender alarm', () => {
+    const [line] = collect(() => metrics.dunningStepSkipped(live, { channel: 'email', reason: 'sender_rejected', reference: 'enr_1#2' }, AT));
+    expect(directives(line!)).toEqual([
+      { dimensions: { Environment: 'live', Channel: 'email', Reason: 'sender_rejected' }, metrics: { DunningStepSkipped: [1, 'Count'] } },
+      { dimensions: { Reason: 'sender_rejected' }, metrics: { DunningStepSkipped: [1, 'Count'] } },
+    ]);
+    expect(line).toMatchObject({ step: 'enr_1#2' });
+  });
+
   it('counts failures by category, messages by channel, and reports job lag in seconds, never below zero', () => {
     const lines = collect(() => {
       metrics.failureIngested(live, { id: 'pay_1', category: 'hard_customer' }, AT);
