@@ -3,8 +3,8 @@
  * handles one event (bench/cold-start-events.ts), in AWS mode as deployed: the system clock, the AWS
  * adapters, configuration read at import. DynamoDB is the bench's DynamoDB Local (the data of
  * bench/fixture.ts); every other AWS API the SDK calls goes to a stub that accepts the call, so no
- * request leaves the machine. Samples interleave the bundles, each round in a rotated order, so drift
- * on the machine and a slot's position in the round spread evenly.
+ * request leaves the machine. Samples interleave the bundles, each round in its own shuffled order, so
+ * drift on the machine and a slot's neighbours spread evenly.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -88,6 +88,28 @@ function probe(bundle: string, eventFile: string, env: NodeJS.ProcessEnv): Promi
   });
 }
 
+/** mulberry32: a small seeded generator, so a run's orders can be repeated. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Fisher-Yates over a copy. */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
+}
+
 /** Medians over the runs, and every outcome seen with its count ('200 ×5'). */
 function describeSamples(samples: readonly Sample[]) {
   const outcomes = new Map<string, number>();
@@ -130,17 +152,20 @@ export async function benchColdStart(runs: number) {
     const samples = new Map<string, Sample[]>(targets.map((target) => [target.name, []]));
     // A round of imports alone first warms the machine (node itself, the page cache): without it the first processes ran several times slower.
     for (const target of targets) await probe(target.file, '-', target.env);
+    // Each round in its own order (seeded, so a run can be repeated): no bundle always runs first, or
+    // after the same neighbour (in a fixed order the floor ran after the same function every round and
+    // came out 14% slower than its own copy started elsewhere in the round).
+    const random = seededRandom(runs);
     for (let run = 0; run < runs; run++) {
-      // Each round starts one target further along, so no bundle always runs first (or right after the same neighbour).
-      const offset = Math.round((run * targets.length) / runs);
-      for (const target of [...targets.slice(offset), ...targets.slice(0, offset)]) {
-        samples.get(target.name)!.push(await probe(target.file, target.event, target.env));
-      }
+      for (const target of shuffled(targets, random)) samples.get(target.name)!.push(await probe(target.file, target.event, target.env));
     }
     const of = (kind: 'floor' | 'function') => targets.filter((target) => target.kind === kind).map((target) => ({ name: target.name, ...describeSamples(samples.get(target.name)!) }));
+    // The floor's figure the ratios use: every sample of its bundle, under both its names.
+    const floorSamples = built.floors.filter((floor) => floor.variant === FLOOR || floor.variant.repeat).flatMap((floor) => samples.get(floor.name)!);
     return {
       runs,
       floor: FLOOR.name,
+      floor_pooled: describeSamples(floorSamples),
       floor_variants: of('floor').map((floor, index) => ({ ...floor, reads: built.floors[index]!.variant.reads ?? 1, repeat: built.floors[index]!.variant.repeat ?? false })),
       functions: of('function').map(({ name, ...figures }) => ({ handler: name, ...figures })),
     };
