@@ -12,8 +12,13 @@ export const PLAN_NAMES = Object.keys(PLANS) as Plan[];
 /** Sliding rate-limit window length (§8). */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
-/** An enterprise limit can be customised per merchant; the ceiling keeps the sliding log item small (see data-model.md). */
-export const MAX_CUSTOM_RATE_LIMIT = 10_000;
+/**
+ * An enterprise limit can be customised per merchant, up to what one sliding-log item can serve: the
+ * item holds one number per request in the window (about 9 bytes each), every request rewrites it,
+ * and one item takes at most 1,000 write units a second (docs/data-model.md, "The sliding-log rate
+ * limit"). At 2,000 a full log is ~18 KB: 18 units a write, room for ~3,300 requests a minute.
+ */
+export const MAX_CUSTOM_RATE_LIMIT = 2_000;
 
 export function requestsPerWindow(plan: Plan, override?: number | null): number {
   return override ?? PLANS[plan].requestsPerWindow;

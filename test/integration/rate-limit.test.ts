@@ -80,6 +80,14 @@ describe('rate limit (§8)', () => {
     expect(capped.headers['X-RateLimit-Limit']).toBe('5');
   });
 
+  it('takes a custom limit up to what one sliding-log item can serve (2,000 a minute), and refuses more', async () => {
+    const { merchantId, keys } = await newMerchant({ plan: 'enterprise' });
+    const { changeMerchantTerms } = await import('../../shared/domain/merchant-onboarding.ts');
+    await expect(changeMerchantTerms(merchantId, { rateLimitOverride: 2_001 }, new Date())).rejects.toThrow('rate limit override must be an integer from 1 to 2000');
+    await changeMerchantTerms(merchantId, { rateLimitOverride: 2_000 }, new Date());
+    expect((await call('GET', ME, { key: keys.test_read })).headers['X-RateLimit-Limit']).toBe('2000');
+  });
+
   it('answers a refused read with 429 before its own outcome: a missing payment or a missing scope', async () => {
     const { keys } = await newMerchant({ plan: 'starter' });
     for (let i = 0; i < 20; i++) await call('GET', ME, { key: keys.test_read });
