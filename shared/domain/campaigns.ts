@@ -88,6 +88,13 @@ export interface CampaignCounters {
   terminal_count: number;
   /** Enrollments still running. */
   active_count: number;
+  /**
+   * Enrollments that ended, by how. Absent on campaigns from before they were kept: there, with
+   * active_count they no longer add up to enrolled_count, and lists count the index instead.
+   */
+  completed_count?: number;
+  stopped_count?: number;
+  removed_count?: number;
   /** Recovered amounts per currency: amounts are never summed across currencies. */
   recovered_amounts: Record<string, number>;
   /** The currency stats report: that of the campaign's first recovery; null until there is one. */
@@ -134,6 +141,9 @@ export const EMPTY_COUNTERS: CampaignCounters = {
   recovered_count: 0,
   terminal_count: 0,
   active_count: 0,
+  completed_count: 0,
+  stopped_count: 0,
+  removed_count: 0,
   recovered_amounts: {},
   primary_currency: null,
 };

@@ -82,7 +82,7 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     version: enrollment.version + 1,
   };
   const writes: TransactItem[] = [saveEnrollmentWrite(tenant, next, enrollment.version)];
-  if (isLast) writes.push(campaignCountersWrite(tenant, enrollment.campaign_id, { active: -1 }));
+  if (isLast) writes.push(campaignCountersWrite(tenant, enrollment.campaign_id, { active: -1, ended: 'completed' }));
   if (sent) {
     const data = { campaign_id: enrollment.campaign_id, enrollment_id: enrollment.id, customer_id: customer.id, payment_id: enrollment.payment_id, step: enrollment.next_step, channel: step.channel };
     writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));

@@ -170,7 +170,7 @@ export async function finish(
   const next: Enrollment = { ...enrollment, status, stop_reason: reason, next_step_at: null, held: false, updated_at: now.toISOString(), version: enrollment.version + 1 };
   const result = await transact([
     saveEnrollmentWrite(tenant, next, enrollment.version),
-    campaignCountersWrite(tenant, enrollment.campaign_id, { ...counts, active: -1 }),
+    campaignCountersWrite(tenant, enrollment.campaign_id, { ...counts, active: -1, ...(status === 'active' ? {} : { ended: status }) }),
     ...extra,
   ]);
   if (result.committed) await scheduler.cancel(stepJobId(enrollment.id, enrollment.next_step));

@@ -1,7 +1,7 @@
 import { getCampaign } from '../store/campaigns.ts';
 import { getCustomer } from '../store/customers.ts';
 import { campaignEnrollmentsPage, customerEnrollmentsPage } from '../store/enrollment-lists.ts';
-import type { Enrollment, EnrollmentListRequest } from './enrollments.ts';
+import { enrollmentTotals, type Enrollment, type EnrollmentListRequest } from './enrollments.ts';
 import type { ListResult } from './listing.ts';
 import type { Tenant } from './tenant.ts';
 
@@ -15,8 +15,12 @@ export async function listCustomerEnrollments(tenant: Tenant, customerId: string
   return page;
 }
 
-/** GET /v1/campaigns/{id}/enrollments: 404 for an unknown campaign, as for the customer's list. */
+/**
+ * GET /v1/campaigns/{id}/enrollments: 404 for an unknown campaign, as for the customer's list. The
+ * campaign is read beside the page and gives its totals (its counters).
+ */
 export async function listCampaignEnrollments(tenant: Tenant, campaignId: string, request: EnrollmentListRequest): Promise<ListResult<Enrollment>> {
-  const [, page] = await Promise.all([getCampaign(tenant, campaignId), campaignEnrollmentsPage(tenant, campaignId, request)]);
+  const campaign = getCampaign(tenant, campaignId);
+  const [, page] = await Promise.all([campaign, campaignEnrollmentsPage(tenant, campaignId, request, campaign.then(enrollmentTotals))]);
   return page;
 }

@@ -1,10 +1,29 @@
 import type { CalendarOccasion } from './calendar-triggers.ts';
+import type { CampaignCounters } from './campaigns.ts';
 import type { PaymentMethod } from './customers.ts';
 import type { PageRequest } from './pagination.ts';
 
 /** A customer's passage through one campaign for one failure (or one manual enrollment). */
 export const ENROLLMENT_STATUSES = ['active', 'completed', 'stopped', 'removed'] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
+
+export type EnrollmentTotals = Record<EnrollmentStatus, number>;
+
+/**
+ * A campaign's enrollments by status, from its counters, which the transactions that enroll and
+ * end enrollments move. Only when they account for every enrollment: a campaign from before the
+ * ended ones were counted gets undefined, and its lists count the index instead.
+ */
+export function enrollmentTotals(counters: Pick<CampaignCounters, 'enrolled_count' | 'active_count' | 'completed_count' | 'stopped_count' | 'removed_count'>): EnrollmentTotals | undefined {
+  const totals: EnrollmentTotals = {
+    active: counters.active_count,
+    completed: counters.completed_count ?? 0,
+    stopped: counters.stopped_count ?? 0,
+    removed: counters.removed_count ?? 0,
+  };
+  const accounted = totals.active + totals.completed + totals.stopped + totals.removed;
+  return accounted === counters.enrolled_count ? totals : undefined;
+}
 
 /** `occasion_passed` and `subscription_ended` end calendar sequences (calendar-triggers.ts). */
 export type StopReason =

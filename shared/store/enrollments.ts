@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { CalendarOccasion } from '../domain/calendar-triggers.ts';
-import type { Enrollment } from '../domain/enrollments.ts';
+import type { Enrollment, EnrollmentStatus } from '../domain/enrollments.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { campaignSk } from './campaigns.ts';
 import { queryAll } from './dynamo.ts';
@@ -114,6 +114,8 @@ export interface CampaignOutcomeCounts {
   active?: number;
   recovered?: number;
   terminal?: number;
+  /** How an enrollment ended, counted by status (`completed_count`…), for the enrollment lists' totals. */
+  ended?: Exclude<EnrollmentStatus, 'active'>;
   recoveredAmount?: { currency: string; amount: number };
   /** The campaign has no stats currency yet: this recovery's becomes it. */
   setPrimaryCurrency?: boolean;
@@ -134,6 +136,7 @@ export function campaignCountersWrite(tenant: Tenant, campaignId: string, counts
   add('active_count', counts.active);
   add('recovered_count', counts.recovered);
   add('terminal_count', counts.terminal);
+  if (counts.ended) add(`${counts.ended}_count`, 1);
   let set = '';
   if (counts.recoveredAmount) {
     names['#amounts'] = 'recovered_amounts';

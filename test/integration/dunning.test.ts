@@ -65,6 +65,12 @@ describe('dunning engine', () => {
     expect(stats).toMatchObject({ enrolled_count: 1 });
     expect(stats.stats).toMatchObject({ enrolled_count: 1, active_count: 0 });
     expect((await tenantItems(tenant, 'EVENT#')).filter((e) => e.type === 'campaign.message_sent')).toHaveLength(3);
+    // The ended enrollment is counted by how it ended, which the enrollment list's totals read.
+    const [counters] = (await tenantItems(tenant, 'CAMPAIGN#')).filter((item) => item.entity === 'campaign');
+    expect(counters).toMatchObject({ enrolled_count: 1, active_count: 0, completed_count: 1, stopped_count: 0, removed_count: 0 });
+    const completed = await call('GET', `/v1/campaigns/${campaignId}/enrollments`, { key: keys.test_read, query: { status: 'completed' } });
+    expect(completed.body.pagination.total).toBe(1);
+    expect(completed.body.data.map((listed: { status: string }) => listed.status)).toEqual(['completed']);
   });
 
   it('does not enroll soft declines (they are retried silently) unless the campaign asks for them', async () => {

@@ -1,4 +1,9 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runtime } from '../../shared/composition.ts';
+import { campaignSk } from '../../shared/store/campaigns.ts';
+import { tenantPk } from '../../shared/store/keys.ts';
+import { requestCounter } from '../support/dynamodb-requests.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { readAllPages, recordSuccess } from '../support/recovery-data.ts';
 import { tenantItems } from '../support/tenant-items.ts';
@@ -132,6 +137,50 @@ describe('GET /v1/campaigns/{id}/enrollments', () => {
     const stopped = await list(`/v1/campaigns/${campaignB}/enrollments`, { status: 'stopped' });
     expect(stopped.body.data.map((enrollment: Record<string, any>) => [enrollment.customer_id, enrollment.stop_reason])).toEqual([[bob, 'recovered']]);
     expect((await list(`/v1/campaigns/${campaignB}/enrollments`, { status: 'active' })).body.pagination.total).toBe(0);
+  });
+
+  it("takes its totals from the campaign's counters: the list reads the page, not every enrollment", async () => {
+    // Prepare: what the counters hold for the archived campaign (two removed, one stopped).
+    const tenant = { merchantId: merchant.merchantId, environment: 'test' as const };
+    const [campaign] = (await tenantItems(tenant, 'CAMPAIGN#')).filter((item) => item.entity === 'campaign' && item.id === campaignB);
+    expect(campaign).toMatchObject({ enrolled_count: 3, active_count: 0, completed_count: 0, stopped_count: 1, removed_count: 2 });
+    const counter = requestCounter(runtime.db);
+    try {
+      // Act
+      const all = await list(`/v1/campaigns/${campaignB}/enrollments`);
+      const allRequests = counter.count;
+      counter.reset();
+      const removed = await list(`/v1/campaigns/${campaignB}/enrollments`, { status: 'removed', per_page: '1', page: '2' });
+      // Assess: the rate limit, the campaign and one query per status run; no counting query.
+      expect(all.body.pagination.total).toBe(3);
+      expect(allRequests).toBeLessThanOrEqual(6);
+      expect(removed.body.pagination).toEqual({ total: 2, page: 2, per_page: 1, total_pages: 2 });
+      expect(removed.body.data).toHaveLength(1);
+      expect(counter.count).toBeLessThanOrEqual(3);
+    } finally {
+      counter.stop();
+    }
+  });
+
+  it('counts the index for a campaign from before the ended enrollments were counted', async () => {
+    // Prepare: campaign B as an older campaign item has it, without the ended counters.
+    const tenant = { merchantId: merchant.merchantId, environment: 'test' as const };
+    const before = await list(`/v1/campaigns/${campaignB}/enrollments`);
+    const beforeRemoved = await list(`/v1/campaigns/${campaignB}/enrollments`, { status: 'removed' });
+    await runtime.db.send(
+      new UpdateCommand({
+        TableName: runtime.tableName,
+        Key: { pk: tenantPk(tenant), sk: campaignSk(campaignB) },
+        UpdateExpression: 'REMOVE completed_count, stopped_count, removed_count',
+      }),
+    );
+    // Act
+    const after = await list(`/v1/campaigns/${campaignB}/enrollments`);
+    const afterRemoved = await list(`/v1/campaigns/${campaignB}/enrollments`, { status: 'removed' });
+    // Assess
+    expect(after.body).toEqual(before.body);
+    expect(afterRemoved.body).toEqual(beforeRemoved.body);
+    expect(after.body.pagination.total).toBe(3);
   });
 
   it('answers 404 for an unknown or foreign campaign', async () => {
