@@ -1,7 +1,8 @@
+import { isDeepStrictEqual } from 'node:util';
 import { newId } from '../ids.ts';
 import { nextRetryAt } from './retry-policy.ts';
 import { classifyDecline, type DeclineClassification } from './decline-classification.ts';
-import { customerStatus, type Customer, type Subscription } from './customers.ts';
+import { customerStatus, hasEnded, type Customer, type Subscription } from './customers.ts';
 import { isOpen, type Payment, type PaymentStatus, type RecoveryChannel } from './payments.ts';
 import type { CustomerSnapshot, FailedCharge, SubscriptionSnapshot } from './processor-events.ts';
 
@@ -181,6 +182,19 @@ export function countRecovery(customer: Customer, payment: Payment, now: Date): 
     },
     now,
   );
+}
+
+/**
+ * The customer with one subscription as the processor now describes it, or undefined when that
+ * changes nothing. An ended subscription stays ended: processors do not revive a canceled one, so an
+ * update that says otherwise is older than the cancellation and arrived late.
+ */
+export function updateSubscription(customer: Customer, snapshot: SubscriptionSnapshot, now: Date): Customer | undefined {
+  const current = customer.subscriptions.find((subscription) => subscription.psp_subscription_id === snapshot.pspSubscriptionId);
+  if (current && hasEnded(current) && !hasEnded(snapshot)) return undefined;
+  const { list, subscription } = mergeSubscription(customer.subscriptions, snapshot, now);
+  if (current && isDeepStrictEqual(current, subscription)) return undefined;
+  return withStatus({ ...customer, subscriptions: list }, now);
 }
 
 export function cancelSubscription(customer: Customer, snapshot: SubscriptionSnapshot, now: Date): Customer {

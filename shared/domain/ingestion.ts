@@ -15,7 +15,7 @@ import { transact, type TransactItem } from '../store/transactions.ts';
 import { customerListItem } from '../representations/customer.ts';
 import { paymentResource } from '../representations/payment.ts';
 import { recoveredEventData } from '../representations/payment-events.ts';
-import { toPaymentMethod, type Customer } from './customers.ts';
+import { hasEnded, toPaymentMethod, type Customer } from './customers.ts';
 import {
   cancelSubscription,
   countFailure,
@@ -25,6 +25,7 @@ import {
   reclassify,
   recoverPayment,
   refreshCustomer,
+  updateSubscription,
   withStatus,
 } from './failure-accounting.ts';
 import { isOpen, type Payment, type RecoveryChannel } from './payments.ts';
@@ -53,10 +54,13 @@ export async function ingestProcessorEvent(connection: ProcessorConnection, even
     case 'payment_succeeded':
       return recordRecovery(tenant, psp, event, now);
     case 'subscription_canceled':
+      return cancelKnownSubscription(tenant, psp, event, now);
+    case 'subscription_updated':
+      // An update that ends the subscription is its cancellation (Stripe sends both; either one churns, once).
+      if (hasEnded(event.subscription)) return cancelKnownSubscription(tenant, psp, event, now);
       return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
-        const current = customer.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId);
-        if (current?.status === 'canceled') return undefined;
-        return { customer: cancelSubscription(customer, event.subscription, now), event: 'customer.subscription_canceled' };
+        const updated = updateSubscription(customer, event.subscription, now);
+        return updated && { customer: updated };
       });
     case 'payment_method_updated':
       return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
@@ -218,6 +222,16 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
     }
   }
   throw new Error(`Could not record the recovery after ${MAX_ATTEMPTS} conflicting attempts`);
+}
+
+type SubscriptionEvent = Extract<ProcessorEvent, { kind: 'subscription_canceled' | 'subscription_updated' }>;
+
+function cancelKnownSubscription(tenant: Tenant, psp: string, event: SubscriptionEvent, now: Date): Promise<IngestionResult> {
+  return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+    const current = customer.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId);
+    if (current?.status === 'canceled') return undefined;
+    return { customer: cancelSubscription(customer, event.subscription, now), event: 'customer.subscription_canceled' };
+  });
 }
 
 async function updateKnownCustomer(

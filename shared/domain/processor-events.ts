@@ -81,6 +81,12 @@ export type ProcessorEvent =
       subscription: SubscriptionSnapshot;
     })
   | (EventBase & {
+      /** The subscription as it now stands (status, plan, price, period): a renewal, a pause, past due and back. */
+      kind: 'subscription_updated';
+      customer: CustomerSnapshot;
+      subscription: SubscriptionSnapshot;
+    })
+  | (EventBase & {
       kind: 'payment_method_updated';
       customer: CustomerSnapshot;
       paymentMethod: PaymentMethodSnapshot;

@@ -54,11 +54,14 @@ export function parseStripeWebhook(
       const paid = fromSucceededPaymentIntent(parsePart(paymentIntentSchema, object, `${event.type} data.object`));
       return paid ? { ...base, ...paid } : ignored;
     }
-    case 'customer.subscription.deleted': {
+    case 'customer.subscription.deleted':
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated': {
       const subscription = parsePart(subscriptionSchema, object, `${event.type} data.object`);
       const customer = customerSnapshot(subscription.customer, {});
       if (!customer) return ignored;
-      return { ...base, kind: 'subscription_canceled', customer, subscription: fromSubscription(subscription) };
+      const kind = event.type === 'customer.subscription.deleted' ? 'subscription_canceled' : 'subscription_updated';
+      return { ...base, kind, customer, subscription: fromSubscription(subscription) };
     }
     case 'payment_method.attached':
     case 'payment_method.updated': {

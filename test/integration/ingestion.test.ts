@@ -258,6 +258,38 @@ describe('Stripe webhooks', () => {
     expect((await customers(tenant))[0]).toMatchObject({ status: 'churned' });
   });
 
+  it('keeps a known subscription as Stripe updates it, and never revives a canceled one', async () => {
+    // Prepare: a failure makes the customer known, with the subscription past due.
+    const { tenant, path, keys } = await setUp('stripe');
+    const events = stripeChargeFailure({ declineCode: 'insufficient_funds' });
+    await postStripe(path, events.paymentIntent);
+    await postStripe(path, events.invoice);
+    const [customer] = await customers(tenant);
+    const updated = (status: string, periodEnd: number, id: string) => ({
+      ...events.canceled,
+      id,
+      type: 'customer.subscription.updated',
+      data: { object: { ...events.canceled.data.object, status, current_period_end: periodEnd } },
+    });
+    const subscriptionOf = async () => (await call('GET', `/v1/customers/${customer!.id}`, { key: keys.test_read })).body.data.subscriptions[0];
+    // Act: the merchant's customer fixes the card; Stripe renews the period and marks it active.
+    const renewedAt = nowSeconds() + 30 * 86_400;
+    const active = await postStripe(path, updated('active', renewedAt, 'evt_upd_active'));
+    // Assess
+    expect(active.body).toMatchObject({ outcome: 'updated', customer_id: customer!.id });
+    expect(await subscriptionOf()).toMatchObject({ status: 'active', current_period_end: new Date(renewedAt * 1000).toISOString() });
+    expect((await postStripe(path, updated('active', renewedAt, 'evt_upd_again'))).body.outcome).toBe('duplicate');
+    // Act: canceled (Stripe sends the update and the deletion), then an older update arrives late.
+    expect((await postStripe(path, updated('canceled', renewedAt, 'evt_upd_canceled'))).body.outcome).toBe('updated');
+    expect((await postStripe(path, events.canceled)).body.outcome).toBe('duplicate');
+    expect((await postStripe(path, updated('past_due', renewedAt, 'evt_upd_late'))).body.outcome).toBe('duplicate');
+    // Assess: churned once, still canceled.
+    expect(await subscriptionOf()).toMatchObject({ status: 'canceled' });
+    expect((await customers(tenant))[0]).toMatchObject({ status: 'churned' });
+    const churnEvents = (await tenantItems(tenant, 'EVENT#')).filter((event) => event.type === 'customer.subscription_canceled');
+    expect(churnEvents).toHaveLength(1);
+  });
+
   it('refuses a payload signed with another secret, or signed more than 300 s ago', async () => {
     const { tenant, path } = await setUp('stripe');
     const events = stripeChargeFailure({ declineCode: 'insufficient_funds' });

@@ -413,6 +413,39 @@ describe('Stripe recoveries, cancellations and card updates', () => {
     });
   });
 
+  it('maps customer.subscription.created like an update: a known customer gains the subscription', () => {
+    const subscription = { id: 'sub_2', object: 'subscription', customer: 'cus_1', status: 'active', currency: 'usd', items: { data: [] } };
+    expect(deliver(stripeEvent('customer.subscription.created', subscription))).toMatchObject({
+      kind: 'subscription_updated',
+      subscription: { pspSubscriptionId: 'sub_2', status: 'active' },
+    });
+  });
+
+  it('maps customer.subscription.updated to the subscription as it now stands', () => {
+    const subscription = {
+      id: 'sub_1',
+      object: 'subscription',
+      customer: 'cus_1',
+      status: 'past_due',
+      currency: 'usd',
+      items: { data: [{ id: 'si_1', price: { id: 'price_pro_monthly', unit_amount: 2900 }, quantity: 1, current_period_end: CREATED + 9000 }] },
+    };
+    expect(deliver(stripeEvent('customer.subscription.updated', subscription))).toEqual({
+      eventId: 'evt_customer_subscription_updated',
+      occurredAt: new Date(CREATED * 1000).toISOString(),
+      kind: 'subscription_updated',
+      customer: { pspCustomerId: 'cus_1', email: null, name: null, timezone: null, country: null, phone: null },
+      subscription: {
+        pspSubscriptionId: 'sub_1',
+        plan: 'price_pro_monthly',
+        amount: 2900,
+        currency: 'usd',
+        status: 'past_due',
+        currentPeriodEnd: new Date((CREATED + 9000) * 1000).toISOString(),
+      },
+    });
+  });
+
   it('maps customer.subscription.deleted with the period on the items (later API versions)', () => {
     const subscription = {
       id: 'sub_1',
@@ -502,7 +535,7 @@ describe('Stripe recoveries, cancellations and card updates', () => {
     expect(deliver(removal).kind).toBe('ignored');
   });
 
-  it.each(['customer.created', 'charge.succeeded', 'invoice.finalized', 'customer.subscription.updated'])('ignores %s', (type) => {
+  it.each(['customer.created', 'charge.succeeded', 'invoice.finalized', 'customer.deleted'])('ignores %s', (type) => {
     expect(deliver(stripeEvent(type, { id: 'x_1', object: 'whatever' }))).toEqual({
       eventId: `evt_${type.replaceAll('.', '_')}`,
       occurredAt: new Date(CREATED * 1000).toISOString(),
