@@ -102,11 +102,10 @@ function parsePart<S extends z.ZodType>(schema: S, value: unknown, what: string)
 // ---------------------------------------------------------------------------------------------------
 // Mapping
 
-const CONSUMED_KINDS = new Set([
-  'subscription_charged_unsuccessfully',
-  'subscription_charged_successfully',
-  'subscription_canceled',
-]);
+/** Notifications about the subscription's state, not a charge: canceled, or now standing differently. */
+const STATE_KINDS = new Set(['subscription_canceled', 'subscription_expired', 'subscription_went_active', 'subscription_went_past_due']);
+
+const CONSUMED_KINDS = new Set(['subscription_charged_unsuccessfully', 'subscription_charged_successfully', ...STATE_KINDS]);
 
 function toProcessorEvent(notification: Notification): ProcessorEvent {
   const occurredAt = new Date(notification.timestamp).toISOString();
@@ -117,12 +116,13 @@ function toProcessorEvent(notification: Notification): ProcessorEvent {
   const transaction = latestTransaction(subscription);
   const base = { eventId: eventId(notification, subscription, transaction), occurredAt };
 
-  if (notification.kind === 'subscription_canceled') {
-    // Only a transaction names the customer. A subscription canceled before it was ever charged has
-    // none, and cannot have a failed payment here either.
+  if (STATE_KINDS.has(notification.kind)) {
+    // Only a transaction names the customer. A subscription never charged has none, and cannot have
+    // a failed payment here either. Expired arrives as an update whose status has ended it.
     const customer = transaction ? customerSnapshot(transaction) : null;
     if (!customer) return { ...base, kind: 'ignored', type: notification.kind };
-    return { ...base, kind: 'subscription_canceled', customer, subscription: subscriptionSnapshot(subscription, transaction) };
+    const kind = notification.kind === 'subscription_canceled' ? 'subscription_canceled' : 'subscription_updated';
+    return { ...base, kind, customer, subscription: subscriptionSnapshot(subscription, transaction) };
   }
 
   if (!transaction) throw new WebhookRejected(`Malformed Braintree ${notification.kind}: the subscription has no transaction.`);

@@ -162,6 +162,20 @@ describe('Braintree subscription notifications', () => {
     });
   });
 
+  it.each([
+    ['subscription_went_past_due', 'Past Due', 'past_due'],
+    ['subscription_went_active', 'Active', 'active'],
+    ['subscription_expired', 'Expired', 'expired'],
+  ])('maps %s to the subscription as it now stands', (kind, braintreeStatus, status) => {
+    const event = deliver(kind, { ...pastDueSubscription, status: braintreeStatus });
+    expect(event).toMatchObject({
+      eventId: `bt:${kind}:${TIMESTAMP}:sub_1:txn_failed`,
+      kind: 'subscription_updated',
+      customer: { pspCustomerId: 'cust_1' },
+      subscription: { pspSubscriptionId: 'sub_1', status, currentPeriodEnd: '2030-04-17T00:00:00.000Z' },
+    });
+  });
+
   it('converts amounts by the currency minor unit', () => {
     const yen = deliver('subscription_charged_unsuccessfully', {
       ...pastDueSubscription,
