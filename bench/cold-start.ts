@@ -16,7 +16,7 @@ import { JOBS } from '../shared/jobs.ts';
 import { BUNDLE_DIR, bundles, FLOOR } from './bundles.ts';
 import { coldStartEvent, floorEvent } from './cold-start-events.ts';
 import { seedFixture } from './fixture.ts';
-import { summarize } from './support.ts';
+import { seededRandom, summarize } from './support.ts';
 
 const PROBE = join(import.meta.dirname, 'cold-start-probe.mjs');
 const PROBE_TIMEOUT_MS = 60_000;
@@ -86,18 +86,6 @@ function probe(bundle: string, eventFile: string, env: NodeJS.ProcessEnv): Promi
       else reject(new Error(`cold-start probe of ${bundle} exited ${code}: ${stderr.slice(-2000)}`));
     });
   });
-}
-
-/** mulberry32: a small seeded generator, so a run's orders can be repeated. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Fisher-Yates over a copy. */

@@ -14,24 +14,12 @@ import type { Tenant } from '../shared/domain/tenant.ts';
 import { customerDimensions, customerItem } from '../shared/store/customers.ts';
 import { counterItems } from '../shared/store/list-counters.ts';
 import { paymentDimensions, paymentItem } from '../shared/store/payments.ts';
-import { summarize } from './support.ts';
+import { seededRandom, summarize } from './support.ts';
 
 const DAY_MS = 86_400_000;
 const SPAN_DAYS = 90;
 const PAYMENTS_PER_CUSTOMER = 5;
 const WRITERS = 8;
-
-/** Deterministic pseudo-random numbers, so two runs seed the same shape of data. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const FIRST = ['ada', 'grace', 'alan', 'edsger', 'barbara', 'donald', 'margaret', 'ken', 'dennis', 'frances', 'john', 'radia', 'tim', 'linus', 'guido', 'anita', 'leslie', 'niklaus', 'sophie', 'karen'];
 const LAST = ['lovelace', 'hopper', 'turing', 'dijkstra', 'liskov', 'knuth', 'hamilton', 'thompson', 'ritchie', 'allen', 'mccarthy', 'perlman', 'berners', 'torvalds', 'rossum', 'borg', 'lamport', 'wirth', 'wilson', 'jones', 'smith', 'garcia', 'mueller', 'rossi', 'dubois', 'novak', 'kowalski', 'nakamura', 'silva', 'ivanova'];
@@ -59,7 +47,7 @@ function statusFor(payment: Payment, roll: number): PaymentStatus {
 
 /** The data, built with the domain's own constructors: ids carry their creation time as in production. */
 function generate(count: number, seed: number) {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const end = Date.now();
   const start = end - SPAN_DAYS * DAY_MS;
@@ -240,7 +228,7 @@ export async function benchLists(sizes: readonly number[], samples = 30) {
   for (const [i, size] of sizes.entries()) {
     const seeded = await seed(size, 1000 + i);
     const key = seeded.keys.test_read!;
-    const next = random(7);
+    const next = seededRandom(7);
     const customer = () => seeded.customerIds[Math.floor(next() * seeded.customerIds.length)]!;
     const paths: Record<(typeof LIST_CASES)[number], () => string> = {
       'first page, unfiltered': () => '/v1/payments',
