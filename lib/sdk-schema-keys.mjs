@@ -17,13 +17,16 @@ const COMPUTED_KEY = /([{,]\s*)\[(_[\w$]+)\]:/g;
 
 /**
  * The module's text with each computed key that names one of its string constants written as that
- * string; other computed keys (none are generated) are left as they are.
+ * string; other computed keys (none are generated) are left as they are, and so is `__proto__`,
+ * which as a literal key sets the object's prototype where a computed one makes a property.
  * @param {string} source
  * @returns {string}
  */
 export function literalSchemaKeys(source) {
   const constants = new Map();
-  for (const [, name, literal] of source.matchAll(STRING_CONSTANT)) constants.set(name, literal);
+  for (const [, name, literal] of source.matchAll(STRING_CONSTANT)) {
+    if (JSON.parse(literal) !== '__proto__') constants.set(name, literal);
+  }
   return source.replace(COMPUTED_KEY, (whole, before, name) => (constants.has(name) ? `${before}${constants.get(name)}:` : whole));
 }
 

@@ -31,6 +31,9 @@ describe('literal trait keys for the AWS SDK schemas (lib/sdk-schema-keys.mjs)',
     expect(literalSchemaKeys('const _a = 1;\nexport const x = { [_a]: 2, [_b]: 3 };\nexport const y = t ? [_a] : 0;')).toBe(
       'const _a = 1;\nexport const x = { [_a]: 2, [_b]: 3 };\nexport const y = t ? [_a] : 0;',
     );
+    // A literal __proto__ key would set the prototype instead of making a property.
+    const proto = 'const _p = "__proto__";\nexport const x = { [_p]: 0 };';
+    expect(literalSchemaKeys(proto)).toBe(proto);
   });
 
   it('is idempotent and leaves every export as it was', async () => {
@@ -48,7 +51,7 @@ describe('literal trait keys for the AWS SDK schemas (lib/sdk-schema-keys.mjs)',
         const source = `${declarations}\nexport const traits = { ${traits} };\n`;
         expect(await exportsOf(literalSchemaKeys(source))).toEqual(await exportsOf(source));
       }),
-      { numRuns: 50 },
+      { numRuns: 100 },
     );
   });
 
