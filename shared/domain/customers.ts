@@ -13,6 +13,8 @@ export interface Subscription {
   currency: string | null;
   status: string | null;
   current_period_end: string | null;
+  /** When a processor last described it (internal): processors' events arrive in any order. */
+  described_at?: string;
 }
 
 /**

@@ -95,16 +95,26 @@ export function reclassify(payment: Payment, declineCode: string, timeZone: stri
   };
 }
 
+/**
+ * A subscription as a processor event describes it, over what was known. Processors deliver events in
+ * any order, so a description older than the one stored only fills what that one left unknown, and
+ * an ended subscription stays ended whatever a late event says (processors never revive one).
+ */
 function mergeSubscription(subscriptions: Subscription[], snapshot: SubscriptionSnapshot, now: Date): { list: Subscription[]; subscription: Subscription } {
   const existing = subscriptions.find((s) => s.psp_subscription_id === snapshot.pspSubscriptionId);
+  const older = existing?.described_at !== undefined && snapshot.describedAt !== undefined && snapshot.describedAt < existing.described_at;
+  const pick = <T>(described: T | null, known: T | null | undefined): T | null => (older ? (known ?? described) : (described ?? known ?? null));
+  const keepsEnded = existing !== undefined && hasEnded(existing) && !hasEnded(snapshot);
+  const describedAt = older ? existing?.described_at : (snapshot.describedAt ?? existing?.described_at);
   const subscription: Subscription = {
     id: existing?.id ?? newId('sub', now),
     psp_subscription_id: snapshot.pspSubscriptionId,
-    plan: snapshot.plan ?? existing?.plan ?? null,
-    amount: snapshot.amount ?? existing?.amount ?? null,
-    currency: snapshot.currency?.toLowerCase() ?? existing?.currency ?? null,
-    status: snapshot.status ?? existing?.status ?? null,
-    current_period_end: snapshot.currentPeriodEnd ?? existing?.current_period_end ?? null,
+    plan: pick(snapshot.plan, existing?.plan),
+    amount: pick(snapshot.amount, existing?.amount),
+    currency: pick(snapshot.currency?.toLowerCase() ?? null, existing?.currency),
+    status: keepsEnded ? existing.status : pick(snapshot.status, existing?.status),
+    current_period_end: pick(snapshot.currentPeriodEnd, existing?.current_period_end),
+    ...(describedAt === undefined ? {} : { described_at: describedAt }),
   };
   return { list: [...subscriptions.filter((s) => s !== existing), subscription], subscription };
 }
@@ -184,20 +194,17 @@ export function countRecovery(customer: Customer, payment: Payment, now: Date): 
   );
 }
 
-/**
- * The customer with one subscription as the processor now describes it, or undefined when that
- * changes nothing. An ended subscription stays ended: processors do not revive a canceled one, so an
- * update that says otherwise is older than the cancellation and arrived late.
- */
+/** The customer with one subscription as the processor now describes it, or undefined when that changes nothing. */
 export function updateSubscription(customer: Customer, snapshot: SubscriptionSnapshot, now: Date): Customer | undefined {
   const current = customer.subscriptions.find((subscription) => subscription.psp_subscription_id === snapshot.pspSubscriptionId);
-  if (current && hasEnded(current) && !hasEnded(snapshot)) return undefined;
   const { list, subscription } = mergeSubscription(customer.subscriptions, snapshot, now);
   if (current && isDeepStrictEqual(current, subscription)) return undefined;
   return withStatus({ ...customer, subscriptions: list }, now);
 }
 
+/** A cancellation ends the subscription whenever it was sent: nothing after it can be newer in effect. */
 export function cancelSubscription(customer: Customer, snapshot: SubscriptionSnapshot, now: Date): Customer {
-  const { list } = mergeSubscription(customer.subscriptions, { ...snapshot, status: 'canceled' }, now);
+  const { list, subscription } = mergeSubscription(customer.subscriptions, snapshot, now);
+  subscription.status = 'canceled';
   return withStatus({ ...customer, subscriptions: list }, now);
 }

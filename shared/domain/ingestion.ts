@@ -46,8 +46,9 @@ type FailedEvent = Extract<ProcessorEvent, { kind: 'payment_failed' }>;
 type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
 
 /** What one verified processor event changes. Every path is safe to replay and to run concurrently with itself. */
-export async function ingestProcessorEvent(connection: ProcessorConnection, event: ProcessorEvent, now: Date): Promise<IngestionResult> {
+export async function ingestProcessorEvent(connection: ProcessorConnection, received: ProcessorEvent, now: Date): Promise<IngestionResult> {
   const { tenant, psp } = connection;
+  const event = timed(received);
   switch (event.kind) {
     case 'payment_failed':
       return recordFailure(tenant, psp, event, now);
@@ -222,6 +223,12 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
     }
   }
   throw new Error(`Could not record the recovery after ${MAX_ATTEMPTS} conflicting attempts`);
+}
+
+/** The event with its subscription snapshot marked with the event's time: an older description never replaces a newer one. */
+function timed(event: ProcessorEvent): ProcessorEvent {
+  if (!('subscription' in event) || !event.subscription) return event;
+  return { ...event, subscription: { ...event.subscription, describedAt: event.occurredAt } } as ProcessorEvent;
 }
 
 type SubscriptionEvent = Extract<ProcessorEvent, { kind: 'subscription_canceled' | 'subscription_updated' }>;

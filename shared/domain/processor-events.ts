@@ -25,6 +25,8 @@ export interface SubscriptionSnapshot {
   status: string | null;
   /** ISO 8601 UTC. */
   currentPeriodEnd: string | null;
+  /** When the processor described it so (its event's time; ISO 8601): an older description never replaces a newer one. */
+  describedAt?: string;
 }
 
 export interface PaymentMethodSnapshot {

@@ -265,9 +265,10 @@ describe('Stripe webhooks', () => {
     await postStripe(path, events.paymentIntent);
     await postStripe(path, events.invoice);
     const [customer] = await customers(tenant);
-    const updated = (status: string, periodEnd: number, id: string) => ({
+    const updated = (status: string, periodEnd: number, id: string, created = events.canceled.created) => ({
       ...events.canceled,
       id,
+      created,
       type: 'customer.subscription.updated',
       data: { object: { ...events.canceled.data.object, status, current_period_end: periodEnd } },
     });
@@ -279,6 +280,11 @@ describe('Stripe webhooks', () => {
     expect(active.body).toMatchObject({ outcome: 'updated', customer_id: customer!.id });
     expect(await subscriptionOf()).toMatchObject({ status: 'active', current_period_end: new Date(renewedAt * 1000).toISOString() });
     expect((await postStripe(path, updated('active', renewedAt, 'evt_upd_again'))).body.outcome).toBe('duplicate');
+    // Act: an update sent a minute before the renewal arrives after it (Stripe keeps no order).
+    const stale = await postStripe(path, updated('past_due', renewedAt - 30 * 86_400, 'evt_upd_stale', events.canceled.created - 60));
+    // Assess: the newer description stands.
+    expect(stale.body.outcome).toBe('duplicate');
+    expect(await subscriptionOf()).toMatchObject({ status: 'active', current_period_end: new Date(renewedAt * 1000).toISOString() });
     // Act: canceled (Stripe sends the update and the deletion), then an older update arrives late.
     expect((await postStripe(path, updated('canceled', renewedAt, 'evt_upd_canceled'))).body.outcome).toBe('updated');
     expect((await postStripe(path, events.canceled)).body.outcome).toBe('duplicate');
