@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
 import type { Tenant } from '../../shared/domain/tenant.ts';
 import { advanceClock, call, newMerchant } from '../support/api.ts';
+import { postBraintreeFailure, postBraintreeNotification } from '../support/braintree-events.ts';
 import { stripeChargeFailure } from '../support/stripe-events.ts';
 import { tenantItems } from '../support/tenant-items.ts';
-import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric, postStripe, STRIPE_SECRET } from '../support/webhooks.ts';
+import { BRAINTREE_CREDENTIALS, connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric, postStripe, STRIPE_SECRET } from '../support/webhooks.ts';
 
 async function setUp(psp: 'stripe' | 'acme' = 'acme') {
   const merchant = await newMerchant();
@@ -294,6 +295,29 @@ describe('Stripe webhooks', () => {
     expect((await customers(tenant))[0]).toMatchObject({ status: 'churned' });
     const churnEvents = (await tenantItems(tenant, 'EVENT#')).filter((event) => event.type === 'customer.subscription_canceled');
     expect(churnEvents).toHaveLength(1);
+  });
+
+  it("follows a Braintree subscription back to active, and churns the customer when it expires", async () => {
+    // Prepare
+    const merchant = await newMerchant();
+    const tenant: Tenant = { merchantId: merchant.merchantId, environment: 'test' };
+    const path = await connect(merchant.keys.test_admin, 'braintree', BRAINTREE_CREDENTIALS);
+    const who = { subscriptionId: `bt_sub_life_${Date.now().toString(36)}`, customer: { id: `bt_cus_life_${Date.now().toString(36)}`, email: 'life@example.com', firstName: 'Ada', lastName: 'Lovelace' } };
+    expect((await postBraintreeFailure(path, '2001', who)).status).toBe(200);
+    const [customer] = await customers(tenant);
+    const subscriptionOf = async () => (await call('GET', `/v1/customers/${customer!.id}`, { key: merchant.keys.test_read })).body.data.subscriptions[0];
+    expect(await subscriptionOf()).toMatchObject({ status: 'past_due' });
+    // Act
+    const active = await postBraintreeNotification(path, 'subscription_went_active', '1000', { ...who, status: 'Active' });
+    // Assess
+    expect(active.body).toMatchObject({ outcome: 'updated' });
+    expect(await subscriptionOf()).toMatchObject({ status: 'active' });
+    // Act
+    const expired = await postBraintreeNotification(path, 'subscription_expired', '1000', { ...who, status: 'Expired' });
+    // Assess
+    expect(expired.body).toMatchObject({ outcome: 'updated' });
+    expect(await subscriptionOf()).toMatchObject({ status: 'canceled' });
+    expect((await customers(tenant))[0]).toMatchObject({ status: 'churned' });
   });
 
   it('refuses a payload signed with another secret, or signed more than 300 s ago', async () => {

@@ -13,22 +13,31 @@ function post(path: string, xml: string) {
   });
 }
 
+interface NotificationOptions {
+  subscriptionId?: string;
+  transactionId?: string;
+  customer?: { id: string; email: string; firstName: string; lastName: string };
+  /** The subscription's status as Braintree writes it; Past Due unless said. */
+  status?: string;
+}
+
 /** Posts a signed subscription_charged_unsuccessfully notification whose latest transaction has this response code. */
-export function postBraintreeFailure(
-  path: string,
-  processorResponseCode: string,
-  options: { subscriptionId?: string; transactionId?: string; customer?: { id: string; email: string; firstName: string; lastName: string } } = {},
-) {
+export function postBraintreeFailure(path: string, processorResponseCode: string, options: NotificationOptions = {}) {
+  return postBraintreeNotification(path, 'subscription_charged_unsuccessfully', processorResponseCode, options);
+}
+
+/** Posts a signed notification of `kind` about a subscription whose latest transaction has this response code. */
+export function postBraintreeNotification(path: string, kind: string, processorResponseCode: string, options: NotificationOptions = {}) {
   counter += 1;
   const subscriptionId = options.subscriptionId ?? `bt_sub_${Date.now().toString(36)}_${counter}`;
   const xml = notificationXml(
-    'subscription_charged_unsuccessfully',
+    kind,
     new Date().toISOString(),
     subscriptionXml({
       id: subscriptionId,
       planId: 'gold',
       price: '19.99',
-      status: 'Past Due',
+      status: options.status ?? 'Past Due',
       billingPeriodStartDate: '2026-12-01',
       billingPeriodEndDate: '2026-12-31',
       transactions: [
