@@ -8,7 +8,7 @@ import { listConnections } from '../store/processor-connections.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { churnedCustomer, feedbackOf, matchSubscription, type CancelFeedback, type CustomerMatch } from './cancel-feedback.ts';
 import { tenantOf, type CancelCompletion } from './cancel-sessions.ts';
-import type { Customer } from './customers.ts';
+import { hasEnded, type Customer } from './customers.ts';
 import type { Tenant } from './tenant.ts';
 
 /**
@@ -99,7 +99,7 @@ function plan(tenant: Tenant, completion: CancelCompletion, match: CustomerMatch
         now,
       ),
     );
-  } else if (subscription?.status !== 'canceled') {
+  } else if (!subscription || !hasEnded(subscription)) {
     // Every churn reaches the merchant as customer.subscription_canceled (the CancelFlow events are
     // not delivered): they cancel at the processor. Our records change only for a customer and
     // subscription we know; one our records show canceled already was announced then.

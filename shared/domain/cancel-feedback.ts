@@ -1,6 +1,6 @@
 import type { OfferConfig } from './cancel-flow-steps.ts';
 import { acceptedOfferOf, type CancelCompletion, type Outcome, type SessionResponse } from './cancel-sessions.ts';
-import type { Customer, Subscription } from './customers.ts';
+import { hasEnded, type Customer, type Subscription } from './customers.ts';
 import { withStatus } from './failure-accounting.ts';
 
 /**
@@ -102,12 +102,12 @@ export function feedbackOf(completion: CancelCompletion, match: CustomerMatch, r
 
 /**
  * A churn's change to our customer: the subscription canceled, and the customer churned when it was
- * their last one (§3.3, docs/decisions.md "Customer status"). Undefined when it is canceled already,
+ * their last one (§3.3, docs/decisions.md "Customer status"). Undefined when it has ended already,
  * so a processor webhook that got there first is not counted twice.
  */
 export function churnedCustomer(customer: Customer, subscriptionId: string, now: Date): Customer | undefined {
   const current = customer.subscriptions.find((subscription) => subscription.id === subscriptionId);
-  if (!current || current.status === 'canceled') return undefined;
+  if (!current || hasEnded(current)) return undefined;
   const subscriptions = customer.subscriptions.map((subscription) =>
     subscription.id === subscriptionId ? { ...subscription, status: 'canceled' } : subscription,
   );

@@ -77,7 +77,7 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     next_step_at: isLast ? null : stepDueAt(version, enrollment.next_step + 1, now).toISOString(),
     status: isLast ? 'completed' : 'active',
     held: false,
-    ...(delivery === 'sent' ? {} : { skipped_steps: [...(enrollment.skipped_steps ?? []), { step: enrollment.next_step, reason: delivery, at: now.toISOString() }] }),
+    ...(sent ? {} : { skipped_steps: [...(enrollment.skipped_steps ?? []), { step: enrollment.next_step, reason: delivery, at: now.toISOString() }] }),
     updated_at: now.toISOString(),
     version: enrollment.version + 1,
   };

@@ -236,7 +236,7 @@ type SubscriptionEvent = Extract<ProcessorEvent, { kind: 'subscription_canceled'
 function cancelKnownSubscription(tenant: Tenant, psp: string, event: SubscriptionEvent, now: Date): Promise<IngestionResult> {
   return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
     const current = customer.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId);
-    if (current?.status === 'canceled') return undefined;
+    if (current && hasEnded(current)) return undefined;
     return { customer: cancelSubscription(customer, event.subscription, now), event: 'customer.subscription_canceled' };
   });
 }

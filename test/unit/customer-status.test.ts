@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { customerStatus, type Subscription } from '../../shared/domain/customers.ts';
 import { renews } from '../../shared/domain/calendar-triggers.ts';
+import { churnedCustomer } from '../../shared/domain/cancel-feedback.ts';
 
 const subscription = (status: string | null): Subscription => ({
   id: 'sub_1',
@@ -39,5 +40,10 @@ describe('customer status (§3.3)', () => {
     expect(renews({ status: 'paused' })).toBe(false);
     expect(renews({ status: 'past_due' })).toBe(true);
     expect(renews({ status: null })).toBe(true);
+  });
+
+  it('does not churn a customer twice for a subscription that ended in another spelling', () => {
+    const known = { ...customer(['Expired']), id: 'cus_1', status: 'churned' as const, version: 1 } as unknown as Parameters<typeof churnedCustomer>[0];
+    expect(churnedCustomer(known, 'sub_1', new Date())).toBeUndefined();
   });
 });
