@@ -115,8 +115,10 @@ export async function enroll(
 
 /** Enrolls the customer of a failure into every active campaign whose trigger and conditions it meets. */
 export async function enrollForFailure(tenant: Tenant, paymentId: string, occasion: EnrollmentOccasion, now: Date): Promise<Enrollment[]> {
-  const payment = await findPayment(tenant, paymentId);
-  if (!payment || payment.customer_id === null) return [];
+  // Independent reads side by side: every failure's event waits on these before its first message is scheduled.
+  const [payment, campaigns] = await Promise.all([findPayment(tenant, paymentId), listCampaignItems(tenant)]);
+  const active = campaigns.filter((campaign) => campaign.status === 'active');
+  if (!payment || payment.customer_id === null || active.length === 0) return [];
   const customer = await findCustomer(tenant, payment.customer_id);
   if (!customer) return [];
   const facts = {
@@ -128,15 +130,16 @@ export async function enrollForFailure(tenant: Tenant, paymentId: string, occasi
     paymentMethod: customer.payment_method,
     now,
   };
-  const enrolled: Enrollment[] = [];
-  for (const campaign of await listCampaignItems(tenant)) {
-    if (campaign.status !== 'active' || !triggerFires(campaign, facts)) continue;
-    const version = await findCampaignVersion(tenant, campaign.id, campaign.version);
-    if (!version) continue;
-    const enrollment = await enroll(tenant, campaign.id, version, customer, payment.id, now);
-    if (enrollment) enrolled.push(enrollment);
-  }
-  return enrolled;
+  // Each campaign's enrollment is its own idempotent transaction, so they are made together.
+  const enrolled = await Promise.all(
+    active
+      .filter((campaign) => triggerFires(campaign, facts))
+      .map(async (campaign) => {
+        const version = await findCampaignVersion(tenant, campaign.id, campaign.version);
+        return version ? enroll(tenant, campaign.id, version, customer, payment.id, now) : undefined;
+      }),
+  );
+  return enrolled.filter((enrollment) => enrollment !== undefined);
 }
 
 /** POST /v1/campaigns/{id}/enrollments: the `manual` trigger, or any active campaign on demand. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
 import type { Tenant } from '../../shared/domain/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
+import { requestCounter } from '../support/dynamodb-requests.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
 
@@ -90,6 +91,43 @@ describe('dunning engine', () => {
     const [payment] = await tenantItems(tenant, 'PAYMENT#');
     await enrollForFailure(tenant, payment!.id, 'failure', runtime.clock.now());
     expect(await tenantItems(tenant, 'ENROLLMENT#')).toHaveLength(1);
+  });
+
+  it('enrolls one failure into every active campaign whose trigger fires, each counted on its own campaign', async () => {
+    const { tenant, path, campaignId, keys } = await setUp();
+    const second = await call('POST', '/v1/campaigns', {
+      key: keys.test_write,
+      body: { name: 'Expired cards', trigger: 'payment_failed', steps: EMAIL_STEPS.slice(0, 1) },
+    });
+    const secondId: string = second.body.data.id;
+    expect((await call('POST', `/v1/campaigns/${secondId}/activate`, { key: keys.test_write })).status).toBe(200);
+    const drafted = await call('POST', '/v1/campaigns', { key: keys.test_write, body: { name: 'Not yet', trigger: 'payment_failed', steps: EMAIL_STEPS } });
+    const paymentId = await failHard(path, `two-${Date.now()}@example.com`);
+    const enrollments = await tenantItems(tenant, 'ENROLLMENT#');
+    expect(enrollments.map((enrollment) => enrollment.campaign_id).sort()).toEqual([campaignId, secondId].sort());
+    expect(enrollments.every((enrollment) => enrollment.payment_id === paymentId && enrollment.status === 'active')).toBe(true);
+    for (const id of [campaignId, secondId]) {
+      expect((await call('GET', `/v1/campaigns/${id}`, { key: keys.test_read })).body.data.stats).toMatchObject({ enrolled_count: 1, active_count: 1 });
+    }
+    expect((await call('GET', `/v1/campaigns/${drafted.body.data.id}`, { key: keys.test_read })).body.data.stats).toMatchObject({ enrolled_count: 0 });
+  });
+
+  it('reads no customer when the merchant has no active campaign', async () => {
+    const merchant = await newMerchant();
+    const tenant: Tenant = { merchantId: merchant.merchantId, environment: 'test' };
+    const path = await connect(merchant.keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+    await postGeneric(path, genericFailure({ code: 'expired_card' }));
+    await drainEvents();
+    const [payment] = await tenantItems(tenant, 'PAYMENT#');
+    const { enrollForFailure } = await import('../../shared/domain/dunning.ts');
+    const requests = requestCounter(runtime.db);
+    try {
+      expect(await enrollForFailure(tenant, payment!.id, 'failure', runtime.clock.now())).toEqual([]);
+      // The payment and the campaign list, read side by side; nothing else.
+      expect(requests.count).toBe(2);
+    } finally {
+      requests.stop();
+    }
   });
 
   it('moves a step due in quiet hours to the end of the window (wrapping midnight)', async () => {
