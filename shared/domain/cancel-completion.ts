@@ -39,13 +39,20 @@ const OUR_CUSTOMER_ID = /^cus_[0-9a-z]{26}$/;
  * a failed payment for is unknown here, and the flow still completes (docs/decisions.md).
  */
 export async function findCancelingCustomer(tenant: Tenant, externalCustomerId: string, externalSubscriptionId: string): Promise<CustomerMatch> {
+  // Every lookup at once: the widget's request waits on them, however many processors are connected.
+  const [connections, ownCustomer] = await Promise.all([
+    listConnections(tenant),
+    OUR_CUSTOMER_ID.test(externalCustomerId) ? findCustomer(tenant, externalCustomerId) : undefined,
+  ]);
+  const processorMatches = await Promise.all(connections.map((connection) => findCustomerIdForPsp(tenant, connection.psp, externalCustomerId)));
+  // A processor's customer id comes first, in the order the connections are listed (almost always one
+  // matches or none does); our own id is the fallback.
   let customer: Customer | undefined;
-  for (const connection of await listConnections(tenant)) {
-    const customerId = await findCustomerIdForPsp(tenant, connection.psp, externalCustomerId);
+  for (const customerId of processorMatches) {
     customer = customerId === undefined ? undefined : await findCustomer(tenant, customerId);
     if (customer) break;
   }
-  if (!customer && OUR_CUSTOMER_ID.test(externalCustomerId)) customer = await findCustomer(tenant, externalCustomerId);
+  customer ??= ownCustomer;
   return { customer, subscription: customer ? matchSubscription(customer, externalSubscriptionId) : undefined };
 }
 

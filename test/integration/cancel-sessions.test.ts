@@ -322,6 +322,23 @@ describe('POST .../complete', () => {
     expect(feedback).toMatchObject({ customer_id: null, subscription_id: null, outcome: 'churned' });
   });
 
+  it('finds the customer at whichever connected processor knows them, or by our own cus_ id', async () => {
+    const { merchantId, keys, tenant } = await setUp();
+    // Two more processors connected, neither knowing this subscriber: every one is looked up.
+    await connect(keys.test_admin, 'beta', { webhook_secret: GENERIC_SECRET });
+    await connect(keys.test_admin, 'zeta', { webhook_secret: GENERIC_SECRET });
+    const known = await knownCustomer(keys.test_admin, 'psp_cust_many', 2);
+    const byProcessorId = await startSession(merchantId, { customer: 'psp_cust_many', subscription: known.subscriptionIds[0] });
+    expect((await complete(byProcessorId.token, { outcome: 'churned', reason: 'too_expensive' })).status).toBe(200);
+    const byOurId = await startSession(merchantId, { customer: known.customerId, subscription: known.subscriptionIds[1] });
+    expect((await complete(byOurId.token, { outcome: 'churned', reason: 'too_expensive' })).status).toBe(200);
+    const [customer] = await tenantItems(tenant, 'CUSTOMER#');
+    expect(customer).toMatchObject({ id: known.customerId, status: 'churned' });
+    expect(customer!.subscriptions.map((subscription: { status: string }) => subscription.status)).toEqual(['canceled', 'canceled']);
+    const feedback = await tenantItems(tenant, 'CANCELFEEDBACK#');
+    expect(feedback.map((record) => record.customer_id)).toEqual([known.customerId, known.customerId]);
+  });
+
   it('does not announce a cancellation twice when the processor reported it first', async () => {
     const { merchantId, keys, tenant } = await setUp();
     const known = await knownCustomer(keys.test_admin, 'psp_cust_gone');
