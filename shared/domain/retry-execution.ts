@@ -50,22 +50,26 @@ export class AttemptLimitReached extends ServiceError {
 /**
  * Claims the next attempt of a payment: one conditional transaction moves it to retrying, increments
  * retry_count and counts the attempt against the month's plan limit, so of any number of concurrent
- * claims (a manual retry, a scheduled one, a second runner) exactly one wins.
+ * claims (a manual retry, a scheduled one, a second runner) exactly one wins. The attempt's watchdog
+ * is armed before this returns.
  */
 export async function claimRetry(tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date): Promise<Payment> {
-  const payment = await getPayment(tenant, paymentId);
+  const claimed = await claimUnwatched(tenant, paymentId, trigger, now);
+  await armWatchdog(tenant, claimed, now);
+  return claimed;
+}
+
+/** The claim itself; its caller arms the watchdog, beside whatever else it does next. */
+async function claimUnwatched(tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date): Promise<Payment> {
+  const [payment, merchant] = await Promise.all([getPayment(tenant, paymentId), getMerchant(tenant.merchantId)]);
   if (!canStartRetry(payment, trigger)) {
     throw stateConflict(`Payment '${payment.id}' cannot be retried: its status is '${payment.status}'.`);
   }
-  const merchant = await getMerchant(tenant.merchantId);
   const limit = PLANS[merchant.plan].recoveryAttemptsPerMonth;
   const claimed = claimAttempt(payment, now);
   const paymentWrites = paymentChangeWrites(tenant, payment, claimed);
   const result = await transact([...paymentWrites, countRecoveryAttemptWrite(tenant, now, limit)]);
-  if (result.committed) {
-    await armWatchdog(tenant, claimed, now);
-    return claimed;
-  }
+  if (result.committed) return claimed;
   if (result.failedConditions.includes(paymentWrites.length)) throw new AttemptLimitReached(limit);
   const current = await getPayment(tenant, paymentId);
   throw stateConflict(`Payment '${current.id}' cannot be retried: its status is '${current.status}'.`);
@@ -131,8 +135,10 @@ export async function runRetryAttempt(
       throw error;
     }
   }
-  const connection = await findConnectionForPsp(tenant, payment.psp);
-  const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+  const [connection, customer] = await Promise.all([
+    findConnectionForPsp(tenant, payment.psp),
+    payment.customer_id === null ? undefined : findCustomer(tenant, payment.customer_id),
+  ]);
   const outcome = await processorFor(tenant, payment.psp).retry({
     tenant,
     connection,
@@ -178,8 +184,11 @@ async function recordOutcome(
       writes.push(recordEventWrite(tenant, newEvent(tenant, type, data, now)));
     }
     if (!(await transact(writes)).committed) continue;
-    await scheduler.cancel(watchdogJobId(paymentId, attempt));
-    if (result.nextAttemptAt) await scheduleAttempt(tenant, result.payment, result.nextAttemptAt);
+    const nextAttemptAt = result.nextAttemptAt;
+    await Promise.all([
+      scheduler.cancel(watchdogJobId(paymentId, attempt)),
+      nextAttemptAt ? scheduleAttempt(tenant, result.payment, nextAttemptAt) : undefined,
+    ]);
     return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status, psp: payment.psp };
   }
   throw new Error(`Could not record the outcome of attempt ${attempt} of ${paymentId} after repeated conflicts`);
@@ -197,8 +206,12 @@ async function handOverAtLimit(tenant: Tenant, payment: Payment, now: Date): Pro
 
 /** POST /v1/payments/{id}/retry: claims the next attempt now and hands it to the retry job. */
 export async function retryPaymentNow(tenant: Tenant, paymentId: string, now: Date): Promise<Payment> {
-  const claimed = await claimRetry(tenant, paymentId, 'manual', now);
-  await scheduler.cancel(retryJobId(claimed.id, claimed.retry_count));
-  await dispatchClaimedAttempt(tenant, claimed, 'manual', now);
+  const claimed = await claimUnwatched(tenant, paymentId, 'manual', now);
+  // Independent calls, made together: the watchdog, the scheduled attempt this one replaces, the run now.
+  await Promise.all([
+    armWatchdog(tenant, claimed, now),
+    scheduler.cancel(retryJobId(claimed.id, claimed.retry_count)),
+    dispatchClaimedAttempt(tenant, claimed, 'manual', now),
+  ]);
   return claimed;
 }

@@ -135,6 +135,22 @@ describe('POST /v1/payments/{id}/retry', () => {
     expect(await payment(tenant, id)).toMatchObject({ status: 'recovered', recovery_channel: 'manual_retry', retry_count: 1 });
   });
 
+  it('replaces the scheduled attempt: the run now and its watchdog scheduled, the automatic one canceled', async () => {
+    const { keys, path } = await setUp();
+    const id = await fail(path, 'insufficient_funds', '9995');
+    const jobsOf = async () => (await runtime.local!.scheduler.due(new Date(Date.now() + 365 * 86400_000))).filter((job) => job.payload.payment_id === id);
+    expect((await jobsOf()).map((job) => job.payload)).toEqual([{ payment_id: id, attempt: 1 }]);
+    const requested = runtime.clock.now().getTime();
+    expect((await call('POST', `/v1/payments/${id}/retry`, { key: keys.test_write })).status).toBe(200);
+    const jobs = await jobsOf();
+    expect(jobs.map((job) => job.payload).sort((a, b) => Number(a.watchdog ?? false) - Number(b.watchdog ?? false))).toEqual([
+      { payment_id: id, attempt: 1, trigger: 'manual', claimed: true },
+      { payment_id: id, attempt: 1, trigger: 'automatic', claimed: true, watchdog: true },
+    ]);
+    const watchdog = jobs.find((job) => job.payload.watchdog)!;
+    expect(new Date(watchdog.runAt).getTime() - requested).toBeGreaterThanOrEqual(15 * 60_000);
+  });
+
   it.each(['recovered', 'terminal', 'retrying'])('refuses a %s payment with 409 state_conflict naming it', async (status) => {
     const { keys, path } = await setUp();
     const code = status === 'terminal' ? 'stolen_card' : 'expired_card';
