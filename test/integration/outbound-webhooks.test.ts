@@ -185,6 +185,39 @@ describe('outbound webhook delivery (real HTTP receiver)', () => {
     expect((await deliveries(keys.test_admin, b.id)).pagination.total).toBe(2);
   });
 
+  it('abandons a queued delivery whose endpoint was disabled or deleted before it ran, and sends a job fired twice once', async () => {
+    const { keys, tenant, webhookPath } = await setUp();
+    const [disabledPath, deletedPath, livePath] = [freshPath(), freshPath(), freshPath()];
+    const disabled = await createEndpoint(keys.test_admin, { url: receiver.url(disabledPath), events: ['payment.failed'] });
+    const deleted = await createEndpoint(keys.test_admin, { url: receiver.url(deletedPath), events: ['payment.failed'] });
+    const live = await createEndpoint(keys.test_admin, { url: receiver.url(livePath), events: ['payment.failed'] });
+    await failPayment(webhookPath);
+    await drainEvents();
+    const due = (await runtime.local!.scheduler.due(new Date(Date.now() + 3600_000))).filter((job) => job.kind === 'webhook-delivery');
+    // Act: the merchant turns one endpoint off and removes another while their first attempts wait.
+    expect((await call('PUT', `/v1/webhooks/${disabled.id}`, { key: keys.test_admin, body: { enabled: false } })).status).toBe(200);
+    expect((await call('DELETE', `/v1/webhooks/${deleted.id}`, { key: keys.test_admin })).status).toBe(200);
+    await runDueJobs();
+    const { runDeliveryAttempt } = await import('../../shared/domain/webhooks.ts');
+    const liveJob = due.find((job) => job.payload.endpoint_id === live.id)!;
+    const again = await runDeliveryAttempt(
+      { scheduler: runtime.local!.scheduler, sender: { send: () => Promise.reject(new Error('a stale job must not send')) } },
+      tenant,
+      liveJob.payload as { endpoint_id: string; event_id: string; attempt: number },
+      () => runtime.clock.now(),
+    );
+    // Assess
+    expect(again).toEqual({ outcome: 'stale' });
+    expect(receiver.at(disabledPath)).toEqual([]);
+    expect(receiver.at(deletedPath)).toEqual([]);
+    expect(receiver.at(livePath)).toHaveLength(1);
+    expect((await deliveries(keys.test_admin, disabled.id)).data).toEqual([
+      expect.objectContaining({ status: 'failed', last_error: 'The endpoint is disabled', attempts: 0 }),
+    ]);
+    const orphaned = (await tenantItems(tenant, '')).filter((item) => item.entity === 'webhook_delivery' && item.endpoint_id === deleted.id);
+    expect(orphaned).toEqual([expect.objectContaining({ status: 'failed', last_error: 'The endpoint was deleted' })]);
+  });
+
   it('marks a delivery failed after ~3 days of attempts, disables the endpoint, and replays once re-enabled', async () => {
     const { keys, webhookPath } = await setUp();
     const path = freshPath();
