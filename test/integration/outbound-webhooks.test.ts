@@ -193,7 +193,7 @@ describe('outbound webhook delivery (real HTTP receiver)', () => {
     const live = await createEndpoint(keys.test_admin, { url: receiver.url(livePath), events: ['payment.failed'] });
     await failPayment(webhookPath);
     await drainEvents();
-    const due = (await runtime.local!.scheduler.due(new Date(Date.now() + 3600_000))).filter((job) => job.kind === 'webhook-delivery');
+    const due = (await runtime.local!.scheduler.due(new Date(runtime.clock.now().getTime() + 3600_000))).filter((job) => job.kind === 'webhook-delivery');
     // Act: the merchant turns one endpoint off and removes another while their first attempts wait.
     expect((await call('PUT', `/v1/webhooks/${disabled.id}`, { key: keys.test_admin, body: { enabled: false } })).status).toBe(200);
     expect((await call('DELETE', `/v1/webhooks/${deleted.id}`, { key: keys.test_admin })).status).toBe(200);

@@ -138,7 +138,7 @@ describe('POST /v1/payments/{id}/retry', () => {
   it('replaces the scheduled attempt: the run now and its watchdog scheduled, the automatic one canceled', async () => {
     const { keys, path } = await setUp();
     const id = await fail(path, 'insufficient_funds', '9995');
-    const jobsOf = async () => (await runtime.local!.scheduler.due(new Date(Date.now() + 365 * 86400_000))).filter((job) => job.payload.payment_id === id);
+    const jobsOf = async () => (await runtime.local!.scheduler.due(new Date(runtime.clock.now().getTime() + 365 * 86400_000))).filter((job) => job.payload.payment_id === id);
     expect((await jobsOf()).map((job) => job.payload)).toEqual([{ payment_id: id, attempt: 1 }]);
     const requested = runtime.clock.now().getTime();
     expect((await call('POST', `/v1/payments/${id}/retry`, { key: keys.test_write })).status).toBe(200);
