@@ -12,10 +12,12 @@ import { toRecord as toQueueRecord } from '../bin/local/completion-runner.ts';
 import { drainEvents, toRecord as toStreamRecord } from '../bin/local/event-runner.ts';
 import { runtime } from '../shared/composition.ts';
 import { calendarScanJobId, type CalendarScanJob } from '../shared/domain/calendar-scan.ts';
+import { campaignSweepJobId, type CampaignSweepJob } from '../shared/domain/campaign-sweeps.ts';
 import { readSession, tokenHash } from '../shared/domain/cancel-session-lifecycle.ts';
 import { completionOf } from '../shared/domain/cancel-sessions.ts';
 import { MAX_CUSTOM_RATE_LIMIT } from '../shared/domain/plans.ts';
 import type { Tenant } from '../shared/domain/tenant.ts';
+import { newId } from '../shared/ids.ts';
 import type { JobEvent, JobKind } from '../shared/ports/scheduler.ts';
 import { call, newMerchant } from '../test/support/api.ts';
 import { activeFlow, startSession } from '../test/support/cancel-flows.ts';
@@ -63,9 +65,10 @@ function peekEventItem(): Record<string, unknown> {
 
 /**
  * Every job seeding scheduled, one per kind, as EventBridge Scheduler would invoke its function, and
- * the tenant's calendar scan, which the daily sweep queues rather than any data.
+ * the ones queued by something seeding does not do: the tenant's calendar scan (the daily sweep) and
+ * a campaign sweep (a re-activation).
  */
-async function scheduledJobs(tenant: Tenant): Promise<Partial<Record<JobKind, JobEvent>>> {
+async function scheduledJobs(tenant: Tenant, campaignId: string): Promise<Partial<Record<JobKind, JobEvent>>> {
   const now = runtime.clock.now();
   const due = await runtime.local!.scheduler.due(new Date(now.getTime() + 366 * 86_400_000));
   const jobs: Partial<Record<JobKind, JobEvent>> = {};
@@ -73,6 +76,9 @@ async function scheduledJobs(tenant: Tenant): Promise<Partial<Record<JobKind, Jo
   for (const { runAt: _runAt, ...job } of due) jobs[job.kind] ??= { ...job, scheduledAt: now.toISOString() };
   const scan: CalendarScanJob = { day: now.toISOString().slice(0, 10), part: 0, cursor: null };
   jobs['calendar-scan'] ??= { jobId: calendarScanJobId(tenant, scan.day, scan.part), kind: 'calendar-scan', tenant, payload: { ...scan }, scheduledAt: now.toISOString() };
+  // A re-activation's sweep over the bench campaign's enrollment, as a pause and an activation would queue it.
+  const sweep: CampaignSweepJob = { campaign_id: campaignId, action: 'release', event_id: newId('evt', now), part: 0, cursor: null };
+  jobs['campaign-sweep'] ??= { jobId: campaignSweepJobId(sweep.event_id, 0), kind: 'campaign-sweep', tenant, payload: { ...sweep }, scheduledAt: now.toISOString() };
   return jobs;
 }
 
@@ -137,7 +143,7 @@ export async function seedFixture(): Promise<BenchFixture> {
       'stripe:connection_id': connectionId,
       'braintree:connection_id': connectionId,
     },
-    jobs: await scheduledJobs(tenant),
+    jobs: await scheduledJobs(tenant, campaign),
     streamRecord,
     queueRecord: await queuedCompletion(merchantId, spare.event.customer.id, spare.event.subscription.id),
     floorId: main.paymentId,

@@ -15,6 +15,7 @@ export interface JobDefinition {
 export const JOBS: readonly JobDefinition[] = [
   { kind: 'payment-retry', handler: 'jobs/payment-retry' },
   { kind: 'campaign-step', handler: 'jobs/campaign-step', services: ['messaging'] },
+  { kind: 'campaign-sweep', handler: 'jobs/campaign-sweep' },
   { kind: 'webhook-delivery', handler: 'jobs/webhook-delivery' },
   { kind: 'calendar-scan', handler: 'jobs/calendar-scan' },
 ];

@@ -9,6 +9,7 @@ import {
   saveStatus,
   type CampaignWrite,
 } from '../store/campaigns.ts';
+import { newEvent } from '../store/events.ts';
 import {
   countsChange,
   EMPTY_COUNTERS,
@@ -26,10 +27,10 @@ import {
   type SortOrder,
   type StatusChange,
 } from './campaigns.ts';
+import type { CampaignStatusChanged } from './campaign-sweeps.ts';
 import { invalidRequest, ServiceError, stateConflict } from './errors.ts';
 import { PLANS, type Plan } from './plans.ts';
 import type { Tenant } from './tenant.ts';
-import { releaseHeldSteps, removeEnrollments } from './dunning.ts';
 
 export { getCampaign } from '../store/campaigns.ts';
 
@@ -143,13 +144,11 @@ export async function changeCampaignStatus(tenant: Tenant, plan: Plan, campaignI
     if (refused) throw stateConflict(refused);
     const next = afterChange(current, action, now.toISOString());
     const change = countsChange(current.status, next.status);
-    const outcome = await saveStatus(tenant, current, next, change, limitsOf(plan));
-    if (outcome === 'written') {
-      // §3.1: activation releases what a pause held; archiving removes the enrolled customers.
-      if (action === 'activate' && current.status === 'paused') await releaseHeldSteps(tenant, campaignId, now);
-      if (action === 'archive') await removeEnrollments(tenant, campaignId, now);
-      return next;
-    }
+    // §3.1: activation releases what a pause held, archiving removes the enrolled customers; the
+    // event this change records has that done in the background (campaign-sweeps.ts).
+    const changed = newEvent(tenant, 'campaign.status_changed', { campaign_id: campaignId, from: current.status, to: next.status } satisfies CampaignStatusChanged, now);
+    const outcome = await saveStatus(tenant, current, next, change, limitsOf(plan), changed);
+    if (outcome === 'written') return next;
     if (outcome === 'over_limit') throw new CampaignLimitReached(plan, limitHit(change));
     await backOff(attempt);
   }

@@ -3,7 +3,6 @@ import { newId } from '../ids.ts';
 import { findCampaign, findCampaignVersion, listCampaignItems, type CampaignVersion } from '../store/campaigns.ts';
 import { findCustomer } from '../store/customers.ts';
 import {
-  activeEnrollmentsOf,
   campaignCountersWrite,
   enrollmentsOf,
   findEnrollment,
@@ -225,31 +224,4 @@ export async function settleEnrollments(tenant: Tenant, payment: Pick<Payment, '
       await finish(tenant, enrollment, 'stopped', 'terminal', now, { terminal: 1 });
     }
   }
-}
-
-/** Activation releases what a pause held: held steps go out now (quiet hours permitting). */
-export async function releaseHeldSteps(tenant: Tenant, campaignId: string, now: Date): Promise<number> {
-  let released = 0;
-  for (const listed of await activeEnrollmentsOf(tenant, campaignId)) {
-    const enrollment = await findEnrollment(tenant, listed);
-    if (!enrollment?.held || enrollment.status !== 'active') continue;
-    const version = await findCampaignVersion(tenant, campaignId, enrollment.campaign_version);
-    const at = version ? shiftOutOfQuietHours(now, version.quiet_hours) : now;
-    const next: Enrollment = { ...enrollment, held: false, next_step_at: at.toISOString(), updated_at: now.toISOString(), version: enrollment.version + 1 };
-    if ((await transact([saveEnrollmentWrite(tenant, next, enrollment.version)])).committed) {
-      await scheduleStep(tenant, next, at);
-      released += 1;
-    }
-  }
-  return released;
-}
-
-/** Archiving removes every enrollment of the campaign (§3.1); their history stays. */
-export async function removeEnrollments(tenant: Tenant, campaignId: string, now: Date): Promise<number> {
-  let removed = 0;
-  for (const listed of await activeEnrollmentsOf(tenant, campaignId)) {
-    const enrollment = await findEnrollment(tenant, listed);
-    if (enrollment?.status === 'active' && (await finish(tenant, enrollment, 'removed', 'archived', now))) removed += 1;
-  }
-  return removed;
 }

@@ -49,8 +49,16 @@ export const DELIVERED_EVENT_TYPES = [
  * cancel flow's recovery records (§4.5), whose public meaning reaches merchants as customer.retained
  * and customer.subscription_canceled. campaign.enrolled / campaign.recovered feed campaign analytics;
  * merchants see enrollments through the campaigns API and recoveries as payment.recovered.
+ * campaign.status_changed has archiving and re-activation sweep a campaign's enrollments; merchants
+ * made the change themselves and see it on the campaign.
  */
-export const INTERNAL_EVENT_TYPES = ['CancelFlowCompleted', 'CancelFlowSaved', 'campaign.enrolled', 'campaign.recovered'] as const satisfies readonly EventType[];
+export const INTERNAL_EVENT_TYPES = [
+  'CancelFlowCompleted',
+  'CancelFlowSaved',
+  'campaign.enrolled',
+  'campaign.recovered',
+  'campaign.status_changed',
+] as const satisfies readonly EventType[];
 
 /** Compile-time check: a new event type must be listed as delivered or internal, so it is never exposed by accident. */
 type UndecidedEventType = Exclude<EventType, (typeof DELIVERED_EVENT_TYPES)[number] | (typeof INTERNAL_EVENT_TYPES)[number]>;

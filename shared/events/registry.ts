@@ -3,6 +3,7 @@ import { offerApplication } from './offer-application.ts';
 import { dunningConsumer } from './dunning-consumer.ts';
 import { webhookFanOut } from './webhook-consumer.ts';
 import { analyticsConsumer, campaignAnalyticsConsumer } from './analytics-consumer.ts';
+import { campaignSweeps } from './campaign-sweep-consumer.ts';
 import { metricsConsumer } from './metrics-consumer.ts';
 
 /**
@@ -15,5 +16,6 @@ export const EVENT_CONSUMERS: readonly EventConsumer[] = [
   webhookFanOut,
   analyticsConsumer,
   campaignAnalyticsConsumer,
+  campaignSweeps,
   metricsConsumer,
 ];

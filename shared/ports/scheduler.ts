@@ -5,7 +5,7 @@ import type { Tenant } from '../domain/tenant.ts';
  * EventBridge Scheduler in AWS; a table-backed schedule fired by the local server's timer or
  * `POST /__dev/run-due` locally.
  */
-export type JobKind = 'payment-retry' | 'campaign-step' | 'webhook-delivery' | 'calendar-scan';
+export type JobKind = 'payment-retry' | 'campaign-step' | 'campaign-sweep' | 'webhook-delivery' | 'calendar-scan';
 
 export interface ScheduledJob {
   /** Unique and stable for the work it does, so scheduling the same work twice is harmless. [A-Za-z0-9_.-], ≤ 64. */

@@ -6,6 +6,7 @@ import { definitionOf, type Campaign, type CampaignCounts, type CampaignDefiniti
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { queryAll } from './dynamo.ts';
+import { recordEventWrite, type ServiceEvent } from './events.ts';
 import { tenantPk } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
 
@@ -181,6 +182,7 @@ export async function saveStatus(
   next: Campaign,
   change: CampaignCounts,
   limits: CampaignCounts,
+  event: ServiceEvent,
 ): Promise<CampaignWrite> {
   if (exceedsLimit(change, limits)) return 'over_limit';
   const counts = countsUpdate(tenant, change, limits);
@@ -193,6 +195,7 @@ export async function saveStatus(
         next,
       ),
       counts,
+      recordEventWrite(tenant, event),
     ],
     counts,
   );

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { CalendarOccasion } from '../domain/calendar-triggers.ts';
 import type { Enrollment, EnrollmentStatus } from '../domain/enrollments.ts';
@@ -83,15 +83,28 @@ export async function enrollmentsOf(tenant: Tenant, customerId: string, paymentI
   return items.map(enrollmentFromItem);
 }
 
-/** A campaign's enrollments still running (the index is eventually consistent: callers re-check each one). */
-export async function activeEnrollmentsOf(tenant: Tenant, campaignId: string): Promise<Enrollment[]> {
-  const items = await queryAll(db, {
-    TableName: tableName,
-    IndexName: 'gsi3',
-    KeyConditionExpression: 'gsi3pk = :pk AND begins_with(gsi3sk, :active)',
-    ExpressionAttributeValues: { ':pk': byCampaignPk(tenant, campaignId), ':active': 'active#' },
-  });
-  return items.map(enrollmentFromItem);
+export interface EnrollmentPage {
+  enrollments: Enrollment[];
+  /** Where the next page starts; null after the last. */
+  cursor: Record<string, unknown> | null;
+}
+
+/**
+ * One page of a campaign's enrollments still running, for sweeps that continue where the last one
+ * stopped (the index is eventually consistent: callers re-read each one before changing it).
+ */
+export async function runningEnrollmentsPage(tenant: Tenant, campaignId: string, cursor: Record<string, unknown> | null, limit: number): Promise<EnrollmentPage> {
+  const page = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi3',
+      KeyConditionExpression: 'gsi3pk = :pk AND begins_with(gsi3sk, :active)',
+      ExpressionAttributeValues: { ':pk': byCampaignPk(tenant, campaignId), ':active': 'active#' },
+      ExclusiveStartKey: cursor ?? undefined,
+      Limit: limit,
+    }),
+  );
+  return { enrollments: (page.Items ?? []).map(enrollmentFromItem), cursor: page.LastEvaluatedKey ?? null };
 }
 
 export function newEnrollmentWrite(tenant: Tenant, enrollment: Enrollment): TransactItem {

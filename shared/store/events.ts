@@ -27,6 +27,8 @@ export type EventType =
   | 'campaign.enrolled'
   /** Internal (never delivered to webhooks): a recovery settled an active enrollment, crediting its campaign and last step sent. */
   | 'campaign.recovered'
+  /** Internal (never delivered to webhooks): a campaign's status changed; archiving and re-activation sweep its enrollments. */
+  | 'campaign.status_changed'
   | 'CancelFlowCompleted'
   | 'CancelFlowSaved';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
+import { campaignSweepJobId, sweepCampaign, type CampaignSweepJob } from '../../shared/domain/campaign-sweeps.ts';
 import type { Tenant } from '../../shared/domain/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { requestCounter } from '../support/dynamodb-requests.ts';
@@ -208,8 +209,11 @@ describe('campaign status and enrollments', () => {
     expect(outboxFor(email)).toHaveLength(0);
     expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'active', held: true });
     expect((await call('POST', `/v1/campaigns/${campaignId}/activate`, { key: keys.test_write })).status).toBe(200);
+    // The activation's sweep releases the held step: the event log queues it, the job reschedules the step now.
+    await drainEvents();
     await runDueJobs();
     expect(outboxFor(email).map((m) => m.content.subject)).toEqual(['Action needed']);
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'active', held: false, messages_sent: 1 });
   });
 
   it('removes enrollments when the campaign is archived; nothing more is sent', async () => {
@@ -244,6 +248,66 @@ describe('campaign status and enrollments', () => {
       body: { customer_id: payment!.customer_id, payment_id: paymentId },
     });
     expect(again.status).toBe(409);
+  });
+});
+
+describe('campaign sweeps (archive and re-activation in the background)', () => {
+  const sweepJobs = async () => (await runtime.local!.scheduler.due(runtime.clock.now())).filter((job) => job.kind === 'campaign-sweep');
+
+  it('removes every enrollment of an archived campaign, a page at a time, continuing in a follow-up job', async () => {
+    // Prepare: five customers enrolled.
+    const { tenant, path, campaignId, keys } = await setUp();
+    for (let i = 0; i < 5; i++) await failHard(path, `sweep-${i}-${Date.now()}@example.com`);
+    expect((await tenantItems(tenant, 'ENROLLMENT#')).filter((enrollment) => enrollment.status === 'active')).toHaveLength(5);
+    // Act: archive; the event log queues the sweep, whose first job is run here with a page of two and no time left.
+    expect((await call('POST', `/v1/campaigns/${campaignId}/archive`, { key: keys.test_write })).status).toBe(200);
+    await drainEvents();
+    const [queued] = await sweepJobs();
+    const job = queued!.payload as unknown as CampaignSweepJob;
+    expect(job).toMatchObject({ campaign_id: campaignId, action: 'remove', part: 0, cursor: null });
+    await runtime.local!.scheduler.cancel(queued!.jobId);
+    const first = await sweepCampaign(tenant, job, runtime.clock.now(), { pageSize: 2, budgetMs: 0 });
+    // Assess: two removed, the rest left to the follow-up job, which the scheduler then runs.
+    expect(first).toEqual({ changed: 2, superseded: false, continued: true });
+    const [next] = await sweepJobs();
+    expect(next).toMatchObject({ jobId: campaignSweepJobId(job.event_id, 1), payload: { part: 1, cursor: expect.any(Object) } });
+    const runs = (await runDueJobs()).filter((run) => run.kind === 'campaign-sweep');
+    expect(runs.map((run) => run.outcome)).toEqual(['succeeded']);
+    const enrollments = await tenantItems(tenant, 'ENROLLMENT#');
+    expect(enrollments.map((enrollment) => [enrollment.status, enrollment.stop_reason])).toEqual(Array.from({ length: 5 }, () => ['removed', 'archived']));
+    const [counters] = (await tenantItems(tenant, 'CAMPAIGN#')).filter((item) => item.entity === 'campaign');
+    expect(counters).toMatchObject({ enrolled_count: 5, active_count: 0, removed_count: 5 });
+    // A sweep run again (a redelivered event) finds nothing left to change.
+    expect(await sweepCampaign(tenant, job, runtime.clock.now())).toEqual({ changed: 0, superseded: false, continued: false });
+  });
+
+  it('releases held steps only while the campaign is active: paused again first, they wait for the next activation', async () => {
+    const { tenant, path, campaignId, keys } = await setUp();
+    const email = `resweep-${Date.now()}@example.com`;
+    await failHard(path, email);
+    const status = (action: string) => call('POST', `/v1/campaigns/${campaignId}/${action}`, { key: keys.test_write });
+    expect((await status('pause')).status).toBe(200);
+    await passHours(3);
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ held: true });
+    // Activated and paused again before the sweep ran: the sweep finds the campaign paused and leaves the step held.
+    expect((await status('activate')).status).toBe(200);
+    expect((await status('pause')).status).toBe(200);
+    await drainEvents();
+    expect((await runDueJobs()).filter((run) => run.kind === 'campaign-sweep').map((run) => run.outcome)).toEqual(['succeeded']);
+    expect(outboxFor(email)).toEqual([]);
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'active', held: true });
+    // The next activation's sweep releases it.
+    expect((await status('activate')).status).toBe(200);
+    await drainEvents();
+    await runDueJobs();
+    expect(outboxFor(email).map((message) => message.content.subject)).toEqual(['Action needed']);
+  });
+
+  it('queues no sweep for a change that needs none (a draft activated, an active campaign paused)', async () => {
+    const { campaignId, keys } = await setUp();
+    expect((await call('POST', `/v1/campaigns/${campaignId}/pause`, { key: keys.test_write })).status).toBe(200);
+    await drainEvents();
+    expect((await sweepJobs()).filter((job) => job.payload.campaign_id === campaignId)).toEqual([]);
   });
 });
 

@@ -55,6 +55,9 @@ beforeAll(async () => {
   await recordSuccess(path, bobFailure);
   await drainEvents();
   expect((await call('POST', `/v1/campaigns/${campaignB}/archive`, { key: merchant.keys.test_write })).status).toBe(200);
+  // The archive's sweep: the event log queues it, the job removes the enrollments.
+  await drainEvents();
+  await runDueJobs();
 }, 60_000);
 
 const list = (path: string, query: Record<string, string> = {}, key = merchant.keys.test_read) => call('GET', path, { key, query });
