@@ -1,7 +1,7 @@
 import { runtime } from '../composition.ts';
 import { rateLimited } from '../domain/errors.ts';
 import { requestsPerWindow } from '../domain/plans.ts';
-import { describeWindow, secondsUntilAdmitted, windowCutoff } from '../domain/sliding-window.ts';
+import { describeWindow, secondsUntilAdmitted } from '../domain/sliding-window.ts';
 import { admitRequest } from '../store/rate-limits.ts';
 import { requireAuth, type ServiceContext, type ServiceMiddleware } from './context.ts';
 
@@ -13,11 +13,11 @@ async function admit(context: ServiceContext): Promise<void> {
   const { tenant, settings } = requireAuth(context);
   const limit = requestsPerWindow(settings.plan, settings.rateLimitOverride);
   const nowMs = runtime.clock.now().getTime();
-  const outcome = await admitRequest(tenant, limit, nowMs, windowCutoff(nowMs));
-  context.rateWindow = describeWindow(outcome.log, limit, nowMs);
+  const outcome = await admitRequest(tenant, limit, nowMs);
+  context.rateWindow = describeWindow(outcome.counts, limit, nowMs);
   if (!outcome.admitted) {
     context.rateWindow.remaining = 0;
-    throw rateLimited(Math.max(1, secondsUntilAdmitted(outcome.log, limit, nowMs)));
+    throw rateLimited(Math.max(1, secondsUntilAdmitted(outcome.counts, limit, nowMs)));
   }
 }
 
@@ -29,8 +29,8 @@ function takePending(context: ServiceContext): Promise<void> | undefined {
 }
 
 /**
- * §8: per merchant and environment, sliding 60 s window, counted atomically in the table across
- * instances. A write is admitted before anything else runs, so a refused write never happens. A
+ * §8: per merchant and environment, sliding 60 s window counted per second, atomically in the
+ * table across instances. A write is admitted before anything else runs, so a refused write never happens. A
  * read is admitted alongside its action: the count and the data are one round trip instead of
  * two, and a refused read answers 429 exactly as before, its data discarded. Whatever else the
  * read ran into (a 403 scope, a 404), a refusal answers first, as when admission came first.

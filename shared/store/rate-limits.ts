@@ -2,68 +2,76 @@ import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedExcepti
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../composition.ts';
+import { countInWindow, expiredSeconds, secondOf, type SecondCounts } from '../domain/sliding-window.ts';
 import type { Tenant } from '../domain/tenant.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { isConditionFailure, type Item } from './dynamo.ts';
 import { rateLimitPk } from './keys.ts';
 
 const { db, tableName } = runtime;
 
-export type AdmitOutcome = { admitted: true; log: number[] } | { admitted: false; log: number[] };
+export type AdmitOutcome = { admitted: boolean; counts: SecondCounts };
 
-/** Last log length seen per tenant on this instance: lets the first attempt pick the right expression. */
-const lengthHint = new Map<string, number>();
+/** The window item as this instance last saw it, per tenant: lets the first attempt drop the seconds that have left. */
+const lastSeen = new Map<string, SecondCounts>();
 const MAX_ATTEMPTS = 8;
-/** An index past any list's end: SET at it appends (DynamoDB has no push that can be combined with REMOVE). */
-const APPEND_INDEX = 1_000_000;
+/** One attribute per second with admissions (`s1795305122`), beside their sum in `total`. */
+const SECOND_ATTRIBUTE = /^s(\d+)$/;
+const secondAttribute = (second: number) => `s${second}`;
+
+function countsOf(item: Item | undefined): SecondCounts {
+  const counts = new Map<number, number>();
+  for (const [name, value] of Object.entries(item ?? {})) {
+    const second = SECOND_ATTRIBUTE.exec(name)?.[1];
+    if (second !== undefined) counts.set(Number(second), value as number);
+  }
+  return counts;
+}
 
 /**
- * Records one request in the tenant's sliding log, atomically and with no read: while the log is
- * shorter than the limit the request is appended; once full, the oldest entries are dropped and the
- * request appended only if the entry that would make it the limit+1-th in the window is outside it.
- * A failed condition returns the current log, which either shows the window is full or lets the
- * next attempt use the right length (a changed limit, or another instance filled the log first).
+ * Counts one request in the tenant's window, atomically and with no read. The item keeps a count
+ * per second and their sum; the request adds one to its second and to the sum, removing the seconds
+ * this instance knows have left the window (each conditioned on the count it knows, so none is
+ * subtracted twice), on condition that the sum without them is below the limit. Seconds it does not
+ * know to have left only make the sum larger, never smaller: a refusal is then checked against the
+ * item the failed condition returns, which is exact, and the request tried again knowing it.
  */
-export async function admitRequest(tenant: Tenant, limit: number, nowMs: number, cutoffMs: number): Promise<AdmitOutcome> {
+export async function admitRequest(tenant: Tenant, limit: number, nowMs: number): Promise<AdmitOutcome> {
   const pk = rateLimitPk(tenant);
-  let length = lengthHint.get(pk) ?? 0;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const command =
-      length < limit
-        ? new UpdateCommand({
-            TableName: tableName,
-            Key: { pk, sk: 'RATE' },
-            UpdateExpression: 'SET #log = list_append(if_not_exists(#log, :empty), :entry)',
-            ConditionExpression: 'attribute_not_exists(#log) OR size(#log) < :limit',
-            ExpressionAttributeNames: { '#log': 'log' },
-            ExpressionAttributeValues: { ':empty': [], ':entry': [nowMs], ':limit': limit },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure.ALL_OLD,
-          })
-        : new UpdateCommand({
-            TableName: tableName,
-            Key: { pk, sk: 'RATE' },
-            UpdateExpression: `SET #log[${APPEND_INDEX}] = :now REMOVE ${Array.from({ length: length - limit + 1 }, (_, i) => `#log[${i}]`).join(', ')}`,
-            ConditionExpression: `size(#log) = :length AND #log[${length - limit}] <= :cutoff`,
-            ExpressionAttributeNames: { '#log': 'log' },
-            ExpressionAttributeValues: { ':now': nowMs, ':length': length, ':cutoff': cutoffMs },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure.ALL_OLD,
-          });
+    const leaving = expiredSeconds(lastSeen.get(pk) ?? new Map(), nowMs);
+    const left = leaving.reduce((sum, [, count]) => sum + count, 0);
+    const names: Record<string, string> = { '#total': 'total', '#now': secondAttribute(secondOf(nowMs)), '#legacyLog': 'log' };
+    const values: Record<string, number> = { ':zero': 0, ':one': 1, ':delta': 1 - left, ':ceiling': limit + left };
+    leaving.forEach(([second, count], i) => {
+      names[`#left${i}`] = secondAttribute(second);
+      values[`:left${i}`] = count;
+    });
+    const command = new UpdateCommand({
+      TableName: tableName,
+      Key: { pk, sk: 'RATE' },
+      // Items written before the per-second counts held every arrival in `log`; the first admission drops it.
+      UpdateExpression:
+        'SET #now = if_not_exists(#now, :zero) + :one, #total = if_not_exists(#total, :zero) + :delta REMOVE #legacyLog' +
+        leaving.map((_, i) => `, #left${i}`).join(''),
+      ConditionExpression: ['(attribute_not_exists(#total) OR #total < :ceiling)', ...leaving.map((_, i) => `#left${i} = :left${i}`)].join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure.ALL_OLD,
+    });
     try {
       const { Attributes } = await db.send(command);
-      const log = (Attributes?.log as number[]) ?? [];
-      lengthHint.set(pk, log.length);
-      return { admitted: true, log };
+      const counts = countsOf(Attributes);
+      lastSeen.set(pk, counts);
+      return { admitted: true, counts };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const item = (error as ConditionalCheckFailedException).Item;
-      const log = item ? ((unmarshall(item).log as number[] | undefined) ?? []) : [];
-      lengthHint.set(pk, log.length);
-      const inWindow = log.filter((at) => at > cutoffMs).length;
-      if (inWindow >= limit) return { admitted: false, log };
-      length = log.length;
+      const counts = countsOf(item && unmarshall(item));
+      lastSeen.set(pk, counts);
+      if (countInWindow(counts, nowMs) >= limit) return { admitted: false, counts };
     }
   }
   // Persistent contention: refuse rather than risk admitting past the limit.
-  return { admitted: false, log: [] };
+  return { admitted: false, counts: new Map() };
 }
