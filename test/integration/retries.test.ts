@@ -216,10 +216,12 @@ describe('POST /v1/payments/{id}/retry', () => {
   it('counts automatic retries toward the limit and hands the payment to dunning when none are left', async () => {
     const { tenant, path } = await setUp('starter');
     const id = await fail(path, 'insufficient_funds', '4242');
+    // The month the retry will run in: a payday wait can carry it into the next one.
+    const retryAt = new Date((await payment(tenant, id)).next_retry_at);
     await runtime.db.send(
       new PutCommand({
         TableName: runtime.tableName,
-        Item: { pk: tenantPk(tenant), sk: `USAGE#${usagePeriod(new Date(runtime.clock.now().getTime() + 48 * 3600_000 + 2000))}`, entity: 'usage', recovery_attempts: 1000 },
+        Item: { pk: tenantPk(tenant), sk: `USAGE#${usagePeriod(retryAt)}`, entity: 'usage', recovery_attempts: 1000 },
       }),
     );
     await toNextRetry(tenant, id);
