@@ -54,7 +54,7 @@ export class Data extends Construct {
   /**
    * Grants exactly what a route declares. Indexes are named one by one (no `index/*`), so a new index
    * reaches functions only through table-schema.ts. Read routes may still write one thing: the REST
-   * middleware's rate-limit log, whose partition keys all start with RATE#; the LeadingKeys condition
+   * middleware's rate-limit window, whose partition keys all start with RATE#; the LeadingKeys condition
    * is always present on UpdateItem, so ForAllValues cannot pass vacuously.
    */
   grant(grantee: IGrantable, access: TableAccess): void {

@@ -19,7 +19,7 @@ export interface Route {
   surface: Surface;
   /** What the API key must hold (rest routes only). */
   scope?: ScopeRequirement;
-  /** Table access the function is granted; rest reads may also write their own rate-limit log. */
+  /** Table access the function is granted; rest reads may also write their own rate-limit window. */
   table: 'read' | 'write';
   /** Outside services the function calls, for its configuration and IAM grants. */
   services?: readonly ('scheduler' | 'cancel-completions')[];
