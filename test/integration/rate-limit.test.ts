@@ -155,7 +155,8 @@ describe('the window item (shared/store/rate-limits.ts)', () => {
     }
     // Assess
     const item = await windowItem(tenant);
-    expect(secondsKept(item)).toBeLessThanOrEqual(62);
+    // The window's 61 seconds (the current one among them) and up to four that left and wait to be removed together.
+    expect(secondsKept(item)).toBeLessThanOrEqual(65);
     expect(item.total).toBe(Object.entries(item).reduce((sum, [name, value]) => (/^s\d+$/.test(name) ? sum + (value as number) : sum), 0));
     expect(itemBytes(item)).toBeLessThanOrEqual(1_024);
   });
