@@ -32,6 +32,11 @@ function leavesAt(second: number): number {
   return second + RATE_LIMIT_WINDOW_SECONDS + 1;
 }
 
+/** Requests counted in these seconds. */
+export function requestsIn(seconds: readonly (readonly [number, number])[]): number {
+  return seconds.reduce((sum, [, count]) => sum + count, 0);
+}
+
 /** The seconds of the window at `nowMs` with their counts, oldest first. */
 function inWindow(counts: SecondCounts, nowMs: number): [number, number][] {
   const first = firstSecondInWindow(nowMs);
@@ -40,7 +45,7 @@ function inWindow(counts: SecondCounts, nowMs: number): [number, number][] {
 
 /** Requests the window holds at `nowMs`. */
 export function countInWindow(counts: SecondCounts, nowMs: number): number {
-  return inWindow(counts, nowMs).reduce((sum, [, count]) => sum + count, 0);
+  return requestsIn(inWindow(counts, nowMs));
 }
 
 /** The seconds that have left the window at `nowMs`, with their counts. */
@@ -51,7 +56,7 @@ export function expiredSeconds(counts: SecondCounts, nowMs: number): [number, nu
 
 export function describeWindow(counts: SecondCounts, limit: number, nowMs: number): WindowState {
   const recent = inWindow(counts, nowMs);
-  const held = recent.reduce((sum, [, count]) => sum + count, 0);
+  const held = requestsIn(recent);
   return {
     limit,
     remaining: Math.max(0, limit - held),
@@ -62,7 +67,7 @@ export function describeWindow(counts: SecondCounts, limit: number, nowMs: numbe
 /** Whole seconds until enough requests leave the window for one more to be admitted (0 when one would be now). */
 export function secondsUntilAdmitted(counts: SecondCounts, limit: number, nowMs: number): number {
   const recent = inWindow(counts, nowMs);
-  let mustLeave = recent.reduce((sum, [, count]) => sum + count, 0) - limit + 1;
+  let mustLeave = requestsIn(recent) - limit + 1;
   if (mustLeave <= 0) return 0;
   for (const [second, count] of recent) {
     mustLeave -= count;

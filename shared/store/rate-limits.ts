@@ -2,7 +2,7 @@ import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedExcepti
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../composition.ts';
-import { countInWindow, expiredSeconds, secondOf, type SecondCounts } from '../domain/sliding-window.ts';
+import { countInWindow, expiredSeconds, requestsIn, secondOf, type SecondCounts } from '../domain/sliding-window.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { isConditionFailure, type Item } from './dynamo.ts';
 import { rateLimitPk } from './keys.ts';
@@ -48,7 +48,7 @@ export async function admitRequest(tenant: Tenant, limit: number, nowMs: number)
     const expired = expiredSeconds(lastSeen.get(pk) ?? new Map(), nowMs);
     // A retry knows the item exactly (the failed condition returned it) and removes all that has left.
     const leaving = attempt > 0 || expired.length >= REMOVE_IN_BATCHES_OF ? expired : [];
-    const left = leaving.reduce((sum, [, count]) => sum + count, 0);
+    const left = requestsIn(leaving);
     const names: Record<string, string> = { '#total': 'total', '#now': secondAttribute(secondOf(nowMs)), '#legacyLog': 'log' };
     const values: Record<string, number> = { ':zero': 0, ':one': 1, ':delta': 1 - left, ':ceiling': limit + left };
     leaving.forEach(([second, count], i) => {
