@@ -14,7 +14,7 @@ export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /**
  * An enterprise limit can be customised per merchant, up to what one window item serves with room
- * to spare: the item keeps a count per second (at most ~61 of them, under 1 KB), so every request
+ * to spare: the item keeps a count per second (about 65 of them at most, under 1 KB), so every request
  * is one write unit whatever the limit, and 10,000 a minute is ~170 writes a second against the
  * 1,000 one partition takes (docs/data-model.md, "The rate-limit window").
  */

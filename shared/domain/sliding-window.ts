@@ -23,7 +23,7 @@ export function secondOf(nowMs: number): number {
 }
 
 /** The earliest second still inside the window at `nowMs`: its end is less than 60 s ago. */
-export function firstSecondInWindow(nowMs: number): number {
+function firstSecondInWindow(nowMs: number): number {
   return secondOf(nowMs) - RATE_LIMIT_WINDOW_SECONDS;
 }
 

@@ -30,10 +30,10 @@ function takePending(context: ServiceContext): Promise<void> | undefined {
 
 /**
  * §8: per merchant and environment, sliding 60 s window counted per second, atomically in the
- * table across instances. A write is admitted before anything else runs, so a refused write never happens. A
- * read is admitted alongside its action: the count and the data are one round trip instead of
- * two, and a refused read answers 429 exactly as before, its data discarded. Whatever else the
- * read ran into (a 403 scope, a 404), a refusal answers first, as when admission came first.
+ * table across instances. A write is admitted before anything else runs, so a refused write never
+ * happens. A read is admitted alongside its action: the count and the data are one round trip
+ * instead of two, and a refused read answers 429 exactly as before, its data discarded. Whatever
+ * else the read ran into (a 403 scope, a 404), a refusal answers first, as when admission came first.
  */
 export function rateLimit(): ServiceMiddleware {
   return {
