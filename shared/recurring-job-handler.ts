@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from './zod.ts';
 import { describeError, log, setLogContext } from './log.ts';
 
 /**

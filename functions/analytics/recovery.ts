@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { INTERVALS, recoveryAnalytics } from '#shared/domain/analytics';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';

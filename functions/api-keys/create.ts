@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { SCOPES } from '#shared/domain/api-keys';
 import { issueApiKey } from '#shared/domain/api-key-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';

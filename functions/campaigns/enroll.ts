@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { enrollManually } from '#shared/domain/dunning';
 import { restHandler } from '#shared/http/rest-handler';
 import { created } from '#shared/http/responses';

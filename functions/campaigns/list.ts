@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { listCampaigns } from '#shared/domain/campaign-lifecycle';
 import { CAMPAIGN_SORTS, CAMPAIGN_STATUSES, CAMPAIGN_TRIGGERS } from '#shared/domain/campaigns';
 import { slicePage } from '#shared/domain/pagination';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { listCancelFeedback } from '#shared/domain/cancel-feedback-listing';
 import { OUTCOMES } from '#shared/domain/cancel-sessions';
 import { slicePage } from '#shared/domain/pagination';

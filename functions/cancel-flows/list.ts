@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { listTenantCancelFlows } from '#shared/domain/cancel-flow-lifecycle';
 import { CANCEL_FLOW_STATUSES } from '#shared/domain/cancel-flows';
 import { slicePage } from '#shared/domain/pagination';

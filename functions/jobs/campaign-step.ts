@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { runtime } from '#shared/composition';
 import { runCampaignStep } from '#shared/domain/dunning-steps';
 import { jobHandler } from '#shared/job-handler';

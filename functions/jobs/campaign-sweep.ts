@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { runtime } from '#shared/composition';
 import { sweepCampaign } from '#shared/domain/campaign-sweeps';
 import { jobHandler } from '#shared/job-handler';

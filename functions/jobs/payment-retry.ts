@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { runtime } from '#shared/composition';
 import { runRetryAttempt } from '#shared/domain/retry-execution';
 import { jobHandler } from '#shared/job-handler';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { scheduler } from '#shared/adapters/scheduler';
 import { webhookSender } from '#shared/adapters/webhook-sender';
 import { runtime } from '#shared/composition';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { connectProcessor } from '#shared/domain/processor-setup';
 import { restHandler } from '#shared/http/rest-handler';
 import { parseInput } from '#shared/http/parse';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { scheduler } from '#shared/adapters/scheduler';
 import { replayDelivery } from '#shared/domain/webhooks';
 import { restHandler } from '#shared/http/rest-handler';

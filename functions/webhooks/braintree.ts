@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 import { WebhookRejected } from '#shared/domain/processor-events';
 import { rawBody, webhookReceiver } from '#shared/http/webhook-receiver';
 import { parseBraintreeWebhook } from '#shared/processors/braintree-webhook';

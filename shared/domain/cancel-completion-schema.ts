@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { cancelFlowSteps } from './cancel-flow-steps.ts';
 import { OUTCOMES } from './cancel-sessions.ts';
 import { ENVIRONMENTS } from './tenant.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { isWebOrigin, OFFER_TYPES, STEP_TYPES } from './cancel-flows.ts';
 
 /**

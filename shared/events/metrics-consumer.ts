@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { CATEGORIES, CHANNELS } from '../domain/analytics.ts';
 import { CAMPAIGN_CHANNELS } from '../domain/campaigns.ts';
 import { log } from '../log.ts';

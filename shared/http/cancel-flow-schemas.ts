@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { allowedOrigins, cancelFlowName, cancelFlowSteps } from '../domain/cancel-flow-steps.ts';
 
 /**

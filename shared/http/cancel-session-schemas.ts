@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { FEEDBACK_TEXT_MAX_LENGTH, OUTCOMES, RESPONSE_JSON_MAX_LENGTH } from '../domain/cancel-sessions.ts';
 import { ENVIRONMENTS } from '../domain/tenant.ts';
 

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { runtime } from '../composition.ts';
 import { invalidRequest, ServiceError } from '../domain/errors.ts';
 import { describeError, log } from '../log.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { CUSTOMER_SORTS, CUSTOMER_STATUSES } from '../domain/customers.ts';
 import { ENROLLMENT_STATUSES } from '../domain/enrollments.ts';
 import { SORT_ORDERS } from '../domain/listing.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { PAGE_BOUNDS, PER_PAGE_BOUNDS } from '../domain/pagination.ts';
 
 // Query parameters shared by the list endpoints, apart from the path schemas (schemas.ts): only the

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { runtime } from '../composition.ts';
 import type { KeyGrant } from '../store/api-keys.ts';
 import { authenticate } from './authenticate.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /** A path parameter holding one of our prefixed ids (`pay_…`): built by each function for its own route. */
 export const idParam = (prefix: string) =>

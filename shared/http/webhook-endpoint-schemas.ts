@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { DELIVERED_EVENT_TYPES } from '../domain/webhooks.ts';
 
 /** Request bodies of POST and PUT /v1/webhooks (outbound endpoints); the other routes' parameters are in their handlers. */

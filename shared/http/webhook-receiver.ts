@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { isDeepStrictEqual } from 'node:util';
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { runtime } from '../composition.ts';
 import { notFound } from '../domain/errors.ts';
 import { ingestProcessorEvent } from '../domain/ingestion.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { QUERY_VALUE_META } from '../http/query-schemas.ts';
 
 export type JsonSchema = Record<string, unknown>;

@@ -8,7 +8,7 @@
  * same payload for hours after a failed delivery, so a freshness window would refuse genuine retries:
  * replays are absorbed by de-duplication on the derived event id instead.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { minorUnitDigits, parseDecimalAmount } from '../domain/money.ts';
 import {
   WebhookRejected,

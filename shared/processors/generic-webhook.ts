@@ -6,7 +6,7 @@
  * while a rotation is under way. The timestamp must be within 300 s of the service clock, either side.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { WebhookRejected, type ProcessorEvent } from '../domain/processor-events.ts';
 
 export const GENERIC_SIGNATURE_HEADER = 'X-Recovery-Signature';

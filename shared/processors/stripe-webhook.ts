@@ -9,7 +9,7 @@
  * (not-by-default) `invoice.payments` list. Both are read, and every field is optional unless the
  * mapping cannot work without it.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import {
   WebhookRejected,
   type CustomerSnapshot,

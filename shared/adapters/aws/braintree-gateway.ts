@@ -7,7 +7,7 @@
  *
  * Nothing is ever repeated here: Braintree has no idempotency keys, so a sale sent twice is two sales.
  */
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { readBraintreeXml } from '../../processors/braintree-xml.ts';
 import { XmlSyntaxError } from '../../processors/xml-reader.ts';
 

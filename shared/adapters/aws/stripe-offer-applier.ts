@@ -16,7 +16,7 @@
  * Every write carries an idempotency key derived from the completion, so the client's network retries
  * and a repeated application (the event is delivered at least once) change the subscription once.
  */
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import type { OfferApplier, OfferOutcome, OfferRequest } from '../../ports/offer-applier.ts';
 import { createStripeApi, StripeApiError, stripePath, type StripeEndpoint } from './stripe-api.ts';
 

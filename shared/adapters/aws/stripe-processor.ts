@@ -10,7 +10,7 @@
  * of being refused, which is what makes the client's network retries (and a runner re-sending the
  * attempt) safe.
  */
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import type { Payment } from '../../domain/payments.ts';
 import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
 import { withinDeadline } from './retry-deadline.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { CATEGORIES, CHANNELS, INTERVALS } from '../../domain/analytics.ts';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns.ts';
 import { amount, count, currency, prefixedId, rate } from './common.ts';

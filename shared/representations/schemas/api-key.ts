@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { SCOPES, WIDGET_SCOPE } from '../../domain/api-keys.ts';
 import type { describeCaller } from '../../domain/api-key-lifecycle.ts';
 import { PLAN_NAMES, type Plan } from '../../domain/plans.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CAMPAIGN_TRIGGERS, TRIGGER_DECLINE_CATEGORIES } from '../../domain/campaigns.ts';
 import { amount, count, currency, prefixedId, rate, timestamp } from './common.ts';
 

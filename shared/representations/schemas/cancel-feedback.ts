@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { offerConfig } from '../../domain/cancel-flow-steps.ts';
 import { OUTCOMES } from '../../domain/cancel-sessions.ts';
 import { count, prefixedId, timestamp } from './common.ts';

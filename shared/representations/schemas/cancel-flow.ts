@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { confirmConfig, offerConfig, surveyConfig } from '../../domain/cancel-flow-steps.ts';
 import { CANCEL_FLOW_STATUSES } from '../../domain/cancel-flows.ts';
 import { count, prefixedId, timestamp } from './common.ts';

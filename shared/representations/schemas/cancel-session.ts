@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { OUTCOMES, type sessionView, type stepView } from '../../domain/cancel-sessions.ts';
 import { count, prefixedId, timestamp, type Assert, type Same } from './common.ts';
 

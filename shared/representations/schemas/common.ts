@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 
 /**
  * Building blocks of the response schemas. Response schemas describe what the service sends: the

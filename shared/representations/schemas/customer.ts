@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { CUSTOMER_STATUSES } from '../../domain/customers.ts';
 import type { eraseCustomer } from '../../domain/customer-erasure.ts';
 import { amount, count, currency, prefixedId, rate, timestamp, type Assert, type Same } from './common.ts';

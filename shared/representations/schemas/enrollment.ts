@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { ENROLLMENT_STATUSES, SKIP_REASONS, type StopReason } from '../../domain/enrollments.ts';
 import { count, prefixedId, timestamp, type Assert, type Same } from './common.ts';
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import type { ErrorCode } from '../../domain/errors.ts';
 import type { ErrorBody } from '../../http/errors.ts';
 import type { Assert, Same } from './common.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { DECLINE_CATEGORIES, PAYMENT_STATUSES } from '../../domain/payments.ts';
 import { amount, count, currency, prefixedId, timestamp } from './common.ts';
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { prefixedId, timestamp } from './common.ts';
 
 /** Where to point a processor's webhooks; never a secret. */

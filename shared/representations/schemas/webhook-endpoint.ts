@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { count, prefixedId, timestamp } from './common.ts';
 
 /** An outbound webhook endpoint; its signing secrets are only in the create and rotate responses. */

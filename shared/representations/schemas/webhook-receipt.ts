@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 import { prefixedId } from './common.ts';
 
 /** A processor webhook's acknowledgement: what the event changed. */
