@@ -1,6 +1,7 @@
 import { runtime } from '../composition.ts';
 import { newId, randomSecret } from '../ids.ts';
 import { log } from '../log.ts';
+import { settleAll } from '../settle-all.ts';
 import type { Scheduler } from '../ports/scheduler.ts';
 import type { WebhookSender } from '../ports/webhook-sender.ts';
 import { findEvent, type EventType, type ServiceEvent } from '../store/events.ts';
@@ -256,38 +257,40 @@ export const isDelivered = (type: EventType): boolean => (DELIVERED_EVENT_TYPES 
  * The fan-out: one delivery per subscribed endpoint, created conditionally on (endpoint, event) so a
  * redelivered event creates nothing new, and its first attempt queued now. A delivery that exists but
  * never got its first attempt (a crash between the two writes) has it queued again; the job id is the
- * same, so that never makes two attempts.
+ * same, so that never makes two attempts. The endpoints are independent, so they are served together:
+ * an event costs one endpoint's round trips however many are subscribed, and when one fails the
+ * others still finish before the stream delivers the event again.
  */
 export async function fanOutEvent(ports: Pick<DeliveryPorts, 'scheduler'>, tenant: Tenant, event: ServiceEvent, now: Date): Promise<number> {
   if (!isDelivered(event.type)) return 0;
   const endpoints = (await listEndpoints(tenant)).filter((endpoint) => subscribed(endpoint, event.type));
-  let queued = 0;
-  for (const endpoint of endpoints) {
-    const at = now.toISOString();
-    const { created, delivery } = await createDelivery(
-      tenant,
-      {
-        id: deliveryIdFor(event.id),
-        endpoint_id: endpoint.id,
-        event_id: event.id,
-        event_type: event.type,
-        status: 'pending',
-        attempts: 0,
-        last_status_code: null,
-        last_error: null,
-        next_attempt_at: at,
-        first_attempt_at: null,
-        created_at: at,
-        updated_at: at,
-      },
-      now,
-    );
-    if (created || (delivery.status === 'pending' && delivery.attempts === 0)) {
+  const at = now.toISOString();
+  const queued = await settleAll(
+    endpoints.map(async (endpoint) => {
+      const { created, delivery } = await createDelivery(
+        tenant,
+        {
+          id: deliveryIdFor(event.id),
+          endpoint_id: endpoint.id,
+          event_id: event.id,
+          event_type: event.type,
+          status: 'pending',
+          attempts: 0,
+          last_status_code: null,
+          last_error: null,
+          next_attempt_at: at,
+          first_attempt_at: null,
+          created_at: at,
+          updated_at: at,
+        },
+        now,
+      );
+      if (!created && !(delivery.status === 'pending' && delivery.attempts === 0)) return 0;
       await scheduleAttempt(ports, tenant, delivery, 1, now);
-      queued += 1;
-    }
-  }
-  return queued;
+      return 1;
+    }),
+  );
+  return queued.reduce((sum: number, one) => sum + one, 0);
 }
 
 export interface AttemptJob {

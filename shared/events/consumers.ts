@@ -1,4 +1,5 @@
 import type { Tenant } from '../domain/tenant.ts';
+import { settleAll } from '../settle-all.ts';
 import type { EventType, ServiceEvent } from '../store/events.ts';
 
 /**
@@ -27,8 +28,6 @@ export function consumersOf(consumers: readonly EventConsumer[], type: EventType
 export async function handleEvent(consumers: readonly EventConsumer[], tenant: Tenant, event: ServiceEvent): Promise<void> {
   const subscribed = consumersOf(consumers, event.type);
   for (const wave of [subscribed.filter((consumer) => !consumer.runsLast), subscribed.filter((consumer) => consumer.runsLast)]) {
-    const outcomes = await Promise.allSettled(wave.map((consumer) => consumer.handle(tenant, event)));
-    const failure = outcomes.find((outcome) => outcome.status === 'rejected');
-    if (failure) throw failure.reason;
+    await settleAll(wave.map((consumer) => consumer.handle(tenant, event)));
   }
 }

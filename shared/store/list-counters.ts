@@ -109,7 +109,6 @@ async function readCounters(tenant: Tenant, levelPrefix: string, prefix = levelP
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': prefix },
-    ReturnConsumedCapacity: 'TOTAL',
   });
   const counts: Counts = new Map();
   for (const { pk: _pk, sk, entity: _entity, ...dimensions } of items) {

@@ -125,7 +125,6 @@ function queryInput(segment: Segment, bounds: Bounds, forward: boolean): QueryCo
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
     ScanIndexForward: forward,
-    ReturnConsumedCapacity: 'TOTAL',
   };
 }
 
@@ -221,9 +220,7 @@ export async function fetchItems(keys: readonly { pk: string; sk: string }[]): P
   let pending: Record<string, unknown>[] = keys.map(({ pk, sk }) => ({ pk, sk }));
   for (let round = 0; pending.length > 0 && round < 8; round++) {
     if (round > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** round));
-    const response = await db.send(
-      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } }, ReturnConsumedCapacity: 'TOTAL' }),
-    );
+    const response = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
     for (const item of response.Responses?.[tableName] ?? []) found.set(`${item.pk}\n${item.sk}`, item);
     pending = (response.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
   }

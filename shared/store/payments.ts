@@ -172,7 +172,6 @@ export async function paymentsOfCustomer(tenant: Tenant, customerId: string): Pr
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :owner AND begins_with(gsi1sk, :prefix)',
     ExpressionAttributeValues: { ':owner': customerOwnerPartition(tenant, customerId), ':prefix': PAYMENT_SK_PREFIX },
-    ReturnConsumedCapacity: 'TOTAL',
   });
   return items.map(paymentFromItem);
 }
