@@ -11,6 +11,8 @@ export interface ServiceContext extends Context {
   rateWindow?: WindowState;
   /** A read's admission, running beside its action (shared/http/rate-limit.ts). */
   pendingAdmission?: Promise<void>;
+  /** Work without effects a write does while its admission is in flight: the request's validation (rest-handler.ts). */
+  whileAdmitting?: () => void;
   /** A stored response to send instead of running the handler (idempotent replay). */
   replay?: APIGatewayProxyResult;
 }

@@ -28,22 +28,32 @@ function takePending(context: ServiceContext): Promise<void> | undefined {
   return pending;
 }
 
+/** Lets the admission's request leave: the SDK writes it within the microtasks that send() starts. */
+const requestSent = () => new Promise((resolve) => setImmediate(resolve));
+
 /**
  * §8: per merchant and environment, sliding 60 s window counted per second, atomically in the
- * table across instances. A write is admitted before anything else runs, so a refused write never
- * happens. A read is admitted alongside its action: the count and the data are one round trip
- * instead of two, and a refused read answers 429 exactly as before, its data discarded. Whatever
- * else the read ran into (a 403 scope, a 404), a refusal answers first, as when admission came first.
+ * table across instances. A write is admitted before anything with an effect runs, so a refused
+ * write never happens; what it does meanwhile (`whileAdmitting`: its validation, pure CPU) fills the
+ * round trip instead of following it, and its outcome is only reported after admission. A read is
+ * admitted alongside its action: the count and the data are one round trip instead of two, and a
+ * refused read answers 429 exactly as before, its data discarded. Whatever else the read ran into
+ * (a 403 scope, a 404), a refusal answers first, as when admission came first.
  */
 export function rateLimit(): ServiceMiddleware {
   return {
     before: async (request) => {
       const admission = admit(request.context);
+      // Settled below, or in after or onError for a read; until then a refusal must not count as unhandled.
+      admission.catch(() => undefined);
       if (READS.has(request.event.httpMethod)) {
-        // Settled in after or onError; until then a refusal must not count as unhandled.
-        admission.catch(() => undefined);
         request.context.pendingAdmission = admission;
         return;
+      }
+      const meanwhile = request.context.whileAdmitting;
+      if (meanwhile) {
+        await requestSent();
+        meanwhile();
       }
       await admission;
     },

@@ -5,7 +5,7 @@ import { runtime } from '../composition.ts';
 import type { KeyGrant } from '../store/api-keys.ts';
 import { authenticate } from './authenticate.ts';
 import { authorize } from './authorize.ts';
-import { header, requireAuth, type ServiceContext } from './context.ts';
+import { header, requireAuth, type ServiceContext, type ServiceMiddleware } from './context.ts';
 import { withContract } from './contract.ts';
 import { responseEnvelope } from './envelope.ts';
 import { idempotency } from './idempotency.ts';
@@ -35,6 +35,18 @@ export interface RestSchemas<P, Q, B> {
 
 const nothing = z.strictObject({});
 
+/** Runs `compute` now; the returned function gives its value or throws its error when called. */
+function settled<T>(compute: () => T): () => T {
+  try {
+    const value = compute();
+    return () => value;
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
+}
+
 /** API Gateway's requestContext.path carries the stage prefix that event.path omits; locally they are equal. */
 function publicBaseUrl(event: APIGatewayProxyEvent): string {
   const scheme = header(event, 'x-forwarded-proto') ?? 'http';
@@ -47,17 +59,34 @@ function publicBaseUrl(event: APIGatewayProxyEvent): string {
 /**
  * A merchant REST endpoint: the standard middleware stack (envelope, API key, IP allowlist, rate
  * limit, scope and trial, idempotency), then the endpoint's own zod schemas, then its one action.
+ * A write's schemas are checked while its admission is in flight and their verdict is given in the
+ * same place as a read's, so what a request is told first does not change.
  */
 export function restHandler<P = Record<string, never>, Q = Record<string, never>, B = Record<string, never>>(
   schemas: RestSchemas<P, Q, B>,
   action: (input: RestInput<P, Q, B>) => Promise<Reply>,
 ) {
-  const run = async (event: APIGatewayProxyEvent, context: ServiceContext): Promise<APIGatewayProxyResult> => {
-    if (context.replay) return context.replay;
+  const parseRequest = (event: APIGatewayProxyEvent) => {
     const params = parseInput((schemas.params ?? nothing) as z.ZodType<P>, event.pathParameters ?? {}, 'path');
     const query = parseInput((schemas.query ?? nothing) as z.ZodType<Q>, event.queryStringParameters ?? {}, 'query');
     const rawBody = parseJsonBody(event.body, event.isBase64Encoded, header(event, 'content-type'));
     const body = parseInput((schemas.body ?? nothing) as z.ZodType<B>, rawBody, 'body');
+    return { params, query, body };
+  };
+  /** A write's request validated while its admission was in flight; its error is thrown where it would have been. */
+  const validatedEarly = new WeakMap<ServiceContext, () => ReturnType<typeof parseRequest>>();
+  const validateWhileAdmitting: ServiceMiddleware = {
+    before: ({ event, context }) => {
+      // Per request, even where a context object outlives one (nothing of an earlier request is reused).
+      validatedEarly.delete(context);
+      context.whileAdmitting = () => validatedEarly.set(context, settled(() => parseRequest(event)));
+    },
+  };
+  const run = async (event: APIGatewayProxyEvent, context: ServiceContext): Promise<APIGatewayProxyResult> => {
+    if (context.replay) return context.replay;
+    const early = validatedEarly.get(context);
+    validatedEarly.delete(context);
+    const { params, query, body } = early ? early() : parseRequest(event);
     const reply = await action({
       params,
       query,
@@ -73,6 +102,7 @@ export function restHandler<P = Record<string, never>, Q = Record<string, never>
     .use(responseEnvelope())
     .use(authenticate())
     .use(enforceIpAllowlist())
+    .use(validateWhileAdmitting)
     .use(rateLimit())
     .use(authorize())
     .use(idempotency());

@@ -116,6 +116,24 @@ describe('rate limit (§8)', () => {
     expect(missing.headers['X-RateLimit-Remaining']).toBe('19');
   });
 
+  it('answers a refused write with 429 before its invalid body, and an admitted one with the body error, counted', async () => {
+    // Prepare: a write's body is validated while its admission is in flight (shared/http/rate-limit.ts)
+    const { keys } = await newMerchant({ plan: 'starter' });
+    for (let i = 0; i < 19; i++) await call('GET', ME, { key: keys.test_read });
+    const invalidBody = { name: '', trigger: 'payment_failed', channels: ['email'], steps: [] };
+
+    // Act
+    const admitted = await call('POST', '/v1/campaigns', { key: keys.test_write, body: invalidBody });
+    const refused = await call('POST', '/v1/campaigns', { key: keys.test_write, body: invalidBody });
+
+    // Assess
+    expect(admitted.status).toBe(422);
+    expect(admitted.body.error.code).toBe('validation_error');
+    expect(admitted.headers['X-RateLimit-Remaining']).toBe('0');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('rate_limit_exceeded');
+  });
+
   it('never runs a refused write: the campaign is not created', async () => {
     const { keys } = await newMerchant({ plan: 'starter' });
     for (let i = 0; i < 20; i++) await call('GET', ME, { key: keys.test_read });
