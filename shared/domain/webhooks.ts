@@ -1,9 +1,9 @@
 import { runtime } from '../composition.ts';
 import { newId, randomSecret } from '../ids.ts';
 import { log } from '../log.ts';
-import { settleAll } from '../settle-all.ts';
 import type { Scheduler } from '../ports/scheduler.ts';
 import type { WebhookSender } from '../ports/webhook-sender.ts';
+import { settleAll } from '../settle-all.ts';
 import { findEvent, type EventType, type ServiceEvent } from '../store/events.ts';
 import {
   createDelivery,
