@@ -57,12 +57,17 @@ export function scrubPersonalData(text: string): string {
   return text.replace(EMAIL, '[email]').replace(PHONE, '[phone]');
 }
 
+/**
+ * Straight to the process's streams (errors to stderr), as the metric lines are (shared/metrics.ts),
+ * not through console: in its text log format Lambda's console puts a timestamp, the request id and
+ * a level before each line, and CloudWatch Logs Insights and JSON filter patterns see the fields only
+ * of a line that is JSON as a whole. It also spares the first request console's lazily loaded formatting.
+ */
 function write(level: Exclude<Level, 'silent' | 'debug'>, message: string, fields: Fields): void {
   if (!logLevelEnabled(level)) return;
   const context = scopes.getStore() ?? processContext;
   const line = scrubPersonalData(JSON.stringify({ level, time: new Date().toISOString(), message, ...context, ...fields }));
-  if (level === 'error') console.error(line);
-  else console.log(line);
+  (level === 'error' ? process.stderr : process.stdout).write(`${line}\n`);
 }
 
 export const log = {

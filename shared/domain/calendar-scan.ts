@@ -1,4 +1,5 @@
 import { scheduler } from '../adapters/scheduler.ts';
+import { monotonicMs } from '../ports/clock.ts';
 import { findCampaignVersion, listCampaignItems, tenantsWithCalendarCampaigns, type CampaignVersion } from '../store/campaigns.ts';
 import { calendarCandidates, findCustomer } from '../store/customers.ts';
 import { enrollmentKey, existingEnrollments, type EnrollmentRef } from '../store/enrollments.ts';
@@ -87,7 +88,7 @@ export async function scanCalendar(tenant: Tenant, job: CalendarScanJob, now: Da
     if (!versions.has(campaign.id)) versions.set(campaign.id, findCampaignVersion(tenant, campaign.id, campaign.version));
     return versions.get(campaign.id)!;
   };
-  const started = performance.now();
+  const started = monotonicMs();
   let cursor = job.cursor;
   do {
     const page = await calendarCandidates(tenant, range, cursor, limits.pageSize);
@@ -101,7 +102,7 @@ export async function scanCalendar(tenant: Tenant, job: CalendarScanJob, now: Da
       if (await enrollCandidate(tenant, candidate, now, versionOf)) report.enrolled += 1;
     }
     cursor = page.cursor;
-  } while (cursor !== null && performance.now() - started < limits.budgetMs);
+  } while (cursor !== null && monotonicMs() - started < limits.budgetMs);
   if (cursor !== null) {
     await queueScan(tenant, { day: job.day, part: job.part + 1, cursor }, now);
     report.continued = true;

@@ -1,4 +1,5 @@
 import { scheduler } from '../adapters/scheduler.ts';
+import { monotonicMs } from '../ports/clock.ts';
 import { findCampaign, findCampaignVersion, type CampaignVersion } from '../store/campaigns.ts';
 import { findEnrollment, runningEnrollmentsPage, saveEnrollmentWrite } from '../store/enrollments.ts';
 import { transact } from '../store/transactions.ts';
@@ -88,7 +89,7 @@ export async function sweepCampaign(tenant: Tenant, job: CampaignSweepJob, now: 
     if (!versions.has(version)) versions.set(version, findCampaignVersion(tenant, job.campaign_id, version));
     return versions.get(version)!;
   };
-  const started = performance.now();
+  const started = monotonicMs();
   let cursor = job.cursor;
   do {
     const page = await runningEnrollmentsPage(tenant, job.campaign_id, cursor, limits.pageSize);
@@ -99,7 +100,7 @@ export async function sweepCampaign(tenant: Tenant, job: CampaignSweepJob, now: 
       if (changed) report.changed += 1;
     }
     cursor = page.cursor;
-  } while (cursor !== null && performance.now() - started < limits.budgetMs);
+  } while (cursor !== null && monotonicMs() - started < limits.budgetMs);
   if (cursor !== null) {
     await queueCampaignSweep(tenant, { ...job, part: job.part + 1, cursor }, now);
     report.continued = true;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setLogContext, log } from '../log.ts';
+import { monotonicMs } from '../ports/clock.ts';
 import { errorResult } from './errors.ts';
 import type { ServiceContext, ServiceMiddleware } from './context.ts';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -16,7 +17,7 @@ function decorate(response: APIGatewayProxyResult, context: ServiceContext): voi
 
 function finish(response: APIGatewayProxyResult, context: ServiceContext): void {
   decorate(response, context);
-  log.info('request completed', { status: response.statusCode, duration_ms: Math.round(performance.now() - context.startedAt) });
+  log.info('request completed', { status: response.statusCode, duration_ms: Math.round(monotonicMs() - context.startedAt) });
 }
 
 /**
@@ -27,7 +28,7 @@ export function responseEnvelope(): ServiceMiddleware {
   return {
     before: (request) => {
       const { event, context } = request;
-      context.startedAt = performance.now();
+      context.startedAt = monotonicMs();
       context.requestId = event.requestContext?.requestId || context.awsRequestId || randomUUID();
       setLogContext({ request_id: context.requestId, route: `${event.httpMethod} ${event.resource}` });
     },

@@ -3,6 +3,7 @@ import { lambdaContext, toLambdaEvent } from '../../bin/local/lambda-event.ts';
 import type { ServiceContext } from '../../shared/http/context.ts';
 import { publicHandler } from '../../shared/http/public-handler.ts';
 import { call, newMerchant } from '../support/api.ts';
+import { captureLogLines } from '../support/log-lines.ts';
 
 describe('error envelope (§7)', () => {
   it('answers malformed JSON with 400 invalid_request', async () => {
@@ -72,7 +73,7 @@ describe('error envelope (§7)', () => {
     const failing = publicHandler(async () => {
       throw new Error('connection string postgres://secret@db');
     });
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const errors = captureLogLines('stderr');
     const event = toLambdaEvent(
       { method: 'GET', path: '/boom', query: new URLSearchParams(), headers: {}, body: Buffer.alloc(0), sourceIp: '127.0.0.1' },
       '/boom',
@@ -87,10 +88,10 @@ describe('error envelope (§7)', () => {
     expect(body.error.request_id).toBe(event.requestContext.requestId);
     expect(result.body).not.toContain('postgres');
     expect(result.body).not.toContain('.ts');
-    const logged = errors.mock.calls.map((args) => String(args[0])).join('\n');
+    vi.restoreAllMocks();
+    const logged = errors.join('\n');
     expect(logged).toContain(event.requestContext.requestId);
     expect(logged).toContain('postgres://secret@db');
-    errors.mockRestore();
   });
 
   it('puts X-Request-Id on every response, successes included', async () => {

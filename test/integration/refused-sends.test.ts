@@ -17,6 +17,7 @@ import { findEnrollment, type EnrollmentRef } from '../../shared/store/enrollmen
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
+import { captureLogLines } from '../support/log-lines.ts';
 
 afterAll(() => {
   process.env.LOG_LEVEL = previousLevel;
@@ -55,8 +56,7 @@ describe('a campaign step the provider refuses for good', () => {
     expect((await postGeneric(path, emailRefused)).status).toBe(200);
     expect((await postGeneric(path, phoneRefused)).status).toBe(200);
     await drainEvents();
-    const lines: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
+    const lines = captureLogLines('stdout');
     const metricLines: string[] = [];
     const previousSink = useMetricSink((line) => metricLines.push(line));
 

@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { EventConsumer } from '../../shared/events/consumers.ts';
 import { eventStreamHandler } from '../../shared/events/stream-handler.ts';
 import type { ServiceEvent } from '../../shared/store/events.ts';
+import { captureLogLines } from '../support/log-lines.ts';
 
 function streamOf(items: Record<string, unknown>[]): DynamoDBStreamEvent {
   return {
@@ -54,10 +55,10 @@ describe('event stream handler', () => {
         },
       },
     ];
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const errors = captureLogLines('stderr');
     const result = await eventStreamHandler(consumers)(streamOf([eventItem('evt_1', 'payment.failed'), eventItem('evt_2', 'payment.failed'), eventItem('evt_3', 'payment.failed')]));
-    expect(errors.mock.calls.join('\n')).toContain('downstream unavailable');
-    errors.mockRestore();
+    vi.restoreAllMocks();
+    expect(errors.join('\n')).toContain('downstream unavailable');
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
     expect(seen).toEqual(['evt_1']);
   });
@@ -100,10 +101,10 @@ describe('event stream handler', () => {
       },
       { name: 'metrics', types: '*', runsLast: true, handle: async () => void timeline.push('metrics') },
     ];
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const errors = captureLogLines('stderr');
     const result = await eventStreamHandler(consumers)(streamOf([eventItem('evt_1', 'payment.failed'), eventItem('evt_2', 'payment.failed')]));
-    expect(errors.mock.calls.join('\n')).toContain('webhook store unavailable');
-    errors.mockRestore();
+    vi.restoreAllMocks();
+    expect(errors.join('\n')).toContain('webhook store unavailable');
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '1' }]);
     expect(timeline).toEqual(['slower done']);
   });

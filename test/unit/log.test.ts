@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { addLogContext, log, scrubPersonalData, setLogContext, withLogScope } from '../../shared/log.ts';
+import { captureLogLines } from '../support/log-lines.ts';
 
 describe('personal data in log lines', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -19,8 +20,7 @@ describe('personal data in log lines', () => {
 
   it('writes each line with the context set for the request and what it learned on the way, scrubbed', async () => {
     // Prepare
-    const lines: string[] = [];
-    vi.spyOn(console, 'error').mockImplementation((line: string) => lines.push(line));
+    const lines = captureLogLines('stderr');
     // Act
     await withLogScope(async () => {
       setLogContext({ request_id: 'req_1', route: 'POST /webhooks/{psp}/{connection_id}' });
