@@ -2,8 +2,8 @@
  * Cold starts: a fresh `node` per sample imports one bundle of this run (bench/bundles.ts) and
  * handles one event (bench/cold-start-events.ts), in AWS mode as deployed: the system clock, the AWS
  * adapters, configuration read at import. DynamoDB is the bench's DynamoDB Local (the data of
- * bench/fixture.ts); every other AWS API the SDK calls goes to a stub that accepts the call, so no
- * request leaves the machine. Samples interleave the bundles, each round in its own shuffled order, so
+ * bench/fixture.ts), warmed up first as DynamoDB in AWS always is (bench/engine-warmup.ts); every
+ * other AWS API the SDK calls goes to a stub that accepts the call, so no request leaves the machine. Samples interleave the bundles, each round in its own shuffled order, so
  * drift on the machine and a slot's neighbours spread evenly.
  */
 import { spawn } from 'node:child_process';
@@ -12,9 +12,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { lambdaEnvironment } from '../lib/bundling.ts';
+import { runtime } from '../shared/composition.ts';
 import { JOBS } from '../shared/jobs.ts';
 import { BUNDLE_DIR, bundles, FLOOR } from './bundles.ts';
 import { coldStartEvent, floorEvent } from './cold-start-events.ts';
+import { warmEngine } from './engine-warmup.ts';
 import { seedFixture } from './fixture.ts';
 import { seededRandom, summarize } from './support.ts';
 
@@ -117,6 +119,7 @@ function describeSamples(samples: readonly Sample[]) {
 export async function benchColdStart(runs: number) {
   const built = await bundles();
   const fixture = await seedFixture();
+  await warmEngine(runtime.db, runtime.tableName);
   const stub = await acceptingStub();
   try {
     const env = awsModeEnvironment(process.env.AWS_ENDPOINT_URL_DYNAMODB!, process.env.TABLE_NAME!, stub.url);

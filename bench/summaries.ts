@@ -48,7 +48,7 @@ export function renderColdStart(result: Results): string[] {
     '',
     `A fresh \`node\` per sample imports the bundle and handles one event (ms, median of ${result.runs} after a round of imports alone; init = import + first request, wall time; ` +
       'the CPU columns are the process\'s CPU time, steadier than wall time on a busy machine), in AWS mode: ' +
-      'configuration read at import, the system clock, the AWS adapters, DynamoDB Local seeded with a merchant, its key and records, other AWS APIs answered by a local stub. ' +
+      'configuration read at import, the system clock, the AWS adapters, DynamoDB Local seeded with a merchant, its key and records and warmed up with some 13,000 requests of every kind the functions make (its JVM compiles each path as it is used; DynamoDB in AWS is always warm), other AWS APIs answered by a local stub. ' +
       'Routes get their API Gateway event with the admin key (writes an empty JSON body, so 400 is a normal answer), jobs, the stream and the queue worker their own events. ' +
       'The runtime-SDK variants load the SDK from node_modules, standing in for the copy in the Lambda runtime (another version, read from its own files).',
     '',
