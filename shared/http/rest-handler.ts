@@ -85,7 +85,6 @@ export function restHandler<P = Record<string, never>, Q = Record<string, never>
   const run = async (event: APIGatewayProxyEvent, context: ServiceContext): Promise<APIGatewayProxyResult> => {
     if (context.replay) return context.replay;
     const early = validatedEarly.get(context);
-    validatedEarly.delete(context);
     const { params, query, body } = early ? early() : parseRequest(event);
     const reply = await action({
       params,

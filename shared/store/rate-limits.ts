@@ -11,8 +11,19 @@ const { db, tableName } = runtime;
 
 export type AdmitOutcome = { admitted: boolean; counts: SecondCounts };
 
-/** The window item as this instance last saw it, per tenant: lets the first attempt drop the seconds that have left. */
+/**
+ * The window item as this instance last saw it, per tenant: lets the first attempt drop the seconds
+ * that have left. Only a hint, so it keeps the tenants seen last: one forgotten is treated as by a
+ * fresh instance, and an instance serving many merchants does not grow with them.
+ */
 const lastSeen = new Map<string, SecondCounts>();
+const TENANTS_REMEMBERED = 1_000;
+
+function remember(pk: string, counts: SecondCounts): void {
+  lastSeen.delete(pk);
+  lastSeen.set(pk, counts);
+  if (lastSeen.size > TENANTS_REMEMBERED) lastSeen.delete(lastSeen.keys().next().value!);
+}
 const MAX_ATTEMPTS = 8;
 /**
  * Seconds that have left are removed a few at a time: every instance of a busy merchant knows the
@@ -71,13 +82,13 @@ export async function admitRequest(tenant: Tenant, limit: number, nowMs: number)
     try {
       const { Attributes } = await db.send(command);
       const counts = countsOf(Attributes);
-      lastSeen.set(pk, counts);
+      remember(pk, counts);
       return { admitted: true, counts };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const item = (error as ConditionalCheckFailedException).Item;
       const counts = countsOf(item && unmarshall(item));
-      lastSeen.set(pk, counts);
+      remember(pk, counts);
       if (countInWindow(counts, nowMs) >= limit) return { admitted: false, counts };
     }
   }
