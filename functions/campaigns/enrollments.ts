@@ -1,5 +1,5 @@
 import { listCampaignEnrollments } from '#shared/domain/enrollment-queries';
-import { enrollmentListQuery } from '#shared/http/list-schemas';
+import { enrollmentListQuery } from '#shared/http/enrollment-list-query';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

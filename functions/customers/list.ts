@@ -1,5 +1,5 @@
 import { listCustomers } from '#shared/domain/customer-queries';
-import { customerListQuery } from '#shared/http/list-schemas';
+import { customerListQuery } from '#shared/http/customer-list-query';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
 import { customerListItem } from '#shared/representations/customer';

@@ -1,5 +1,5 @@
 import { listCustomerPayments } from '#shared/domain/payment-queries';
-import { customerPaymentsQuery } from '#shared/http/list-schemas';
+import { customerPaymentsQuery } from '#shared/http/customer-payments-query';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

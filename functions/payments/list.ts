@@ -1,5 +1,5 @@
 import { listPayments } from '#shared/domain/payment-queries';
-import { paymentListQuery } from '#shared/http/list-schemas';
+import { paymentListQuery } from '#shared/http/payment-list-query';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
 import { paymentResource } from '#shared/representations/payment';

@@ -141,7 +141,8 @@ describe('pagination (§8)', () => {
     const { keys } = await newMerchant();
     const response = await call('GET', '/v1/api-keys', { key: keys.test_admin, query: { [param]: value } });
     expect(response.status).toBe(400);
-    expect(response.body.error).toMatchObject({ code: 'invalid_request', param });
+    const bounds = param === 'page' ? '1 to 10000' : '1 to 100';
+    expect(response.body.error).toMatchObject({ code: 'invalid_request', param, message: `Invalid ${param}: must be an integer from ${bounds}` });
   });
 
   it('accepts the bounds themselves', async () => {
