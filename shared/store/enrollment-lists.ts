@@ -21,25 +21,33 @@ export async function customerEnrollmentsPage(tenant: Tenant, customerId: string
 }
 
 /** One status of a campaign's enrollments on gsi3 (`<status>#<enrolled_at>#<id>`), read backwards for newest first. */
-const statusSegment = (tenant: Tenant, campaignId: string, status: string): Segment => ({
+const statusSegment = (tenant: Tenant, campaignId: string, status: EnrollmentStatus): Segment => ({
   index: 'gsi3',
   partition: byCampaignPk(tenant, campaignId),
   prefix: `${status}#`,
   narrow: false,
 });
 
-/** A total the campaign's counters give, or else the index's count (campaigns from before the counters). */
-async function totalOf(known: EnrollmentTotals | undefined, status: EnrollmentStatus, segment: Segment): Promise<number> {
-  return known ? known[status] : segmentTotal(segment, {});
+/** All of a campaign's enrollments on gsi2 (`<enrolled_at>#<id>`), read backwards for newest first. */
+const campaignSegment = (tenant: Tenant, campaignId: string): Segment => ({
+  index: 'gsi2',
+  partition: byCampaignPk(tenant, campaignId),
+  prefix: '',
+  narrow: false,
+});
+
+/** What the campaign's counters say the list holds: one status's count, or all of them. */
+function countedTotal(known: EnrollmentTotals, status: EnrollmentStatus | undefined): number {
+  return status === undefined ? ENROLLMENT_STATUSES.reduce((sum, each) => sum + known[each], 0) : known[status];
 }
 
 /**
- * A campaign's enrollments from gsi3, which groups them by campaign and orders them by status, then
- * enrollment time. The index is eventually consistent: an enrollment made a moment ago may be missing.
- * Totals come from the campaign's counters (`knownTotals`, being read meanwhile), so a list costs its
- * page whatever the campaign's size; without them (undefined) the index is counted. The counters are
- * moved by the enrollments' own transactions, so for a moment after a change they may be one ahead of
- * the index.
+ * A campaign's enrollments, newest first: one status from gsi3, all of them from gsi2. The indexes
+ * are eventually consistent: an enrollment made a moment ago may be missing. Totals come from the
+ * campaign's counters (`knownTotals`, being read meanwhile), so a list costs its page whatever the
+ * campaign's size; without them (undefined: campaigns from before the counters) the index is counted.
+ * The counters are moved by the enrollments' own transactions, so for a moment after a change they
+ * may be one ahead of the index.
  */
 export async function campaignEnrollmentsPage(
   tenant: Tenant,
@@ -48,28 +56,13 @@ export async function campaignEnrollmentsPage(
   knownTotals: Promise<EnrollmentTotals | undefined>,
 ): Promise<ListResult<Enrollment>> {
   const offset = pageOffset(request);
-  if (request.status !== undefined) {
-    const status = request.status;
-    const segment = statusSegment(tenant, campaignId, status);
-    // A first page starts at the newest and needs no total; a later one is placed by it (from the nearer end).
-    const [known, opening] = await Promise.all([
-      knownTotals,
-      offset === 0 ? readSegmentPage(segment, {}, false, 0, request.per_page, Number.POSITIVE_INFINITY) : undefined,
-    ]);
-    const total = await totalOf(known, status, segment);
-    const items = opening ?? (await readSegmentPage(segment, {}, false, offset, request.per_page, total));
-    return { items: items.map(enrollmentFromItem), total };
-  }
-  // Across statuses, newest first is a merge of the status runs: each gives at most as many of its
-  // newest as the page reaches down to, and the merge keeps the page. A run starts at its newest and
-  // needs no total, so runs and totals are read together.
-  const segments = ENROLLMENT_STATUSES.map((status) => statusSegment(tenant, campaignId, status));
-  const reach = offset + request.per_page;
-  const [known, runs] = await Promise.all([
+  const segment = request.status === undefined ? campaignSegment(tenant, campaignId) : statusSegment(tenant, campaignId, request.status);
+  // A first page starts at the newest and needs no total; a later one is placed by it (from the nearer end).
+  const [known, opening] = await Promise.all([
     knownTotals,
-    Promise.all(segments.map((segment) => readSegmentPage(segment, {}, false, 0, reach, Number.POSITIVE_INFINITY))),
+    offset === 0 ? readSegmentPage(segment, {}, false, 0, request.per_page, Number.POSITIVE_INFINITY) : undefined,
   ]);
-  const totals = await Promise.all(ENROLLMENT_STATUSES.map((status, i) => totalOf(known, status, segments[i]!)));
-  const merged = runs.flat().map(enrollmentFromItem).sort(newestFirst);
-  return { items: slicePage(merged, request), total: totals.reduce((sum, n) => sum + n, 0) };
+  const total = known ? countedTotal(known, request.status) : await segmentTotal(segment, {});
+  const items = opening ?? (await readSegmentPage(segment, {}, false, offset, request.per_page, total));
+  return { items: items.map(enrollmentFromItem), total };
 }

@@ -16,9 +16,10 @@ const BATCH_GET_LIMIT = 100;
 
 /**
  * Enrollments sort under their customer and failure, so "this payment's enrollments" and "this
- * customer's" are key-range queries; gsi3 groups them by campaign (status, then enrollment time) for
- * pause, activate, archive and the campaign's enrollment list. The key makes "at most once per
- * failure per campaign" a write condition.
+ * customer's" are key-range queries. Both campaign indexes group them by campaign: gsi3 by status,
+ * then enrollment time (pause, activate, archive, and the list filtered by status), gsi2 by enrollment
+ * time alone (the list across statuses: one range instead of a merge of four). The key makes "at most
+ * once per failure per campaign" a write condition.
  */
 const enrollmentSk = (customerId: string, subject: string, campaignId: string): string => `ENROLLMENT#${customerId}#${subject}#${campaignId}`;
 export const byCampaignPk = (tenant: Tenant, campaignId: string): string => `${tenantPk(tenant)}#ENROLLMENTS#${campaignId}`;
@@ -37,6 +38,8 @@ function toItem(tenant: Tenant, enrollment: Enrollment) {
     // Owned by the customer: erasure finds and deletes it with the rest of their items (the card it holds is personal).
     gsi1pk: customerOwnerPartition(tenant, enrollment.customer_id),
     gsi1sk: sk,
+    gsi2pk: byCampaignPk(tenant, enrollment.campaign_id),
+    gsi2sk: `${enrollment.enrolled_at}#${enrollment.id}`,
     gsi3pk: byCampaignPk(tenant, enrollment.campaign_id),
     gsi3sk: `${enrollment.status}#${enrollment.enrolled_at}#${enrollment.id}`,
     entity: 'enrollment',
@@ -45,7 +48,7 @@ function toItem(tenant: Tenant, enrollment: Enrollment) {
 }
 
 export function enrollmentFromItem(item: Record<string, unknown>): Enrollment {
-  const { pk: _pk, sk: _sk, gsi1pk: _o, gsi1sk: _os, gsi3pk: _g, gsi3sk: _gs, entity: _e, ...enrollment } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _o, gsi1sk: _os, gsi2pk: _t, gsi2sk: _ts, gsi3pk: _g, gsi3sk: _gs, entity: _e, ...enrollment } = item;
   return enrollment as unknown as Enrollment;
 }
 
