@@ -1,7 +1,7 @@
 import * as z from '../zod.ts';
 import { CUSTOMER_SORTS, CUSTOMER_STATUSES } from '../domain/customers.ts';
-import { createdRange, processorName, sortOrder } from './list-filters.ts';
-import { oneOf, pageQuery, queryValue } from './query-schemas.ts';
+import { createdRange, processorName } from './list-filters.ts';
+import { oneOf, pageQuery, queryValue, sortOrder } from './query-schemas.ts';
 
 /** GET /v1/customers (§4.2): search, filters, four orders. Strict, as every list's query. */
 export const customerListQuery = z.strictObject({

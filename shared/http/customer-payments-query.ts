@@ -1,7 +1,6 @@
 import * as z from '../zod.ts';
 import { PAYMENT_SORTS, PAYMENT_STATUSES } from '../domain/payments.ts';
-import { sortOrder } from './list-filters.ts';
-import { oneOf, pageQuery } from './query-schemas.ts';
+import { oneOf, pageQuery, sortOrder } from './query-schemas.ts';
 
 /** GET /v1/customers/{id}/payments: the payment list's status and orders, within one customer. */
 export const customerPaymentsQuery = z.strictObject({

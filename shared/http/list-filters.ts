@@ -1,13 +1,8 @@
 import * as z from '../zod.ts';
-import { SORT_ORDERS } from '../domain/listing.ts';
-import { oneOf } from './query-schemas.ts';
 import { isoTimestamp } from './time-schemas.ts';
 
-// Filters and ordering that several lists share. Each list's query schema has its own module, so a
+// Filters the payment and customer lists share. Each list's query schema has its own module, so a
 // function builds only the one it takes: a zod schema's first construction is cold-start time.
-
-/** `order`, newest first unless asked otherwise. */
-export const sortOrder = () => oneOf(SORT_ORDERS).default('desc');
 
 export const processorName = () =>
   z.string().regex(/^[a-z][a-z0-9_-]{1,31}$/, { error: 'must be a processor name: lowercase letters, digits, - and _' });

@@ -1,7 +1,7 @@
 import * as z from '../zod.ts';
 import { DECLINE_CATEGORIES, PAYMENT_SORTS, PAYMENT_STATUSES } from '../domain/payments.ts';
-import { createdRange, processorName, sortOrder } from './list-filters.ts';
-import { oneOf, pageQuery, queryValue } from './query-schemas.ts';
+import { createdRange, processorName } from './list-filters.ts';
+import { oneOf, pageQuery, queryValue, sortOrder } from './query-schemas.ts';
 
 const amount = queryValue(
   z

@@ -1,4 +1,5 @@
 import * as z from '../zod.ts';
+import { SORT_ORDERS } from '../domain/listing.ts';
 import { PAGE_BOUNDS, PER_PAGE_BOUNDS } from '../domain/pagination.ts';
 
 // Query parameters shared by the list endpoints, apart from the path schemas (schemas.ts): only the
@@ -17,6 +18,9 @@ export function queryValue<T extends z.ZodType>(schema: T, meaning: Record<strin
 
 /** A value from a fixed set; the error lists the set. */
 export const oneOf = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of: ${values.join(', ')}` });
+
+/** `order`, newest first unless asked otherwise. */
+export const sortOrder = () => oneOf(SORT_ORDERS).default('desc');
 
 /**
  * An integer query parameter with bounds and a default; query strings arrive as text. One transform
