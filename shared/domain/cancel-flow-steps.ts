@@ -1,4 +1,5 @@
 import * as z from '../zod.ts';
+import { requiredText, wholeNumber } from '../body-fields.ts';
 import { isWebOrigin, OFFER_TYPES, STEP_TYPES } from './cancel-flows.ts';
 
 /**
@@ -25,20 +26,6 @@ export const CHOICE_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.join(', ')}` });
 
-const text = (max: number) =>
-  z
-    .string({ error: 'must be a string' })
-    .trim()
-    .min(1, { error: 'must not be empty' })
-    .max(max, { error: `must be at most ${max} characters` });
-
-const integer = (min: number, max: number, what: string) =>
-  z
-    .number({ error: `must be ${what} from ${min} to ${max}` })
-    .int({ error: `must be ${what} from ${min} to ${max}` })
-    .min(min, { error: `must be ${what} from ${min} to ${max}` })
-    .max(max, { error: `must be ${what} from ${min} to ${max}` });
-
 const choiceId = z
   .string({ error: 'must be a string' })
   .regex(CHOICE_ID_PATTERN, { error: 'must be 1-64 lowercase letters, digits, _ or -, starting with a letter or digit' });
@@ -52,12 +39,12 @@ function uniqueIds(items: readonly { id: string }[], ctx: z.RefinementCtx): void
   });
 }
 
-const choice = z.strictObject({ id: choiceId, label: text(CANCEL_FLOW_LIMITS.labelLength) }, { error: 'must be an object with id and label' });
+const choice = z.strictObject({ id: choiceId, label: requiredText(CANCEL_FLOW_LIMITS.labelLength) }, { error: 'must be an object with id and label' });
 
 const reason = z.strictObject(
   {
     id: choiceId,
-    label: text(CANCEL_FLOW_LIMITS.labelLength),
+    label: requiredText(CANCEL_FLOW_LIMITS.labelLength),
     sub_reasons: z
       .array(choice, { error: 'must be an array of {id, label}' })
       .min(1, { error: 'must list at least one sub-reason when present' })
@@ -71,7 +58,7 @@ const reason = z.strictObject(
 
 export const surveyConfig = z.strictObject(
   {
-    question: text(CANCEL_FLOW_LIMITS.questionLength),
+    question: requiredText(CANCEL_FLOW_LIMITS.questionLength),
     reasons: z
       .array(reason, { error: 'must be an array of reasons' })
       .min(1, { error: 'must list at least one reason' })
@@ -82,8 +69,8 @@ export const surveyConfig = z.strictObject(
 );
 
 const offerText = {
-  headline: text(CANCEL_FLOW_LIMITS.headlineLength),
-  body: text(CANCEL_FLOW_LIMITS.bodyLength).optional(),
+  headline: requiredText(CANCEL_FLOW_LIMITS.headlineLength),
+  body: requiredText(CANCEL_FLOW_LIMITS.bodyLength).optional(),
 };
 
 export const offerConfig = z.discriminatedUnion(
@@ -92,24 +79,24 @@ export const offerConfig = z.discriminatedUnion(
     z.strictObject({
       offer_type: z.literal('discount'),
       ...offerText,
-      percent_off: integer(1, 100, 'a whole percentage'),
+      percent_off: wholeNumber(1, 100, 'a whole percentage'),
       /** Absent: the discount applies to the next invoice only. */
-      duration_months: integer(1, 36, 'a number of months').optional(),
+      duration_months: wholeNumber(1, 36, 'a number of months').optional(),
     }),
-    z.strictObject({ offer_type: z.literal('pause'), ...offerText, duration_months: integer(1, 12, 'a number of months') }),
+    z.strictObject({ offer_type: z.literal('pause'), ...offerText, duration_months: wholeNumber(1, 12, 'a number of months') }),
     z.strictObject({
       offer_type: z.literal('downgrade'),
       ...offerText,
       /** The processor's plan or price id to move the subscription to (a Stripe price id at Stripe). */
-      plan_id: text(CANCEL_FLOW_LIMITS.planIdLength),
+      plan_id: requiredText(CANCEL_FLOW_LIMITS.planIdLength),
     }),
-    z.strictObject({ offer_type: z.literal('trial_extension'), ...offerText, days: integer(1, 365, 'a number of days') }),
+    z.strictObject({ offer_type: z.literal('trial_extension'), ...offerText, days: wholeNumber(1, 365, 'a number of days') }),
   ],
   { error: `must be an offer with offer_type one of ${OFFER_TYPES.join(', ')}` },
 );
 
 export const confirmConfig = z.strictObject(
-  { headline: text(CANCEL_FLOW_LIMITS.headlineLength).optional(), body: text(CANCEL_FLOW_LIMITS.bodyLength).optional() },
+  { headline: requiredText(CANCEL_FLOW_LIMITS.headlineLength).optional(), body: requiredText(CANCEL_FLOW_LIMITS.bodyLength).optional() },
   { error: 'must be a confirm configuration object' },
 );
 
@@ -136,7 +123,7 @@ export const allowedOrigins = z
   .max(CANCEL_FLOW_LIMITS.allowedOrigins, { error: `must have at most ${CANCEL_FLOW_LIMITS.allowedOrigins} origins` })
   .refine((origins) => new Set(origins).size === origins.length, { error: 'must not repeat an origin' });
 
-export const cancelFlowName = text(CANCEL_FLOW_LIMITS.nameLength);
+export const cancelFlowName = requiredText(CANCEL_FLOW_LIMITS.nameLength);
 
 export type SurveyConfig = z.infer<typeof surveyConfig>;
 export type OfferConfig = z.infer<typeof offerConfig>;

@@ -1,4 +1,5 @@
 import * as z from '../zod.ts';
+import { requiredText, text, wholeNumber } from '../body-fields.ts';
 import {
   CAMPAIGN_CHANNELS,
   CAMPAIGN_LIMITS,
@@ -15,21 +16,6 @@ import {
  * definition, also as 422. Defaults are applied by the domain, so an update can tell what was sent.
  */
 const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.join(', ')}` });
-
-const integer = (min: number, max: number, what = 'an integer') =>
-  z
-    .number({ error: `must be ${what} from ${min} to ${max}` })
-    .int({ error: `must be ${what} from ${min} to ${max}` })
-    .min(min, { error: `must be ${what} from ${min} to ${max}` })
-    .max(max, { error: `must be ${what} from ${min} to ${max}` });
-
-const text = (max: number) =>
-  z
-    .string({ error: 'must be a string' })
-    .trim()
-    .max(max, { error: `must be at most ${max} characters` });
-
-const requiredText = (max: number) => text(max).min(1, { error: 'must not be empty' });
 
 const amount = z
   .number({ error: 'must be a non-negative integer in the smallest currency unit, or null' })
@@ -57,7 +43,7 @@ const step = z.strictObject(
       .max(CAMPAIGN_LIMITS.templateIdLength, { error: `must be at most ${CAMPAIGN_LIMITS.templateIdLength} characters` })
       .regex(TEMPLATE_ID_PATTERN, { error: 'must be a template id: tpl_ followed by lowercase letters, digits or underscores' }),
     subject: requiredText(CAMPAIGN_LIMITS.subjectLength).optional(),
-    delay_hours: integer(0, CAMPAIGN_LIMITS.delayHours, 'a whole number of hours'),
+    delay_hours: wholeNumber(0, CAMPAIGN_LIMITS.delayHours, 'a whole number of hours'),
   },
   { error: 'must be a step object' },
 );
@@ -69,7 +55,7 @@ const steps = z
 
 const stopConditions = z.strictObject(
   {
-    max_attempts: integer(1, CAMPAIGN_LIMITS.steps).optional(),
+    max_attempts: wholeNumber(1, CAMPAIGN_LIMITS.steps).optional(),
     stop_on_recovery: z.boolean({ error: 'must be a boolean' }).optional(),
     stop_on_terminal: z.boolean({ error: 'must be a boolean' }).optional(),
     stop_on_card_update: z.boolean({ error: 'must be a boolean' }).optional(),
@@ -80,8 +66,8 @@ const stopConditions = z.strictObject(
 const quietHours = z.strictObject(
   {
     enabled: z.boolean({ error: 'must be a boolean' }).optional(),
-    start_hour: integer(0, 23, 'an hour of the day').optional(),
-    end_hour: integer(0, 23, 'an hour of the day').optional(),
+    start_hour: wholeNumber(0, 23, 'an hour of the day').optional(),
+    end_hour: wholeNumber(0, 23, 'an hour of the day').optional(),
     timezone: z
       .string({ error: 'must be an IANA time zone such as Europe/Paris' })
       .refine(isIanaTimeZone, { error: 'must be an IANA time zone such as Europe/Paris' })

@@ -1,15 +1,9 @@
 import * as z from '../zod.ts';
+import { requiredText } from '../body-fields.ts';
 import { FEEDBACK_TEXT_MAX_LENGTH, OUTCOMES, RESPONSE_JSON_MAX_LENGTH } from '../domain/cancel-sessions.ts';
 import { ENVIRONMENTS } from '../domain/tenant.ts';
 
 /** Request bodies of the cancel-session API (§4.5, snake_case). Every failure is a 400 with `param` (edge-handler.ts). */
-const requiredText = (max: number) =>
-  z
-    .string({ error: 'must be a string' })
-    .trim()
-    .min(1, { error: 'must not be empty' })
-    .max(max, { error: `must be at most ${max} characters` });
-
 function isJson(text: string): boolean {
   try {
     JSON.parse(text);
