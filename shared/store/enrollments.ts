@@ -7,6 +7,7 @@ import { campaignSk } from './campaigns.ts';
 import { queryAll } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import { fetchItems } from './list-query.ts';
+import { INDEX_KEY_ATTRIBUTES } from './table-schema.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -48,7 +49,8 @@ function toItem(tenant: Tenant, enrollment: Enrollment) {
 }
 
 export function enrollmentFromItem(item: Record<string, unknown>): Enrollment {
-  const { pk: _pk, sk: _sk, gsi1pk: _o, gsi1sk: _os, gsi2pk: _t, gsi2sk: _ts, gsi3pk: _g, gsi3sk: _gs, entity: _e, ...enrollment } = item;
+  const enrollment: Record<string, unknown> = { ...item };
+  for (const name of ['pk', 'sk', 'entity', ...INDEX_KEY_ATTRIBUTES]) delete enrollment[name];
   return enrollment as unknown as Enrollment;
 }
 
