@@ -18,6 +18,7 @@ import { BUNDLE_DIR, bundles, FLOOR } from './bundles.ts';
 import { coldStartEvent, floorEvent } from './cold-start-events.ts';
 import { warmEngine } from './engine-warmup.ts';
 import { seedFixture } from './fixture.ts';
+import { countingProxy, type FirstRequestCalls } from './request-tally.ts';
 import { seededRandom, summarize } from './support.ts';
 
 const PROBE = join(import.meta.dirname, 'cold-start-probe.mjs');
@@ -36,12 +37,23 @@ interface Sample {
 
 /** Answers every AWS API call with 200 and an empty JSON object: the SDK call completes, nothing is sent anywhere. */
 async function acceptingStub() {
+  let answered = 0;
   const server = createServer((request, response) => {
+    answered++;
     request.resume();
     request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** The calls answered since the last call, and a fresh count. */
+    take: () => {
+      const taken = answered;
+      answered = 0;
+      return taken;
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 /**
@@ -121,6 +133,7 @@ export async function benchColdStart(runs: number) {
   const fixture = await seedFixture();
   await warmEngine(runtime.db, runtime.tableName);
   const stub = await acceptingStub();
+  const proxy = await countingProxy(process.env.AWS_ENDPOINT_URL_DYNAMODB!);
   try {
     const env = awsModeEnvironment(process.env.AWS_ENDPOINT_URL_DYNAMODB!, process.env.TABLE_NAME!, stub.url);
     /** Beside its bundle: payments--get.mjs gets payments--get.event.json. */
@@ -150,7 +163,18 @@ export async function benchColdStart(runs: number) {
     for (let run = 0; run < runs; run++) {
       for (const target of shuffled(targets, random)) samples.get(target.name)!.push(await probe(target.file, target.event, target.env));
     }
-    const of = (kind: 'floor' | 'function') => targets.filter((target) => target.kind === kind).map((target) => ({ name: target.name, ...describeSamples(samples.get(target.name)!) }));
+    // Once more each, through the counting proxy: what its first request calls (outside the timed samples).
+    const calls = new Map<string, FirstRequestCalls>();
+    for (const target of targets) {
+      proxy.take();
+      stub.take();
+      await probe(target.file, target.event, { ...target.env, AWS_ENDPOINT_URL_DYNAMODB: proxy.url });
+      calls.set(target.name, { dynamodb: proxy.take(), other_aws: stub.take() });
+    }
+    const of = (kind: 'floor' | 'function') =>
+      targets
+        .filter((target) => target.kind === kind)
+        .map((target) => ({ name: target.name, ...describeSamples(samples.get(target.name)!), first_request_calls: calls.get(target.name) }));
     // The floor's figure the ratios use: every sample of its bundle, under both its names.
     const floorSamples = built.floors.filter((floor) => floor.variant === FLOOR || floor.variant.repeat).flatMap((floor) => samples.get(floor.name)!);
     return {
@@ -161,6 +185,7 @@ export async function benchColdStart(runs: number) {
       functions: of('function').map(({ name, ...figures }) => ({ handler: name, ...figures })),
     };
   } finally {
+    await proxy.close();
     await stub.close();
   }
 }

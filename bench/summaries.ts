@@ -2,6 +2,7 @@
  * The summary sections of the bundle, cold-start, latency and throughput benches and of the
  * targets, rendered from their results files (bench/run.ts writes them to bench/results/summary.md).
  */
+import { describeCalls } from './request-tally.ts';
 import { kilobytes, passCount, ratioRows, renderCountChecks, renderRatioTable, TARGETS, type FunctionFigures } from './targets.ts';
 
 type Results = Record<string, any>;
@@ -42,7 +43,7 @@ export function renderColdStart(result: Results): string[] {
   // The ways to package the floor, not the floor making more calls or started again.
   const packagings = result.floor_variants.filter((floor: any) => (floor.reads ?? 1) === 1 && !floor.repeat);
   const row = (name: string, figures: any) =>
-    `| ${name} | ${figures.import_ms} | ${figures.import_cpu_ms} | ${figures.first_request_ms} | ${figures.init_ms} | ${figures.init_cpu_ms} | ${answers(figures.outcomes)} |`;
+    `| ${name} | ${figures.import_ms} | ${figures.import_cpu_ms} | ${figures.first_request_ms} | ${figures.init_ms} | ${figures.init_cpu_ms} | ${answers(figures.outcomes)} | ${describeCalls(figures.first_request_calls)} |`;
   return [
     '## Cold start',
     '',
@@ -50,17 +51,18 @@ export function renderColdStart(result: Results): string[] {
       'the CPU columns are the process\'s CPU time, steadier than wall time on a busy machine), in AWS mode: ' +
       'configuration read at import, the system clock, the AWS adapters, DynamoDB Local seeded with a merchant, its key and records and warmed up with some 13,000 requests of every kind the functions make (its JVM compiles each path as it is used; DynamoDB in AWS is always warm), other AWS APIs answered by a local stub. ' +
       'Routes get their API Gateway event with the admin key (writes an empty JSON body, so 400 is a normal answer), jobs, the stream and the queue worker their own events. ' +
-      'The runtime-SDK variants load the SDK from node_modules, standing in for the copy in the Lambda runtime (another version, read from its own files).',
+      'The runtime-SDK variants load the SDK from node_modules, standing in for the copy in the Lambda runtime (another version, read from its own files). ' +
+      'The last column is what one more cold start per bundle, after the timed rounds and through a counting proxy, asked of DynamoDB by operation, and of the other AWS APIs.',
     '',
-    '| Floor variant | Import | Import CPU | First request | Init | Init CPU | Answered |',
-    '|---|---|---|---|---|---|---|',
+    '| Floor variant | Import | Import CPU | First request | Init | Init CPU | Answered | First request\'s calls |',
+    '|---|---|---|---|---|---|---|---|',
     ...result.floor_variants.map((floor: any) => row(`${floor.name}${floor.name === result.floor ? ' (**the floor**)' : ''}`, floor)),
     '',
     `Fastest floor variant in this run by init: ${fastest(packagings, 'init_ms')}; by import CPU: ${fastest(packagings, 'import_cpu_ms')} ` +
       '(the choice of the floor: docs/decisions.md, "Bundles and cold start").',
     '',
-    '| Function | Import | Import CPU | First request | Init | Init CPU | Answered |',
-    '|---|---|---|---|---|---|---|',
+    '| Function | Import | Import CPU | First request | Init | Init CPU | Answered | First request\'s calls |',
+    '|---|---|---|---|---|---|---|---|',
     ...functions.map((fn: any) => row(`\`${fn.handler}\``, fn)),
     '',
     ...failed.map((fn: any) => `- \`${fn.handler}\`: ${fn.errors.join('; ')}`),

@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { contributors, OUR_CODE, packageOf } from '../../bench/bundle-contributors.ts';
 import { pathParametersFor } from '../../bench/cold-start-events.ts';
+import { countingProxy, describeCalls, tallyOperations } from '../../bench/request-tally.ts';
 import { passCount, ratioRows, renderCountChecks, renderRatioTable } from '../../bench/targets.ts';
 import { ROUTES, type Route } from '../../shared/routes.ts';
 
@@ -111,5 +114,46 @@ describe('cold-start request paths', () => {
   it('refuses a parameter the fixture has no value for, naming it', () => {
     const unknown: Route = { method: 'GET', path: '/v1/things/{id}', handler: 'things/get', surface: 'rest', table: 'read' };
     expect(() => pathParametersFor(unknown, values)).toThrow('bench/fixture.ts seeds no value for things:id');
+  });
+});
+
+describe("a cold start's calls", () => {
+  it('tallies DynamoDB operations by their X-Amz-Target, in first-seen order', () => {
+    expect(tallyOperations(['DynamoDB_20120810.GetItem', 'DynamoDB_20120810.UpdateItem', 'DynamoDB_20120810.Query', 'DynamoDB_20120810.Query'])).toEqual({
+      GetItem: 1,
+      UpdateItem: 1,
+      Query: 2,
+    });
+    expect(tallyOperations([''])).toEqual({ unknown: 1 });
+  });
+
+  it('describes them for the summary, the other AWS calls apart', () => {
+    expect(describeCalls({ dynamodb: { GetItem: 1, UpdateItem: 1, Query: 2 }, other_aws: 0 })).toBe('4: GetItem, UpdateItem, Query ×2');
+    expect(describeCalls({ dynamodb: { GetItem: 2, UpdateItem: 2 }, other_aws: 1 })).toBe('4: GetItem ×2, UpdateItem ×2 · 1 other');
+    expect(describeCalls({ dynamodb: {}, other_aws: 0 })).toBe('0');
+    expect(describeCalls(undefined)).toBe('–');
+  });
+
+  it('relays requests to the engine and counts what it relayed since the last take', async () => {
+    // Prepare: an upstream that answers with the target it was sent.
+    const upstream = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ target: request.headers['x-amz-target'] })));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const proxy = await countingProxy(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
+    try {
+      const send = (target: string) =>
+        fetch(proxy.url, { method: 'POST', headers: { 'x-amz-target': target, 'content-type': 'application/x-amz-json-1.0' }, body: '{}' }).then((response) => response.json());
+      // Act
+      const answers = [await send('DynamoDB_20120810.GetItem'), await send('DynamoDB_20120810.Query'), await send('DynamoDB_20120810.GetItem')];
+      // Assess
+      expect(answers).toEqual([{ target: 'DynamoDB_20120810.GetItem' }, { target: 'DynamoDB_20120810.Query' }, { target: 'DynamoDB_20120810.GetItem' }]);
+      expect(proxy.take()).toEqual({ GetItem: 2, Query: 1 });
+      expect(proxy.take()).toEqual({});
+    } finally {
+      await proxy.close();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   });
 });
