@@ -37,7 +37,11 @@ export async function countingProxy(engine: string) {
         answer.pipe(outgoing);
       },
     );
-    relay.on('error', () => outgoing.writeHead(502).end());
+    relay.on('error', () => {
+      // The engine went away mid-request: the probe sees a failed call, the bench goes on.
+      if (!outgoing.headersSent) outgoing.writeHead(502);
+      outgoing.end();
+    });
     incoming.pipe(relay);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
