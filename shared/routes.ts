@@ -172,7 +172,7 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
 /** Methods that serve a concrete path on the given surfaces (all, on the local server), for 405 answers. */
 export function methodsForPath(path: string, surfaces?: readonly Surface[]): HttpMethod[] {
   const { patterns } = compiledRoutes();
-  return ROUTES.filter((route) => (!surfaces || surfaces.includes(route.surface)) && patterns.get(route)!.test(path)).map(
-    (route) => route.method,
-  );
+  const serving = ROUTES.filter((route) => (!surfaces || surfaces.includes(route.surface)) && patterns.get(route)!.test(path));
+  // A path two routes match (a processor's own and the generic `{psp}` one) names each method once.
+  return [...new Set(serving.map((route) => route.method))];
 }

@@ -20,7 +20,11 @@ export type ErrorCode =
   | 'rate_limit_exceeded'
   | 'internal_error';
 
-/** A failure the caller can act on. Anything else thrown is an internal fault and never shown to clients. */
+/**
+ * A failure the caller can act on. Anything else thrown is an internal fault and never shown to clients.
+ * `param` is for input problems only (§7: "only for validation errors"), so only invalidRequest and
+ * validationFailed set it.
+ */
 export class ServiceError extends Error {
   constructor(
     readonly code: ErrorCode,
@@ -34,7 +38,7 @@ export class ServiceError extends Error {
 }
 
 export const notFound = (resource: string, id: string): ServiceError =>
-  new ServiceError('resource_not_found', `No such ${resource}: '${id}'`, 'id');
+  new ServiceError('resource_not_found', `No such ${resource}: '${id}'`);
 
 export const stateConflict = (message: string): ServiceError => new ServiceError('state_conflict', message);
 

@@ -18,6 +18,7 @@ import {
   deleteEndpoint,
   disableFailingEndpoint,
   findEndpoint,
+  getEndpoint,
   listEndpoints,
   markEndpointSuccess,
   saveEndpoint,
@@ -124,12 +125,6 @@ function newSecret(): string {
   return `whsec_${randomSecret(32)}`;
 }
 
-async function endpointOrThrow(tenant: Tenant, id: string): Promise<WebhookEndpoint> {
-  const endpoint = await findEndpoint(tenant, id);
-  if (!endpoint) throw notFound('webhook endpoint', id);
-  return endpoint;
-}
-
 export async function createEndpoint(tenant: Tenant, input: EndpointInput, now: Date): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const url = checkUrl(tenant, input.url);
   const events = normalizeEvents(input.events);
@@ -163,7 +158,7 @@ const MAX_TRIES = 5;
 /** Read, change, write conditioned on the version read; a concurrent change makes it read again. */
 async function changeEndpoint(tenant: Tenant, id: string, change: (endpoint: WebhookEndpoint) => WebhookEndpoint): Promise<WebhookEndpoint> {
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
-    const current = await endpointOrThrow(tenant, id);
+    const current = await getEndpoint(tenant, id);
     const next = { ...change(current), version: current.version + 1 };
     if (await saveEndpoint(tenant, next, current.version)) return next;
   }
@@ -191,7 +186,7 @@ export async function updateEndpoint(tenant: Tenant, id: string, patch: Partial<
 }
 
 export async function removeEndpoint(tenant: Tenant, id: string): Promise<void> {
-  if (!(await deleteEndpoint(tenant, id))) throw notFound('webhook endpoint', id);
+  await deleteEndpoint(tenant, id);
 }
 
 /** A new secret, returned once; the previous one keeps signing (a second v1) for 24 hours. */
@@ -214,13 +209,9 @@ export async function endpointsOf(tenant: Tenant): Promise<WebhookEndpoint[]> {
   return (await listEndpoints(tenant)).sort((a, b) => (a.id < b.id ? 1 : -1));
 }
 
-export async function getEndpoint(tenant: Tenant, id: string): Promise<WebhookEndpoint> {
-  return endpointOrThrow(tenant, id);
-}
-
 /** An unknown endpoint is a 404; its deliveries are read beside it and dropped then. */
 export async function deliveriesOf(tenant: Tenant, endpointId: string, now: Date): Promise<WebhookDelivery[]> {
-  const [, deliveries] = await Promise.all([endpointOrThrow(tenant, endpointId), listDeliveries(tenant, endpointId, now)]);
+  const [, deliveries] = await Promise.all([getEndpoint(tenant, endpointId), listDeliveries(tenant, endpointId, now)]);
   return deliveries;
 }
 
@@ -382,13 +373,13 @@ export async function replayDelivery(
 ): Promise<WebhookDelivery> {
   const read = () => findDelivery(tenant, endpointId, eventIdFor(deliveryId));
   // The delivery is read beside its endpoint; a lost race reads it again.
-  const [endpoint, firstRead] = await Promise.all([endpointOrThrow(tenant, endpointId), read()]);
+  const [endpoint, firstRead] = await Promise.all([getEndpoint(tenant, endpointId), read()]);
   if (!endpoint.enabled) {
     throw stateConflict(`Webhook endpoint '${endpointId}' is disabled; enable it (PUT enabled: true) before replaying deliveries.`);
   }
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
     const delivery = attempt === 0 ? firstRead : await read();
-    if (!delivery || delivery.id !== deliveryId) throw new ServiceError('resource_not_found', `No such delivery: '${deliveryId}'`, 'delivery_id');
+    if (!delivery || delivery.id !== deliveryId) throw notFound('delivery', deliveryId);
     const next: WebhookDelivery = { ...delivery, status: 'pending', next_attempt_at: now.toISOString(), updated_at: now.toISOString() };
     if (await updateDelivery(tenant, delivery, { status: 'pending', next_attempt_at: next.next_attempt_at }, now)) {
       await scheduleAttempt(ports, tenant, next, delivery.attempts + 1, now);

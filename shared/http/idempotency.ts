@@ -41,7 +41,7 @@ function replayed(response: StoredResponse): APIGatewayProxyResult {
 }
 
 function conflict(code: ErrorCode, message: string): ServiceError {
-  return new ServiceError(code, message, 'Idempotency-Key');
+  return new ServiceError(code, message);
 }
 
 async function claimOrReplay(pending: Pending): Promise<APIGatewayProxyResult | undefined> {

@@ -24,7 +24,8 @@ function toServiceError(issue: z.core.$ZodIssue, input: unknown, source: InputSo
   }
   const param = paramName(issue.path);
   if (param === '') {
-    return invalidRequest(source === 'body' ? 'The request body must be a JSON object' : issue.message);
+    // The root is wrong in kind (an array, a string) or fails a rule across its fields, which says what is wrong.
+    return invalidRequest(source === 'body' && issue.code === 'invalid_type' ? 'The request body must be a JSON object' : issue.message);
   }
   if (valueAt(input, issue.path) === undefined) {
     // A missing required field is a malformed request (§7 invalid_request), not a field that failed validation.

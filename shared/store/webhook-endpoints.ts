@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
+import { missingResource } from './cross-environment.ts';
 import { isConditionFailure, queryAll } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 
@@ -44,6 +45,13 @@ export async function findEndpoint(tenant: Tenant, id: string): Promise<WebhookE
   return Item ? fromItem(Item) : undefined;
 }
 
+/** The endpoint an API call names: 404 when missing, 401 when it is the other environment's (§5 rule 1). */
+export async function getEndpoint(tenant: Tenant, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await findEndpoint(tenant, id);
+  if (!endpoint) throw await missingResource(tenant, endpointSk(id), 'webhook endpoint', id);
+  return endpoint;
+}
+
 /** Every endpoint of the tenant, oldest first (a tenant has at most a few; see MAX_ENDPOINTS). */
 export async function listEndpoints(tenant: Tenant, consistent = false): Promise<WebhookEndpoint[]> {
   const items = await queryAll(db, {
@@ -73,14 +81,14 @@ export async function saveEndpoint(tenant: Tenant, endpoint: WebhookEndpoint, pr
   }
 }
 
-export async function deleteEndpoint(tenant: Tenant, id: string): Promise<boolean> {
+/** Deletes the endpoint an API call names; missing, it fails as getEndpoint does. */
+export async function deleteEndpoint(tenant: Tenant, id: string): Promise<void> {
   try {
     await db.send(
       new DeleteCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: endpointSk(id) }, ConditionExpression: 'attribute_exists(pk)' }),
     );
-    return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) throw await missingResource(tenant, endpointSk(id), 'webhook endpoint', id);
     throw error;
   }
 }

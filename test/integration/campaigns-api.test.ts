@@ -761,7 +761,7 @@ describe('access (§5)', () => {
       act(theirs.key, id, 'archive'),
       call('DELETE', `${CAMPAIGNS}/${id}`, { key: theirs.key }),
     ];
-    for (const response of await Promise.all(attempts)) expectError(response, 404, 'resource_not_found', 'id');
+    for (const response of await Promise.all(attempts)) expectError(response, 404, 'resource_not_found');
     expect(await read(mine.key, id)).toMatchObject({ status: 'draft', name: 'Dunning' });
   });
 

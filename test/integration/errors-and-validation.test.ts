@@ -66,6 +66,24 @@ describe('error envelope (§7)', () => {
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.body.error.code).toBe('method_not_allowed');
     expect(wrongMethod.headers.Allow).toBe('GET');
+    // Served by two routes (Stripe's own and the generic processor one): each method once.
+    const processorGet = await call('GET', '/webhooks/stripe/con_00000000000000000000000000');
+    expect(processorGet.status).toBe(405);
+    expect(processorGet.headers.Allow).toBe('POST');
+    expect(processorGet.body.error.message).toContain('Allowed: POST.');
+  });
+
+  it('names a param only for input problems: a missing resource or a conflict has none (§7)', async () => {
+    const { keys } = await newMerchant();
+    const missing = await call('GET', '/v1/payments/pay_01jd3k00000000000000000000', { key: keys.test_read });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('resource_not_found');
+    expect(missing.body.error).not.toHaveProperty('param');
+    const key = await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'once', scopes: ['read'] } });
+    await call('POST', `/v1/api-keys/${key.body.data.id}/revoke`, { key: keys.test_admin });
+    const again = await call('POST', `/v1/api-keys/${key.body.data.id}/revoke`, { key: keys.test_admin });
+    expect(again.status).toBe(409);
+    expect(again.body.error).not.toHaveProperty('param');
   });
 
   it('turns an unexpected fault into a bare 500 internal_error, logged with the request id, no stack', async () => {

@@ -329,10 +329,33 @@ describe('webhook endpoints API', () => {
     expect(updated.body.data).toMatchObject({ events: ['payment.recovered'], enabled: false, disabled_reason: 'merchant', url: 'https://example.com/0' });
     const empty = await call('PUT', `/v1/webhooks/${ids[0]}`, { key: hooksKey, body: {} });
     expect(empty.status).toBe(400);
+    expect(empty.body.error.message).toBe('Provide at least one field to update: url, events, description or enabled.');
     const deleted = await call('DELETE', `/v1/webhooks/${ids[0]}`, { key: hooksKey });
     expect(deleted.body.data).toEqual({ id: ids[0], deleted: true });
     expect((await call('DELETE', `/v1/webhooks/${ids[0]}`, { key: hooksKey })).status).toBe(404);
     expect((await call('GET', `/v1/webhooks/${ids[0]}/deliveries`, { key: hooksKey })).status).toBe(404);
     expect((await call('GET', '/v1/webhooks/nope/deliveries', { key: hooksKey })).body.error).toMatchObject({ code: 'invalid_request', param: 'id' });
+  });
+
+  it("answers 401 invalid_api_key for the other environment's endpoint and leaves it as it was (§5 rule 1)", async () => {
+    const { keys } = await setUp();
+    const endpoint = await createEndpoint(keys.test_admin, { url: 'https://example.com/test-mode', events: ['*'] });
+    const crossed = [
+      call('PUT', `/v1/webhooks/${endpoint.id}`, { key: keys.live_admin, body: { enabled: false } }),
+      call('POST', `/v1/webhooks/${endpoint.id}/rotate-secret`, { key: keys.live_admin }),
+      call('GET', `/v1/webhooks/${endpoint.id}/deliveries`, { key: keys.live_admin }),
+      call('POST', `/v1/webhooks/${endpoint.id}/deliveries/whd_01jd3k00000000000000000000/replay`, { key: keys.live_admin }),
+      call('DELETE', `/v1/webhooks/${endpoint.id}`, { key: keys.live_admin }),
+    ];
+    for (const response of await Promise.all(crossed)) {
+      expect(response.status, JSON.stringify(response.body)).toBe(401);
+      expect(response.body.error.code).toBe('invalid_api_key');
+      expect(response.body.error.message).toContain('exists in test mode');
+    }
+    const [listed] = (await call('GET', '/v1/webhooks', { key: keys.test_admin })).body.data;
+    expect(listed).toMatchObject({ id: endpoint.id, enabled: true, url: 'https://example.com/test-mode' });
+    // Unknown in both environments: still a 404.
+    const unknown = await call('DELETE', '/v1/webhooks/we_01jd3k00000000000000000000', { key: keys.live_admin });
+    expect(unknown.status).toBe(404);
   });
 });
