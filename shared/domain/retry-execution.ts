@@ -16,7 +16,6 @@ import type { Payment } from './payments.ts';
 import { PLANS } from './plans.ts';
 import { retryJobId } from './recovery-routing.ts';
 import { applyOutcome, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
-import { nextRetryAt } from './retry-policy.ts';
 import type { Tenant } from './tenant.ts';
 
 const MAX_ATTEMPTS = 6;
@@ -170,7 +169,7 @@ async function recordOutcome(
       outcome,
       trigger,
       now,
-      nextRetryAt: (cooldownHours, subcategory) => nextRetryAt({ failedAt: now, cooldownHours, subcategory, timeZone: customer?.timezone ?? null }),
+      timeZone: customer?.timezone ?? null,
     });
     const writes: TransactItem[] = paymentChangeWrites(tenant, payment, result.payment);
     if (customer && result.customer) writes.push(...saveCustomerWrites(tenant, result.customer, customer.version));

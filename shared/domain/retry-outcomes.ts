@@ -3,6 +3,7 @@ import { countRecovery, withStatus } from './failure-accounting.ts';
 import type { Customer } from './customers.ts';
 import type { Payment, RetryAttempt } from './payments.ts';
 import type { RetryOutcome } from '../ports/payment-processor.ts';
+import { MAX_CONSECUTIVE_NO_ANSWERS, nextRetryAt, noAnswerRerunAt } from './retry-policy.ts';
 
 /**
  * Pure state changes for retries: claiming an attempt, and what each processor answer does to the
@@ -28,11 +29,6 @@ export function claimAttempt(payment: Payment, now: Date): Payment {
   };
 }
 
-/** Backoff after the processor gave no answer: 5 min, 10, 20 … capped at 6 h. */
-export function noAnswerBackoffMs(consecutiveNoAnswers: number): number {
-  return Math.min(6 * 3600_000, 5 * 60_000 * 2 ** Math.max(0, consecutiveNoAnswers - 1));
-}
-
 export interface AttemptResult {
   payment: Payment;
   customer: Customer | undefined;
@@ -53,8 +49,8 @@ function recorded(payment: Payment, attempt: RetryAttempt, now: Date): Payment {
 }
 
 /**
- * What one answer from the processor means for a claimed attempt. `nextRetryAt` places a further
- * soft-decline attempt (the retry policy); `noAnswers` counts consecutive attempts that got none.
+ * What one answer from the processor means for a claimed attempt. Further attempts are placed by the
+ * retry policy in the customer's zone (`timeZone`, UTC when unknown).
  */
 export function applyOutcome(input: {
   payment: Payment;
@@ -62,10 +58,9 @@ export function applyOutcome(input: {
   outcome: RetryOutcome;
   trigger: RetryTrigger;
   now: Date;
-  /** Places the next soft-decline attempt (the retry policy, in the customer's zone). */
-  nextRetryAt: (cooldownHours: number, subcategory: string | null) => Date;
+  timeZone: string | null;
 }): AttemptResult {
-  const { payment, customer, outcome, trigger, now } = input;
+  const { payment, customer, outcome, trigger, now, timeZone } = input;
   const at = now.toISOString();
   if (outcome.outcome === 'succeeded') {
     const next: Payment = {
@@ -92,28 +87,37 @@ export function applyOutcome(input: {
       const dunning: Payment = { ...back, status: 'communication_pending', next_retry_at: null };
       return { payment: dunning, customer: customer && withStatus(customer, now), nextAttemptAt: null, events: [] };
     }
-    const when = new Date(now.getTime() + noAnswerBackoffMs(noAnswers));
+    if (noAnswers >= MAX_CONSECUTIVE_NO_ANSWERS) {
+      // Days of silence: stop retrying and let dunning ask the customer, as when soft retries run out.
+      const dunning: Payment = { ...back, status: 'communication_pending', next_retry_at: null };
+      return { payment: dunning, customer: customer && withStatus(customer, now), nextAttemptAt: null, events: ['payment.retry_failed'] };
+    }
+    const when = noAnswerRerunAt(now, noAnswers, timeZone);
     return { payment: { ...back, status: 'pending', next_retry_at: when.toISOString() }, customer, nextAttemptAt: when, events: ['payment.retry_scheduled'] };
   }
-  const classification = classifyDecline(payment.psp, outcome.declineCode);
+  // The latest decline is why the payment is failing now, so its row decides everything from here:
+  // route, retry budget and cooldown (§2.6 rule 2). A decline without a code leaves the last known one.
+  const declineCode = outcome.declineCode ?? payment.decline_code;
+  const classification = classifyDecline(payment.psp, declineCode);
   const failed: Payment = {
     ...recorded(payment, { attempt: payment.retry_count, status: 'failed', decline_code: outcome.declineCode, attempted_at: at }, now),
-    // The latest decline is why the payment is failing now, so it decides the route from here.
-    decline_code: outcome.declineCode ?? payment.decline_code,
+    decline_code: declineCode,
     decline_category: classification.category,
     decline_subcategory: classification.subcategory,
     customer_action: classification.customerAction,
     mapping_version: classification.mappingVersion,
+    max_retries: classification.maxRetries,
+    cooldown_hours: classification.cooldownHours,
   };
   if (classification.category === 'terminal') {
     const terminal: Payment = { ...failed, status: 'terminal', next_retry_at: null };
     const next = customer && withStatus({ ...customer, failed_payments: Math.max(0, customer.failed_payments - 1), terminal_payments: customer.terminal_payments + 1 }, now);
     return { payment: terminal, customer: next, nextAttemptAt: null, events: ['payment.retry_failed', 'payment.terminal'] };
   }
-  if (classification.category === 'soft_retry' && failed.retry_count < failed.max_retries) {
-    const when = input.nextRetryAt(classification.cooldownHours ?? failed.cooldown_hours ?? 24, classification.subcategory);
+  if (classification.category === 'soft_retry' && classification.cooldownHours !== null && failed.retry_count < failed.max_retries) {
+    const when = nextRetryAt({ failedAt: now, cooldownHours: classification.cooldownHours, subcategory: classification.subcategory, timeZone });
     return {
-      payment: { ...failed, status: 'pending', next_retry_at: when.toISOString(), cooldown_hours: classification.cooldownHours ?? failed.cooldown_hours },
+      payment: { ...failed, status: 'pending', next_retry_at: when.toISOString() },
       customer,
       nextAttemptAt: when,
       events: ['payment.retry_failed', 'payment.retry_scheduled'],

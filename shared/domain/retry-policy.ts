@@ -41,8 +41,8 @@ export function isNight(hour: number): boolean {
 
 const isPayday = (day: number): boolean => PAYDAY_WINDOWS.some(([from, to]) => day >= from && day <= to);
 
-function zoneOf(request: RetrySlotRequest): string {
-  return request.timeZone && isTimeZone(request.timeZone) ? request.timeZone : 'UTC';
+function zoneOf(timeZone: string | null): string {
+  return timeZone && isTimeZone(timeZone) ? timeZone : 'UTC';
 }
 
 /** The first moment at or after `from` that is daytime locally. */
@@ -82,7 +82,7 @@ function nextPayday(from: Date, zone: string): Date | undefined {
 }
 
 export function nextRetryAt(request: RetrySlotRequest): Date {
-  const zone = zoneOf(request);
+  const zone = zoneOf(request.timeZone);
   const earliest = new Date(request.failedAt.getTime() + request.cooldownHours * 3600_000);
   if (request.subcategory === 'Balance') {
     const payday = nextPayday(earliest, zone);
@@ -92,4 +92,20 @@ export function nextRetryAt(request: RetrySlotRequest): Date {
   const preferred = nextPreferred(daytime, zone);
   const chosen = preferred.getTime() - daytime.getTime() <= MAX_WAIT_FOR_PREFERRED_HOURS * 3600_000 ? preferred : daytime;
   return firstDaytime(chosen, zone);
+}
+
+/**
+ * Attempts in a row the processor may leave unanswered before retrying stops and dunning takes over:
+ * with the backoff below, about three days, longer than any processor outage worth waiting out.
+ */
+export const MAX_CONSECUTIVE_NO_ANSWERS = 16;
+
+/**
+ * When an attempt the processor did not answer runs again (the same attempt, same idempotency key):
+ * 5 minutes after the first silence, doubling up to 6 hours. It is still a charge, so it keeps rule 2
+ * and never runs in the customer's night.
+ */
+export function noAnswerRerunAt(failedAt: Date, consecutiveNoAnswers: number, timeZone: string | null): Date {
+  const backoffMs = Math.min(6 * 3600_000, 5 * 60_000 * 2 ** Math.max(0, consecutiveNoAnswers - 1));
+  return firstDaytime(new Date(failedAt.getTime() + backoffMs), zoneOf(timeZone));
 }

@@ -332,15 +332,22 @@ describe('retries handing over to dunning', () => {
       body: { name: 'Balance', trigger: 'soft_decline', steps: [{ channel: 'email', template_id: 'tpl_add_funds', subject: 'Top up', delay_hours: 0 }] },
     });
     await call('POST', `/v1/campaigns/${soft.body.data.id}/activate`, { key: keys.test_write });
+    // Rate Limit at intake (2 retries); the sandbox's insufficient_funds re-declines make it Balance (4 retries).
     const response = await postGeneric(path, genericFailure({ code: 'rate_limited', lastFour: '9995' }));
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 5; attempt++) {
       const [payment] = await tenantItems(tenant, `PAYMENT#${response.body.payment_id}`);
       if (payment!.next_retry_at === null) break;
       advanceClock((new Date(payment!.next_retry_at).getTime() - runtime.clock.now().getTime()) / 1000 + 1);
       await runDueJobs();
       await drainEvents();
     }
-    expect((await tenantItems(tenant, `PAYMENT#${response.body.payment_id}`))[0]).toMatchObject({ status: 'communication_pending', decline_category: 'soft_retry' });
+    expect((await tenantItems(tenant, `PAYMENT#${response.body.payment_id}`))[0]).toMatchObject({
+      status: 'communication_pending',
+      decline_category: 'soft_retry',
+      decline_subcategory: 'Balance',
+      retry_count: 4,
+      max_retries: 4,
+    });
     expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([expect.objectContaining({ campaign_id: soft.body.data.id })]);
   });
 });

@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { wallTime } from '../../shared/domain/local-time.ts';
-import { isNight, nextRetryAt } from '../../shared/domain/retry-policy.ts';
+import { isNight, MAX_CONSECUTIVE_NO_ANSWERS, nextRetryAt, noAnswerRerunAt } from '../../shared/domain/retry-policy.ts';
 import { applyOutcome, claimAttempt } from '../../shared/domain/retry-outcomes.ts';
 import { newPayment } from '../../shared/domain/failure-accounting.ts';
+import { classifyDecline } from '../../shared/domain/decline-classification.ts';
+import type { Payment } from '../../shared/domain/payments.ts';
 import type { RetryOutcome } from '../../shared/ports/payment-processor.ts';
 
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'America/Sao_Paulo', 'Pacific/Chatham', 'America/St_Johns'];
@@ -71,14 +73,14 @@ describe('retry policy', () => {
 
 const declines: fc.Arbitrary<RetryOutcome> = fc.oneof(
   fc.constant<RetryOutcome>({ outcome: 'succeeded' }),
-  fc.constantFrom('insufficient_funds', 'processing_error', 'expired_card', 'stolen_card', 'do_not_honor', 'weird').map(
+  fc.constantFrom('insufficient_funds', 'processing_error', 'reenter_transaction', 'expired_card', 'stolen_card', 'do_not_honor', 'weird', null).map(
     (declineCode): RetryOutcome => ({ outcome: 'declined', declineCode }),
   ),
   fc.constant<RetryOutcome>({ outcome: 'no_answer', reason: 'timeout', retryable: true }),
 );
 
 describe('a payment retried until something stops it (property)', () => {
-  it('never exceeds max_retries, respects the cooldown, and never schedules a terminal payment', () => {
+  it("schedules only within the current decline's retry budget, shows that decline's row, respects the cooldown, never schedules a terminal payment", () => {
     fc.assert(
       fc.property(fc.constantFrom('insufficient_funds', 'processing_error', 'card_velocity_exceeded', 'reenter_transaction'), fc.array(declines, { maxLength: 30 }), instant, (code, outcomes, start) => {
         let now = start;
@@ -105,16 +107,112 @@ describe('a payment retried until something stops it (property)', () => {
             outcome,
             trigger: 'automatic',
             now,
-            nextRetryAt: (cooldownHours, subcategory) => nextRetryAt({ failedAt: now, cooldownHours, subcategory, timeZone: 'Europe/Berlin' }),
+            timeZone: 'Europe/Berlin',
           });
           payment = result.payment;
           if (payment.status === 'terminal') expect(result.nextAttemptAt).toBeNull();
           if (result.nextAttemptAt) expect(payment.status).toBe('pending');
-          expect(payment.retries.length).toBeLessThanOrEqual(payment.max_retries);
+          // The payment always shows the row of the decline it shows (§2.6 rule 2).
+          const row = classifyDecline('stripe', payment.decline_code);
+          expect({ category: payment.decline_category, max: payment.max_retries, cooldown: payment.cooldown_hours }).toEqual({
+            category: row.category,
+            max: row.maxRetries,
+            cooldown: row.cooldownHours,
+          });
+          // A decline schedules a further attempt only while that decline's budget has room.
+          if (outcome.outcome === 'declined' && result.nextAttemptAt) expect(payment.retry_count).toBeLessThan(payment.max_retries);
         }
-        expect(payment.retry_count).toBeLessThanOrEqual(payment.max_retries);
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+/** A Stripe soft decline (insufficient_funds: 4 retries, 48 h) after `attempts` answered attempts, claimed for the next. */
+function claimedSoftPayment(now: Date, timeZone: string | null = null): Payment {
+  const payment = newPayment({
+    psp: 'stripe',
+    charge: { pspPaymentId: 'pi_1', references: [], amount: 1000, currency: 'usd', declineCode: 'insufficient_funds' },
+    customerId: 'cus_1',
+    subscription: null,
+    timeZone,
+    now,
+  });
+  return claimAttempt(payment, now);
+}
+
+describe('a retry declined with another code', () => {
+  const now = new Date('2026-11-10T10:00:00Z');
+  const declinedWith = (payment: Payment, declineCode: string | null) =>
+    applyOutcome({ payment, customer: undefined, outcome: { outcome: 'declined', declineCode }, trigger: 'automatic', now, timeZone: null });
+
+  it("takes the new row's budget and cooldown: insufficient_funds (4, 48 h) then processing_error (3, 24 h)", () => {
+    const result = declinedWith(claimedSoftPayment(now), 'processing_error');
+    expect(result.payment).toMatchObject({ decline_code: 'processing_error', decline_subcategory: 'Issuer Temporary', max_retries: 3, cooldown_hours: 24, status: 'pending' });
+    expect(result.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(now.getTime() + 24 * 3600_000);
+  });
+
+  it("stops when the attempts made already use up the new row's budget", () => {
+    let payment = claimedSoftPayment(now);
+    for (let attempt = 1; attempt < 3; attempt++) payment = claimAttempt(declinedWith(payment, 'insufficient_funds').payment, now);
+    // Third attempt declined as reenter_transaction (2 retries): three made, none left.
+    const result = declinedWith(payment, 'reenter_transaction');
+    expect(result.payment).toMatchObject({ retry_count: 3, max_retries: 2, status: 'communication_pending', next_retry_at: null });
+    expect(result.nextAttemptAt).toBeNull();
+    expect(result.events).toEqual(['payment.retry_failed']);
+  });
+
+  it('shows a hard decline as a hard decline shows at intake: no retries allowed, dunning', () => {
+    const result = declinedWith(claimedSoftPayment(now), 'expired_card');
+    expect(result.payment).toMatchObject({ decline_category: 'hard_customer', max_retries: 0, cooldown_hours: null, status: 'communication_pending' });
+  });
+
+  it('keeps the last known code and its route when the processor declines without one', () => {
+    const result = declinedWith(claimedSoftPayment(now), null);
+    expect(result.payment).toMatchObject({ decline_code: 'insufficient_funds', decline_category: 'soft_retry', max_retries: 4, status: 'pending' });
+    expect(result.payment.retries.at(-1)).toMatchObject({ status: 'failed', decline_code: null });
+  });
+});
+
+describe('an attempt the processor does not answer', () => {
+  it('runs again after 5 min doubling to 6 h, never in the customer\'s night (property)', () => {
+    fc.assert(
+      fc.property(instant, fc.integer({ min: 1, max: MAX_CONSECUTIVE_NO_ANSWERS }), fc.constantFrom(...ZONES), (failedAt, noAnswers, timeZone) => {
+        const at = noAnswerRerunAt(failedAt, noAnswers, timeZone);
+        const backoff = Math.min(6 * 3600_000, 5 * 60_000 * 2 ** (noAnswers - 1));
+        expect(at.getTime()).toBeGreaterThanOrEqual(failedAt.getTime() + backoff);
+        expect(isNight(wallTime(at, timeZone).hour)).toBe(false);
+        // Moved only out of the night: at most to the next 08:00, 11 h after 21:00 (12 h across a DST change).
+        expect(at.getTime() - failedAt.getTime() - backoff).toBeLessThanOrEqual(12 * 3600_000);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('moves a re-run that would fall at 22:47 UTC to 08:00 for a customer without a zone', () => {
+    expect(noAnswerRerunAt(new Date('2026-11-10T16:47:00Z'), 10, null).toISOString()).toBe('2026-11-11T08:00:00.000Z');
+    expect(noAnswerRerunAt(new Date('2026-11-10T10:00:00Z'), 1, null).toISOString()).toBe('2026-11-10T10:05:00.000Z');
+  });
+
+  it(`hands the payment to dunning after ${MAX_CONSECUTIVE_NO_ANSWERS} silent attempts in a row, the attempt given back each time`, () => {
+    let now = new Date('2026-11-10T10:00:00Z');
+    let payment = claimedSoftPayment(now);
+    const timeout: RetryOutcome = { outcome: 'no_answer', reason: 'timeout', retryable: true };
+    for (let silence = 1; silence <= MAX_CONSECUTIVE_NO_ANSWERS; silence++) {
+      const result = applyOutcome({ payment, customer: undefined, outcome: timeout, trigger: 'automatic', now, timeZone: 'Europe/Berlin' });
+      expect(result.payment.retry_count).toBe(0);
+      if (silence < MAX_CONSECUTIVE_NO_ANSWERS) {
+        expect(result.payment.status).toBe('pending');
+        now = result.nextAttemptAt!;
+        payment = claimAttempt(result.payment, now);
+        continue;
+      }
+      expect(result.payment).toMatchObject({ status: 'communication_pending', next_retry_at: null, consecutive_no_answers: MAX_CONSECUTIVE_NO_ANSWERS });
+      expect(result.nextAttemptAt).toBeNull();
+      // The same event as retries running out: soft_decline campaigns take it from here.
+      expect(result.events).toEqual(['payment.retry_failed']);
+    }
+    // About three days of silence, not hours.
+    expect(now.getTime() - new Date('2026-11-10T10:00:00Z').getTime()).toBeGreaterThan(2.5 * 86400_000);
   });
 });
