@@ -55,7 +55,12 @@ export function coldStartEvent(entry: LambdaEntry, fixture: BenchFixture): unkno
       return httpEvent(entry.route.method, entry.route.path, pathParametersFor(entry.route, fixture.pathValues), headers);
     }
     case 'fallback':
-      return { ...httpEvent('GET', '/{proxy+}', {}, {}), path: '/v1/no-such-thing', pathParameters: { proxy: 'v1/no-such-thing' } };
+      // A merchant's mistyped URL: under /v1 the key is checked and the request counted before the 404.
+      return {
+        ...httpEvent('GET', '/{proxy+}', {}, { authorization: `Bearer ${fixture.adminKey}` }),
+        path: '/v1/no-such-thing',
+        pathParameters: { proxy: 'v1/no-such-thing' },
+      };
     case 'job':
       // A kind the fixture does not seed still gets its cold start; its handler refuses the empty payload (shown as its answer).
       return fixture.jobs[entry.job] ?? { jobId: `bench-${entry.job}`, kind: entry.job, tenant: fixture.tenant, payload: {} };

@@ -132,7 +132,9 @@ export class RouteApi extends Construct {
       handler: FALLBACK_HANDLER,
       description: 'Any path or method no route serves: 404 or 405 in the error envelope',
       data: props.data,
-      access: 'none',
+      // In front of the merchant API it checks the key and counts the request, as every REST route does
+      // (functions/platform/not-found.ts); elsewhere it never touches the table.
+      access: props.surfaces.includes('rest') ? 'read' : 'none',
       // Its 405 answers list only methods this API serves.
       environment: { ...props.environment, API_SURFACES: props.surfaces.join(',') },
     });

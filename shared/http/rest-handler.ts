@@ -1,17 +1,13 @@
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from '../zod.ts';
 import { runtime } from '../composition.ts';
 import type { KeyGrant } from '../store/api-keys.ts';
-import { authenticate } from './authenticate.ts';
 import { authorize } from './authorize.ts';
 import { header, requireAuth, type ServiceContext, type ServiceMiddleware } from './context.ts';
 import { withContract } from './contract.ts';
-import { responseEnvelope } from './envelope.ts';
 import { idempotency } from './idempotency.ts';
-import { enforceIpAllowlist } from './ip-allowlist.ts';
+import { merchantGate } from './merchant-gate.ts';
 import { parseInput, parseJsonBody } from './parse.ts';
-import { rateLimit } from './rate-limit.ts';
 import { jsonResult, type Reply } from './responses.ts';
 
 export interface RestInput<P, Q, B> {
@@ -97,14 +93,7 @@ export function restHandler<P = Record<string, never>, Q = Record<string, never>
     });
     return jsonResult(reply.status, reply.body, reply.headers);
   };
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ServiceContext>(run)
-    .use(responseEnvelope())
-    .use(authenticate())
-    .use(enforceIpAllowlist())
-    .use(validateWhileAdmitting)
-    .use(rateLimit())
-    .use(authorize())
-    .use(idempotency());
+  const handler = merchantGate(run, validateWhileAdmitting).use(authorize()).use(idempotency());
   const { params, query, body, bodyVariants } = schemas;
   return withContract(handler, { surface: 'rest', params, query, body, bodyVariants });
 }

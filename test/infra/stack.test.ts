@@ -196,19 +196,21 @@ describe('least privilege', () => {
   const reads = ROUTES.filter((route) => route.table === 'read');
   const writes = ROUTES.filter((route) => route.table === 'write');
 
-  it.runIf(reads.length > 0)('lets read routes write nothing but their rate-limit log', () => {
-    for (const route of reads) {
-      const statements = statementsFor(route);
-      for (const action of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
-        expect(allows(statements, action), `${route.handler} ${action}`).toEqual([]);
-      }
-      const updates = allows(statements, 'dynamodb:UpdateItem');
-      expect(updates.length, route.handler).toBeGreaterThan(0);
-      for (const update of updates) {
-        expect(update.Condition, route.handler).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } });
-      }
-      expect(allows(statements, 'dynamodb:GetItem').length, route.handler).toBeGreaterThan(0);
+  /** Reads, and writes nothing but the merchant's rate-limit window. */
+  function expectReadOnly(statements: Statement[], name: string) {
+    for (const action of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+      expect(allows(statements, action), `${name} ${action}`).toEqual([]);
     }
+    const updates = allows(statements, 'dynamodb:UpdateItem');
+    expect(updates.length, name).toBeGreaterThan(0);
+    for (const update of updates) {
+      expect(update.Condition, name).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } });
+    }
+    expect(allows(statements, 'dynamodb:GetItem').length, name).toBeGreaterThan(0);
+  }
+
+  it.runIf(reads.length > 0)('lets read routes write nothing but their rate-limit log', () => {
+    for (const route of reads) expectReadOnly(statementsFor(route), route.handler);
   });
 
   it.runIf(writes.length > 0)('lets write routes put, update and delete items', () => {
@@ -222,11 +224,12 @@ describe('least privilege', () => {
     }
   });
 
-  it('gives the fallbacks no table access at all', () => {
-    for (const [, fn] of functionsFor(FALLBACK_HANDLER)) {
-      const actions = statementsOfRole(roleLogicalId(fn)).flatMap((statement) => list(statement.Action));
-      expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
-    }
+  it("lets the merchant API's fallback read keys and count requests like a read route, and the edge API's touch no table", () => {
+    const bySurfaces = new Map(functionsFor(FALLBACK_HANDLER).map(([, fn]) => [fn.Properties.Environment.Variables.API_SURFACES as string, fn]));
+    expect([...bySurfaces.keys()].sort()).toEqual(['edge', 'rest,webhook']);
+    expectReadOnly(statementsOfRole(roleLogicalId(bySurfaces.get('rest,webhook')!)), 'merchant API fallback');
+    const edgeActions = statementsOfRole(roleLogicalId(bySurfaces.get('edge')!)).flatMap((statement) => list(statement.Action));
+    expect(edgeActions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
   });
 });
 

@@ -58,14 +58,25 @@ describe('error envelope (§7)', () => {
     expect(form.body.error.message).toContain('application/json');
   });
 
-  it('answers unknown paths with 404 and wrong methods with 405 and Allow, in the envelope', async () => {
-    const missing = await call('GET', '/v1/does-not-exist');
+  it('answers unknown paths with 404 and wrong methods with 405 and Allow, in the envelope, with the rate-limit headers under /v1', async () => {
+    const { keys } = await newMerchant();
+    const missing = await call('GET', '/v1/does-not-exist', { key: keys.test_read });
     expect(missing.status).toBe(404);
     expect(missing.body.error).toMatchObject({ code: 'resource_not_found', request_id: missing.headers['X-Request-Id'] });
-    const wrongMethod = await call('DELETE', '/v1/auth/me');
+    const wrongMethod = await call('DELETE', '/v1/auth/me', { key: keys.test_read });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.body.error.code).toBe('method_not_allowed');
     expect(wrongMethod.headers.Allow).toBe('GET');
+    // §8: every REST response carries the window, and these requests count in it like any other.
+    for (const response of [missing, wrongMethod]) expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+    expect(Number(wrongMethod.headers['X-RateLimit-Remaining'])).toBe(Number(missing.headers['X-RateLimit-Remaining']) - 1);
+    // The merchant API checks the key first, on any path under /v1; outside it there is no key to check.
+    const anonymous = await call('GET', '/v1/does-not-exist');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error.code).toBe('invalid_api_key');
+    const elsewhere = await call('GET', '/nothing-here');
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.headers).not.toHaveProperty('X-RateLimit-Limit');
     // Served by two routes (Stripe's own and the generic processor one): each method once.
     const processorGet = await call('GET', '/webhooks/stripe/con_00000000000000000000000000');
     expect(processorGet.status).toBe(405);
