@@ -28,8 +28,13 @@ describe('GET /v1/openapi.json on the local server', () => {
     for (const route of ROUTES) expect(document.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
   });
 
-  it('answers other methods on the path as an unknown route', async () => {
-    const response = await fetch(`${server.baseUrl}/v1/openapi.json`, { method: 'POST' });
+  it('answers other methods on the path as an unknown route of the merchant API', async () => {
+    const anonymous = await fetch(`${server.baseUrl}/v1/openapi.json`, { method: 'POST' });
+    expect(anonymous.status).toBe(401);
+    const response = await fetch(`${server.baseUrl}/v1/openapi.json`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${server.credentials.keys.test_read}` },
+    });
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('resource_not_found');
   });

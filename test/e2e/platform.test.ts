@@ -69,9 +69,11 @@ describe('local server, as a client sees it', () => {
   });
 
   it('answers unknown routes and bad input in the envelope', async () => {
-    const missing = await api('/v1/nothing-here', undefined);
+    const missing = await api('/v1/nothing-here', server.credentials.keys.test_read);
     expect(missing.status).toBe(404);
     expect(missing.body.error.request_id).toBe(missing.headers.get('x-request-id'));
+    expect(missing.headers.get('x-ratelimit-limit')).not.toBeNull();
+    expect((await api('/v1/nothing-here', undefined)).status).toBe(401);
     const malformed = await fetch(`${server.baseUrl}/v1/api-keys`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${server.credentials.keys.test_admin}`, 'Content-Type': 'application/json' },
