@@ -5,6 +5,7 @@ import { anonymizeEvent, newEvent, recordEventWrite } from '../store/events.ts';
 import { deleteIdempotencyRecordsContaining } from '../store/idempotency.ts';
 import { deletePaymentReferenceWrites, findPayment, paymentChangeWrites } from '../store/payments.ts';
 import { transact } from '../store/transactions.ts';
+import { paymentResource } from '../representations/payment.ts';
 import type { Customer } from './customers.ts';
 import type { Payment } from './payments.ts';
 import type { Tenant } from './tenant.ts';
@@ -59,16 +60,21 @@ export function scrub(value: unknown, personal: readonly string[]): unknown {
 /**
  * The payment as kept for reporting: amounts, dates, codes, retries and the processor's charge ids
  * stay; the customer and subscription links go, and so does any processor reference that names the
- * person (a Braintree `sub:<subscription>:<period>` reference names their subscription).
+ * person (a Braintree `sub:<subscription>:<period>` reference names their subscription). Recovery
+ * ends with the customer: a payment still open becomes `terminal` (`ended`), so nothing charges the
+ * card of a person who asked to be forgotten, as nothing messages them (their enrollments are deleted).
+ * One with an attempt in flight ends when that attempt's answer comes back (applyOutcome).
  */
-export function anonymizePayment(payment: Payment, personal: readonly string[], now: Date): { payment: Payment; droppedReferences: string[] } {
+export function anonymizePayment(payment: Payment, personal: readonly string[], now: Date): { payment: Payment; droppedReferences: string[]; ended: boolean } {
   const identifying = [...personal, payment.psp_subscription_id, payment.subscription_id, payment.customer_id].filter(present);
   const names = (reference: string) => identifying.some((value) => reference.includes(value));
   const droppedReferences = payment.psp_references.filter(names);
   const chargeId = names(payment.psp_payment_id) ? `erased_${createHash('sha256').update(payment.psp_payment_id).digest('hex').slice(0, 32)}` : payment.psp_payment_id;
+  const ended = payment.status === 'pending' || payment.status === 'communication_pending';
   return {
     payment: {
       ...payment,
+      ...(ended ? { status: 'terminal', next_retry_at: null } : {}),
       customer_id: null,
       subscription_id: null,
       psp_subscription_id: null,
@@ -78,6 +84,7 @@ export function anonymizePayment(payment: Payment, personal: readonly string[], 
       version: payment.version + 1,
     },
     droppedReferences,
+    ended,
   };
 }
 
@@ -165,11 +172,13 @@ async function anonymizeOwnedItems(tenant: Tenant, customerId: string, personal:
 async function anonymizeOwnedPayment(tenant: Tenant, paymentId: string, { customerId, personal, now }: ErasureContext): Promise<boolean> {
   const payment = await findPayment(tenant, paymentId);
   if (!payment || payment.customer_id !== customerId) return false;
-  const { payment: anonymized, droppedReferences } = anonymizePayment(payment, personal, now);
+  const { payment: anonymized, droppedReferences, ended } = anonymizePayment(payment, personal, now);
   const outcome = await transact([
     ...paymentChangeWrites(tenant, payment, anonymized),
     ...deletePaymentReferenceWrites(tenant, payment.psp, droppedReferences),
     countAnonymizedWrite(tenant, customerId),
+    // Announced like any terminal outcome (analytics, the merchant's webhooks), from the anonymised payment.
+    ...(ended ? [recordEventWrite(tenant, newEvent(tenant, 'payment.terminal', paymentResource(anonymized), now))] : []),
   ]);
   // A concurrent change won: the payment is still linked, and the next round takes it again.
   return outcome.committed;

@@ -49,6 +49,14 @@ function recorded(payment: Payment, attempt: RetryAttempt, now: Date): Payment {
 }
 
 /**
+ * An attempt that was in flight when its customer was erased and did not recover the payment: recovery
+ * ends there, as it did at erasure for the customer's other open payments (customer-erasure.ts).
+ */
+function endedByErasure(payment: Payment, events: AttemptResult['events']): AttemptResult {
+  return { payment: { ...payment, status: 'terminal', next_retry_at: null }, customer: undefined, nextAttemptAt: null, events };
+}
+
+/**
  * What one answer from the processor means for a claimed attempt. Further attempts are placed by the
  * retry policy in the customer's zone (`timeZone`, UTC when unknown).
  */
@@ -83,6 +91,7 @@ export function applyOutcome(input: {
       updated_at: at,
       version: payment.version + 1,
     };
+    if (payment.customer_id === null) return endedByErasure(back, ['payment.terminal']);
     if (!outcome.retryable) {
       const dunning: Payment = { ...back, status: 'communication_pending', next_retry_at: null };
       return { payment: dunning, customer: customer && withStatus(customer, now), nextAttemptAt: null, events: [] };
@@ -109,6 +118,7 @@ export function applyOutcome(input: {
     max_retries: classification.maxRetries,
     cooldown_hours: classification.cooldownHours,
   };
+  if (payment.customer_id === null) return endedByErasure(failed, ['payment.retry_failed', 'payment.terminal']);
   if (classification.category === 'terminal') {
     const terminal: Payment = { ...failed, status: 'terminal', next_retry_at: null };
     const next = customer && withStatus({ ...customer, failed_payments: Math.max(0, customer.failed_payments - 1), terminal_payments: customer.terminal_payments + 1 }, now);

@@ -9,7 +9,7 @@ import { anonymizeEvent } from '../../shared/store/events.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../../shared/store/idempotency.ts';
 import { findPayment, paymentChangeWrites } from '../../shared/store/payments.ts';
 import { transact } from '../../shared/store/transactions.ts';
-import { call } from '../support/api.ts';
+import { advanceClock, call, runDueJobs } from '../support/api.ts';
 import { postBraintreeFailure } from '../support/braintree-events.ts';
 import { merchantWithProcessors, recordFailure, recordSuccess, storedCustomers, storedPayments } from '../support/recovery-data.ts';
 import { tenantItems } from '../support/tenant-items.ts';
@@ -132,6 +132,40 @@ describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
     // Someone else's data is untouched.
     const control = await call('GET', `/v1/customers/${subject.control.customerId}`, { key: keys.test_read });
     expect(control.body.data).toMatchObject({ email: 'control.person@other.example', name: 'Control Person' });
+  });
+
+  it('ends recovery with the customer: open payments become terminal, an attempt in flight ends there, nothing is retried again', async () => {
+    // Prepare: a soft decline waiting for its retry, a hard one in dunning, and a soft one whose manual retry is in flight.
+    const merchant = await merchantWithProcessors();
+    const person = uniquePerson();
+    const spec = { customer: person.customer, email: person.email, name: person.name };
+    const waiting = await recordFailure(merchant.paths, { ...spec, code: 'insufficient_funds', amount: 2900 });
+    const dunned = await recordFailure(merchant.paths, { ...spec, code: 'expired_card', amount: 1900 });
+    const inFlight = await recordFailure(merchant.paths, { ...spec, code: 'insufficient_funds', amount: 900 });
+    const claimed = await call('POST', `/v1/payments/${inFlight.paymentId}/retry`, { key: merchant.keys.test_write });
+    expect(claimed.body.data.status).toBe('retrying');
+    expect((await findPayment(merchant.tenant, waiting.paymentId))!.next_retry_at).not.toBeNull();
+    // Act
+    expect((await erase(merchant.keys.test_admin, waiting.customerId)).status).toBe(200);
+    await runDueJobs();
+    // Assess
+    const read = async (id: string) => (await call('GET', `/v1/payments/${id}`, { key: merchant.keys.test_read })).body.data;
+    expect(await read(waiting.paymentId)).toMatchObject({ status: 'terminal', next_retry_at: null, retry_count: 0, customer_id: null });
+    expect(await read(dunned.paymentId)).toMatchObject({ status: 'terminal', next_retry_at: null, customer_id: null });
+    // The attempt already with the processor was answered (a decline) and recorded; nothing follows it.
+    expect(await read(inFlight.paymentId)).toMatchObject({ status: 'terminal', next_retry_at: null, retry_count: 1, retries: [expect.objectContaining({ status: 'failed' })] });
+    // The retry the first payment was waiting for comes due and finds nothing to do; a manual one is refused.
+    advanceClock(8 * 86_400);
+    await runDueJobs();
+    expect(await read(waiting.paymentId)).toMatchObject({ status: 'terminal', retry_count: 0, retries: [] });
+    const refused = await call('POST', `/v1/payments/${waiting.paymentId}/retry`, { key: merchant.keys.test_write });
+    expect(refused.status).toBe(409);
+    // Each end is announced like any terminal outcome, from the anonymised payment.
+    const terminalEvents = (await tenantItems(merchant.tenant, 'EVENT#')).filter((event) => event.type === 'payment.terminal');
+    expect(terminalEvents.map((event) => event.data.id).sort()).toEqual([waiting.paymentId, dunned.paymentId, inFlight.paymentId].sort());
+    for (const event of terminalEvents) expect(event.data).toMatchObject({ customer_id: null, status: 'terminal' });
+    const statusCounts = await call('GET', '/v1/payments', { key: merchant.keys.test_read, query: { status: 'terminal' } });
+    expect(statusCounts.body.pagination.total).toBe(3);
   });
 
   it('is idempotent: a repeated DELETE gives the same answer and changes nothing', async () => {

@@ -216,3 +216,22 @@ describe('an attempt the processor does not answer', () => {
     expect(now.getTime() - new Date('2026-11-10T10:00:00Z').getTime()).toBeGreaterThan(2.5 * 86400_000);
   });
 });
+
+describe('an attempt whose customer was erased while it ran', () => {
+  const now = new Date('2026-11-10T10:00:00Z');
+  const erased = (): Payment => ({ ...claimedSoftPayment(now), customer_id: null });
+  const answer = (outcome: RetryOutcome) => applyOutcome({ payment: erased(), customer: undefined, outcome, trigger: 'automatic', now, timeZone: null });
+
+  it('still records a success as a recovery', () => {
+    expect(answer({ outcome: 'succeeded' }).payment.status).toBe('recovered');
+  });
+
+  it('ends the payment on a soft decline or no answer instead of scheduling another attempt', () => {
+    const declined = answer({ outcome: 'declined', declineCode: 'insufficient_funds' });
+    expect(declined).toMatchObject({ nextAttemptAt: null, events: ['payment.retry_failed', 'payment.terminal'] });
+    expect(declined.payment).toMatchObject({ status: 'terminal', next_retry_at: null, retry_count: 1 });
+    const silent = answer({ outcome: 'no_answer', reason: 'timeout', retryable: true });
+    expect(silent).toMatchObject({ nextAttemptAt: null, events: ['payment.terminal'] });
+    expect(silent.payment).toMatchObject({ status: 'terminal', next_retry_at: null, retry_count: 0 });
+  });
+});
