@@ -9,7 +9,7 @@ import { anonymizeEvent } from '../../shared/store/events.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../../shared/store/idempotency.ts';
 import { findPayment, paymentChangeWrites } from '../../shared/store/payments.ts';
 import { transact } from '../../shared/store/transactions.ts';
-import { advanceClock, call, runDueJobs } from '../support/api.ts';
+import { advanceClock, call, drainEvents, runDueJobs } from '../support/api.ts';
 import { postBraintreeFailure } from '../support/braintree-events.ts';
 import { merchantWithProcessors, recordFailure, recordSuccess, storedCustomers, storedPayments } from '../support/recovery-data.ts';
 import { tenantItems } from '../support/tenant-items.ts';
@@ -148,6 +148,12 @@ describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
     // Act
     expect((await erase(merchant.keys.test_admin, waiting.customerId)).status).toBe(200);
     await runDueJobs();
+    // Every consumer takes the ends (analytics, webhooks, dunning, metrics) without a failure.
+    const delivered = await drainEvents();
+    expect(delivered).toMatchObject({ failed: 0 });
+    expect(delivered.events).toBeGreaterThan(0);
+    // A consumer that failed would have left its event in the feed for the next delivery.
+    expect(await drainEvents()).toEqual({ events: 0, failed: 0 });
     // Assess
     const read = async (id: string) => (await call('GET', `/v1/payments/${id}`, { key: merchant.keys.test_read })).body.data;
     expect(await read(waiting.paymentId)).toMatchObject({ status: 'terminal', next_retry_at: null, retry_count: 0, customer_id: null });
