@@ -95,6 +95,11 @@ export interface CampaignCounters {
   completed_count?: number;
   stopped_count?: number;
   removed_count?: number;
+  /**
+   * Enrollments deleted with their customer's erasure: still in enrolled_count (they happened), no
+   * longer in any status count or list. Absent until the first.
+   */
+  erased_count?: number;
   /** Recovered amounts per currency: amounts are never summed across currencies. */
   recovered_amounts: Record<string, number>;
   /** The currency stats report: that of the campaign's first recovery; null until there is one. */

@@ -11,10 +11,13 @@ export type EnrollmentTotals = Record<EnrollmentStatus, number>;
 
 /**
  * A campaign's enrollments by status, from its counters, which the transactions that enroll and
- * end enrollments move. Only when they account for every enrollment: a campaign from before the
- * ended ones were counted gets undefined, and its lists count the index instead.
+ * end enrollments move. Only when they account for every enrollment (those erased with their
+ * customer included): a campaign from before the ended ones were counted gets undefined, and its
+ * lists count the index instead.
  */
-export function enrollmentTotals(counters: Pick<CampaignCounters, 'enrolled_count' | 'active_count' | 'completed_count' | 'stopped_count' | 'removed_count'>): EnrollmentTotals | undefined {
+export function enrollmentTotals(
+  counters: Pick<CampaignCounters, 'enrolled_count' | 'active_count' | 'completed_count' | 'stopped_count' | 'removed_count' | 'erased_count'>,
+): EnrollmentTotals | undefined {
   const totals: EnrollmentTotals = {
     active: counters.active_count,
     completed: counters.completed_count ?? 0,
@@ -22,7 +25,7 @@ export function enrollmentTotals(counters: Pick<CampaignCounters, 'enrolled_coun
     removed: counters.removed_count ?? 0,
   };
   const accounted = totals.active + totals.completed + totals.stopped + totals.removed;
-  return accounted === counters.enrolled_count ? totals : undefined;
+  return accounted + (counters.erased_count ?? 0) === counters.enrolled_count ? totals : undefined;
 }
 
 /** `occasion_passed` and `subscription_ended` end calendar sequences (calendar-triggers.ts). */

@@ -127,6 +127,18 @@ export function saveEnrollmentWrite(tenant: Tenant, enrollment: Enrollment, read
   };
 }
 
+/** Deletes the enrollment as it was read (erasure): a concurrent change fails the transaction, to be read again. */
+export function deleteEnrollmentWrite(tenant: Tenant, enrollment: Enrollment): TransactItem {
+  return {
+    Delete: {
+      TableName: tableName,
+      Key: enrollmentKey(tenant, enrollment),
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': enrollment.version },
+    },
+  };
+}
+
 export interface CampaignOutcomeCounts {
   enrolled?: number;
   active?: number;
@@ -134,6 +146,8 @@ export interface CampaignOutcomeCounts {
   terminal?: number;
   /** How an enrollment ended, counted by status (`completed_count`…), for the enrollment lists' totals. */
   ended?: Exclude<EnrollmentStatus, 'active'>;
+  /** An enrollment in this status was deleted with its customer's erasure: out of that count, into `erased_count`. */
+  erasedFrom?: EnrollmentStatus;
   recoveredAmount?: { currency: string; amount: number };
   /** The campaign has no stats currency yet: this recovery's becomes it. */
   setPrimaryCurrency?: boolean;
@@ -155,6 +169,10 @@ export function campaignCountersWrite(tenant: Tenant, campaignId: string, counts
   add('recovered_count', counts.recovered);
   add('terminal_count', counts.terminal);
   if (counts.ended) add(`${counts.ended}_count`, 1);
+  if (counts.erasedFrom) {
+    add(`${counts.erasedFrom}_count`, -1);
+    add('erased_count', 1);
+  }
   let set = '';
   if (counts.recoveredAmount) {
     names['#amounts'] = 'recovered_amounts';

@@ -362,4 +362,32 @@ describe('erasure of an enrolled customer', () => {
     expect(erased.status).toBe(200);
     expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([]);
   });
+
+  it("moves the campaign's counts with the deleted enrollment: stats and list totals match what is left, through an archive", async () => {
+    const { tenant, path, keys, campaignId } = await setUp();
+    const tag = Date.now();
+    const paymentIds = [];
+    for (let i = 0; i < 3; i++) paymentIds.push(await failHard(path, `counted-${tag}-${i}@example.com`));
+    const [first] = await tenantItems(tenant, `PAYMENT#${paymentIds[0]}`);
+    const campaign = async () => (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data;
+    const listed = async (query: Record<string, string> = {}) => {
+      const response = await call('GET', `/v1/campaigns/${campaignId}/enrollments`, { key: keys.test_read, query: { per_page: '100', ...query } });
+      expect(response.body.data).toHaveLength(response.body.pagination.total);
+      return response.body.pagination.total;
+    };
+    expect((await campaign()).stats).toMatchObject({ enrolled_count: 3, active_count: 3 });
+
+    expect((await call('DELETE', `/v1/customers/${first!.customer_id}`, { key: keys.test_admin })).status).toBe(200);
+    // Enrolled stays what happened; what is running and what the lists show lose the erased one.
+    expect((await campaign()).stats).toMatchObject({ enrolled_count: 3, active_count: 2 });
+    expect(await listed()).toBe(2);
+    expect(await listed({ status: 'active' })).toBe(2);
+
+    expect((await call('POST', `/v1/campaigns/${campaignId}/archive`, { key: keys.test_write })).status).toBe(200);
+    await passHours(1);
+    expect((await campaign()).stats).toMatchObject({ enrolled_count: 3, active_count: 0 });
+    expect(await listed()).toBe(2);
+    expect(await listed({ status: 'removed' })).toBe(2);
+    expect(await listed({ status: 'active' })).toBe(0);
+  });
 });
