@@ -1,6 +1,6 @@
 /**
  * The closed set of error codes the service answers with. The spec's §7 codes plus the few the
- * platform adds (method_not_allowed, idempotency_*), each documented in docs/decisions.md.
+ * platform adds (method_not_allowed, idempotency_*, lock_timeout), each documented in docs/decisions.md.
  */
 export type ErrorCode =
   | 'invalid_request'
@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'idempotency_key_reused'
   | 'payload_too_large'
   | 'rate_limit_exceeded'
+  | 'lock_timeout'
   | 'internal_error';
 
 /**
@@ -41,6 +42,9 @@ export const notFound = (resource: string, id: string): ServiceError =>
   new ServiceError('resource_not_found', `No such ${resource}: '${id}'`);
 
 export const stateConflict = (message: string): ServiceError => new ServiceError('state_conflict', message);
+
+/** Too many requests changing one object at once to get through in time (Stripe's `lock_timeout`): retry shortly. */
+export const contended = (message: string): ServiceError => new ServiceError('lock_timeout', message, undefined, { retry_after: 1 });
 
 export const invalidRequest = (message: string, param?: string): ServiceError =>
   new ServiceError('invalid_request', message, param);

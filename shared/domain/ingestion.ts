@@ -30,6 +30,8 @@ import {
 } from './failure-accounting.ts';
 import { isOpen, type Payment, type RecoveryChannel } from './payments.ts';
 import type { ProcessorEvent } from './processor-events.ts';
+import { contended } from './errors.ts';
+import { pauseAfterConflict } from './contention.ts';
 import { cancelPendingRetry, routeFailure } from './recovery-routing.ts';
 import type { Tenant } from './tenant.ts';
 
@@ -39,8 +41,12 @@ export interface IngestionResult {
   customer_id?: string;
 }
 
-/** Optimistic writes lose to concurrent ones now and then; past this many tries something is wrong. */
-const MAX_ATTEMPTS = 6;
+/**
+ * Optimistic writes lose to concurrent ones now and then; a burst of events for one customer makes
+ * them lose often. Past this many tries (about a second and a half of backing off) the event is
+ * refused with 429 lock_timeout, which the processor redelivers.
+ */
+const MAX_ATTEMPTS = 10;
 
 type FailedEvent = Extract<ProcessorEvent, { kind: 'payment_failed' }>;
 type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
@@ -111,8 +117,9 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
       return completeDuplicate(tenant, psp, event, references, now);
     }
     // The customer changed (or was created) under us: read again and retry.
+    await pauseAfterConflict(attempt);
   }
-  throw new Error(`Could not record failed payment ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
+  throw contended(`Could not record failed payment ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
 }
 
 /**
@@ -176,8 +183,9 @@ async function completeDuplicate(
       await routeFailure(tenant, enriched);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
+    await pauseAfterConflict(attempt);
   }
-  throw new Error(`Could not update payment for ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
+  throw contended(`Could not update payment for ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
 }
 
 /** Who gets the credit when the processor reports a payment paid (see decisions.md). */
@@ -221,8 +229,9 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
       await cancelPendingRetry(payment);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
+    await pauseAfterConflict(attempt);
   }
-  throw new Error(`Could not record the recovery after ${MAX_ATTEMPTS} conflicting attempts`);
+  throw contended(`Could not record the recovery after ${MAX_ATTEMPTS} conflicting attempts`);
 }
 
 /** The event with its subscription snapshot marked with the event's time: an older description never replaces a newer one. */
@@ -259,6 +268,7 @@ async function updateKnownCustomer(
     const writes = saveCustomerWrites(tenant, next.customer, customer.version);
     if (next.event) writes.push(recordEventWrite(tenant, newEvent(tenant, next.event, customerListItem(next.customer), now)));
     if ((await transact(writes)).committed) return { outcome: 'updated', customer_id: customer.id };
+    await pauseAfterConflict(attempt);
   }
-  throw new Error(`Could not update customer ${pspCustomerId} after ${MAX_ATTEMPTS} conflicting attempts`);
+  throw contended(`Could not update customer ${pspCustomerId} after ${MAX_ATTEMPTS} conflicting attempts`);
 }

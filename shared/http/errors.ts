@@ -20,6 +20,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   idempotency_key_reused: 422,
   payload_too_large: 413,
   rate_limit_exceeded: 429,
+  lock_timeout: 429,
   internal_error: 500,
 };
 

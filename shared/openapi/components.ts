@@ -68,7 +68,10 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   404: { name: 'NotFound', description: 'resource_not_found' },
   409: { name: 'Conflict', description: 'state_conflict, or idempotency_key_in_use while the first request with that key runs' },
   422: { name: 'Unprocessable', description: 'validation_error (`param` names the field), or idempotency_key_reused' },
-  429: { name: 'RateLimited', description: 'rate_limit_exceeded; `retry_after` and Retry-After say when to retry' },
+  429: {
+    name: 'RateLimited',
+    description: 'rate_limit_exceeded, or lock_timeout (too many concurrent changes to one object); `retry_after` and Retry-After say when to retry',
+  },
   500: { name: 'InternalError', description: 'internal_error: quote the request_id to support' },
 };
 

@@ -124,6 +124,29 @@ describe('failed-payment ingestion (generic processor)', () => {
     expect(all[0]).toMatchObject({ total_payments: 2, failed_payments: 2 });
   });
 
+  it('records a burst of thirty failures for one customer, answering any it cannot fit in time with 429 lock_timeout, never a 500', async () => {
+    const { tenant, path } = await setUp();
+    const events = Array.from({ length: 30 }, () => genericFailure({ customerId: 'cust_burst' }));
+    let pending = events;
+    // As a processor does: whatever was not acknowledged is delivered again.
+    for (let delivery = 0; pending.length > 0 && delivery < 5; delivery++) {
+      const responses = await Promise.all(pending.map((event) => postGeneric(path, event)));
+      for (const response of responses) {
+        expect([200, 429], JSON.stringify(response.body)).toContain(response.status);
+        if (response.status === 429) {
+          expect(response.body.error).toMatchObject({ code: 'lock_timeout', retry_after: 1 });
+          expect(response.headers['Retry-After']).toBe('1');
+        }
+      }
+      pending = pending.filter((_, i) => responses[i]!.status !== 200);
+    }
+    expect(pending).toEqual([]);
+    expect(await payments(tenant)).toHaveLength(30);
+    const all = await customers(tenant);
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ total_payments: 30, failed_payments: 30 });
+  });
+
   it('refuses bad signatures, stale timestamps and malformed bodies with 400 and stores nothing', async () => {
     const { tenant, path } = await setUp();
     const event = genericFailure();

@@ -19,6 +19,7 @@ const ERROR_CODES = [
   'idempotency_key_reused',
   'payload_too_large',
   'rate_limit_exceeded',
+  'lock_timeout',
   'internal_error',
 ] as const satisfies readonly ErrorCode[];
 
