@@ -15,7 +15,7 @@ import { withStatus } from './failure-accounting.ts';
 import type { Payment } from './payments.ts';
 import { PLANS } from './plans.ts';
 import { retryJobId } from './recovery-routing.ts';
-import { applyOutcome, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
+import { applyOutcome, attemptAfterSettlement, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
 import type { Tenant } from './tenant.ts';
 
 const MAX_ATTEMPTS = 6;
@@ -122,7 +122,8 @@ export async function runRetryAttempt(
   let payment: Payment | undefined;
   if (job.claimed) {
     payment = await findPayment(tenant, job.paymentId);
-    if (!payment || payment.status !== 'retrying' || payment.retry_count !== job.attempt) return { outcome: 'stale', payment_id: job.paymentId };
+    if (!payment) return { outcome: 'stale', payment_id: job.paymentId };
+    if (payment.status !== 'retrying' || payment.retry_count !== job.attempt) return settledMeanwhile(tenant, payment, job.attempt, undefined, clock());
   } else {
     const current = await findPayment(tenant, job.paymentId);
     if (!current || current.status !== 'pending' || current.retry_count + 1 !== job.attempt) return { outcome: 'stale', payment_id: job.paymentId };
@@ -160,8 +161,8 @@ async function recordOutcome(
   for (let round = 0; round < MAX_ATTEMPTS; round++) {
     const now = clock();
     const payment = await getPayment(tenant, paymentId);
-    // A processor webhook may have settled the payment while the attempt ran; it then counted it.
-    if (payment.status !== 'retrying' || payment.retry_count !== attempt) return { outcome: 'stale', payment_id: paymentId, status: payment.status };
+    // A processor webhook may have settled the payment while the attempt ran; it then counted the recovery.
+    if (payment.status !== 'retrying' || payment.retry_count !== attempt) return settledMeanwhile(tenant, payment, attempt, outcome, now);
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
     const result = applyOutcome({
       payment,
@@ -191,6 +192,19 @@ async function recordOutcome(
     return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status, psp: payment.psp };
   }
   throw new Error(`Could not record the outcome of attempt ${attempt} of ${paymentId} after repeated conflicts`);
+}
+
+/** The attempt's bookkeeping once its payment was settled without it (attemptAfterSettlement); a concurrent change wins. */
+async function settledMeanwhile(
+  tenant: Tenant,
+  payment: Payment,
+  attempt: number,
+  outcome: Parameters<typeof attemptAfterSettlement>[2],
+  now: Date,
+): Promise<AttemptReport> {
+  const next = attemptAfterSettlement(payment, attempt, outcome, now);
+  if (next) await transact(paymentChangeWrites(tenant, payment, next));
+  return { outcome: 'stale', payment_id: payment.id, status: payment.status };
 }
 
 /** Over the month's limit, a scheduled retry cannot run: the customer is asked to act instead. */

@@ -49,6 +49,24 @@ function recorded(payment: Payment, attempt: RetryAttempt, now: Date): Payment {
 }
 
 /**
+ * A claimed attempt whose payment a processor event settled meanwhile (paid, or ended elsewhere): its
+ * answer, if it got one, joins the history; one that never reached the processor or got no answer is
+ * given back. Either way retry_count stays the number of attempts made. Undefined: nothing to do (the
+ * attempt is still running, or was already recorded or given back).
+ */
+export function attemptAfterSettlement(payment: Payment, attempt: number, outcome: RetryOutcome | undefined, now: Date): Payment | undefined {
+  if (payment.status === 'retrying' || payment.retry_count !== attempt || payment.retries.length >= attempt) return undefined;
+  const at = now.toISOString();
+  const touched = { ...payment, retry_initiated_at: null, updated_at: at, version: payment.version + 1 };
+  if (outcome === undefined || outcome.outcome === 'no_answer') return { ...touched, retry_count: attempt - 1 };
+  const answered: RetryAttempt =
+    outcome.outcome === 'succeeded'
+      ? { attempt, status: 'succeeded', decline_code: null, attempted_at: at }
+      : { attempt, status: 'failed', decline_code: outcome.declineCode, attempted_at: at };
+  return { ...touched, retries: [...payment.retries, answered] };
+}
+
+/**
  * An attempt that was in flight when its customer was erased and did not recover the payment: recovery
  * ends there, as it did at erasure for the customer's other open payments (customer-erasure.ts).
  */

@@ -120,6 +120,19 @@ describe('automatic retries of soft declines (sandbox processor)', () => {
 });
 
 describe('POST /v1/payments/{id}/retry', () => {
+  it('gives back a claimed attempt that never ran because the processor reported the payment paid first', async () => {
+    const { keys, tenant, path } = await setUp();
+    const failure = genericFailure({ code: 'expired_card', lastFour: '4242' });
+    const { body } = await postGeneric(path, failure);
+    const claimed = await call('POST', `/v1/payments/${body.payment_id}/retry`, { key: keys.test_write });
+    expect(claimed.body.data).toMatchObject({ status: 'retrying', retry_count: 1 });
+    await postGeneric(path, { ...failure, id: `${failure.id}_paid`, type: 'payment.succeeded' });
+    await runDueJobs();
+    // retry_count is the attempts made: none reached the processor. (The recovery's channel was decided when
+    // the event came, while the payment was retrying, and analytics counted it so: it stays.)
+    expect(await payment(tenant, body.payment_id)).toMatchObject({ status: 'recovered', retry_count: 0, retries: [] });
+  });
+
   it('retries a payment awaiting the customer: 200 retrying, then the attempt runs and is recorded', async () => {
     // Prepare
     const { keys, tenant, path } = await setUp();

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { wallTime } from '../../shared/domain/local-time.ts';
 import { isNight, MAX_CONSECUTIVE_NO_ANSWERS, nextRetryAt, noAnswerRerunAt } from '../../shared/domain/retry-policy.ts';
-import { applyOutcome, claimAttempt } from '../../shared/domain/retry-outcomes.ts';
+import { applyOutcome, attemptAfterSettlement, claimAttempt } from '../../shared/domain/retry-outcomes.ts';
 import { newPayment } from '../../shared/domain/failure-accounting.ts';
 import { classifyDecline } from '../../shared/domain/decline-classification.ts';
 import type { Payment } from '../../shared/domain/payments.ts';
@@ -233,5 +233,33 @@ describe('an attempt whose customer was erased while it ran', () => {
     const silent = answer({ outcome: 'no_answer', reason: 'timeout', retryable: true });
     expect(silent).toMatchObject({ nextAttemptAt: null, events: ['payment.terminal'] });
     expect(silent.payment).toMatchObject({ status: 'terminal', next_retry_at: null, retry_count: 0 });
+  });
+});
+
+describe('an attempt whose payment was settled by the processor meanwhile', () => {
+  const now = new Date('2026-11-10T10:00:00Z');
+  const settled = (): Payment => ({ ...claimedSoftPayment(now), status: 'recovered' });
+
+  it('keeps an answer it got in the history, and gives back one that got none or never ran', () => {
+    expect(attemptAfterSettlement(settled(), 1, { outcome: 'succeeded' }, now)).toMatchObject({
+      status: 'recovered',
+      retry_count: 1,
+      retries: [{ attempt: 1, status: 'succeeded', decline_code: null }],
+    });
+    expect(attemptAfterSettlement(settled(), 1, { outcome: 'declined', declineCode: 'do_not_honor' }, now)!.retries).toEqual([
+      expect.objectContaining({ attempt: 1, status: 'failed', decline_code: 'do_not_honor' }),
+    ]);
+    for (const outcome of [undefined, { outcome: 'no_answer', reason: 'timeout', retryable: true } as const]) {
+      expect(attemptAfterSettlement(settled(), 1, outcome, now)).toMatchObject({ status: 'recovered', retry_count: 0, retries: [] });
+    }
+  });
+
+  it('leaves alone an attempt still running, another attempt, or one already recorded or given back', () => {
+    expect(attemptAfterSettlement(claimedSoftPayment(now), 1, undefined, now)).toBeUndefined();
+    expect(attemptAfterSettlement(settled(), 2, undefined, now)).toBeUndefined();
+    const recorded = attemptAfterSettlement(settled(), 1, { outcome: 'succeeded' }, now)!;
+    expect(attemptAfterSettlement(recorded, 1, undefined, now)).toBeUndefined();
+    const givenBack = attemptAfterSettlement(settled(), 1, undefined, now)!;
+    expect(attemptAfterSettlement(givenBack, 1, undefined, now)).toBeUndefined();
   });
 });
