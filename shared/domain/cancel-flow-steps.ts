@@ -19,10 +19,18 @@ export const CANCEL_FLOW_LIMITS = {
   bodyLength: 1000,
   planIdLength: 255,
   allowedOrigins: 20,
+  /**
+   * The steps as JSON, whatever the counts above allow (20 reasons of 20 sub-reasons of 200 characters
+   * fit in them many times over): a flow, and every cancel session's copy of its steps beside up to
+   * ten 8 KB answers, must fit in one 400 KB DynamoDB item.
+   */
+  stepsBytes: 128 * 1024,
 } as const;
 
 /** Reason ids are what the widget sends back as `reason`: short, stable, URL- and log-safe. */
 export const CHOICE_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 
 const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.join(', ')}` });
 
@@ -113,7 +121,10 @@ export const cancelFlowStep = z.discriminatedUnion(
 export const cancelFlowSteps = z
   .array(cancelFlowStep, { error: 'must be an array of steps' })
   .min(1, { error: 'must have at least one step' })
-  .max(CANCEL_FLOW_LIMITS.steps, { error: `must have at most ${CANCEL_FLOW_LIMITS.steps} steps` });
+  .max(CANCEL_FLOW_LIMITS.steps, { error: `must have at most ${CANCEL_FLOW_LIMITS.steps} steps` })
+  .refine((steps) => jsonBytes(steps) <= CANCEL_FLOW_LIMITS.stepsBytes, {
+    error: (issue) => `must be at most ${CANCEL_FLOW_LIMITS.stepsBytes / 1024} KB as JSON (these are ${Math.ceil(jsonBytes(issue.input) / 1024)} KB)`,
+  });
 
 export const allowedOrigins = z
   .array(

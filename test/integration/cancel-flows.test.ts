@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tenant } from '../../shared/domain/tenant.ts';
 import { call, newMerchant } from '../support/api.ts';
-import { activeFlow, flowBody, startSession } from '../support/cancel-flows.ts';
+import { activeFlow, advance, flowBody, startSession } from '../support/cancel-flows.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 
 const flows = (key: string, query: Record<string, string> = {}) => call('GET', '/v1/cancel-flows', { key, query });
@@ -57,6 +57,43 @@ describe('/v1/cancel-flows', () => {
     expect(response.status).toBe(status);
     expect(response.body.error).toMatchObject({ code, param });
     expect((await flows(keys.test_read)).body.data).toEqual([]);
+  });
+
+  it('refuses steps over 128 KB as JSON with 422 and writes nothing; a flow just under it runs a session through every step with the largest answers', async () => {
+    const { merchantId, keys } = await newMerchant();
+    /** A survey step of `reasons` reasons with 20 sub-reasons each, every label 200 characters. */
+    const survey = (reasons: number, tag: string) => ({
+      step_type: 'survey',
+      config: {
+        question: 'q'.repeat(300),
+        reasons: Array.from({ length: reasons }, (_, r) => ({
+          id: `${tag}_r${r}`,
+          label: 'l'.repeat(200),
+          sub_reasons: Array.from({ length: 20 }, (_, sub) => ({ id: `${tag}_r${r}_s${sub}`, label: 's'.repeat(200) })),
+        })),
+      },
+    });
+    const oversized = Array.from({ length: 4 }, (_, i) => survey(20, `o${i}`));
+    const refused = await call('POST', '/v1/cancel-flows', { key: keys.test_write, body: flowBody({ steps: oversized }) });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'validation_error', param: 'steps' });
+    expect(refused.body.error.message).toMatch(/at most 128 KB as JSON \(these are \d+ KB\)/);
+    expect((await flows(keys.test_read)).body.pagination.total).toBe(0);
+    const existing = await call('POST', '/v1/cancel-flows', { key: keys.test_write, body: flowBody() });
+    const updated = await call('PUT', `/v1/cancel-flows/${existing.body.data.id}`, { key: keys.test_write, body: { steps: oversized } });
+    expect(updated.status).toBe(422);
+    expect((await call('GET', `/v1/cancel-flows/${existing.body.data.id}`, { key: keys.test_read })).body.data.steps_count).toBe(3);
+
+    // Ten steps, just under the limit: a session copies them and still takes ten answers of 8 KB each.
+    const steps = Array.from({ length: 10 }, (_, i) => survey(2, `k${i}`));
+    steps[9] = survey(3, 'k9');
+    expect(Buffer.byteLength(JSON.stringify(steps))).toBeGreaterThan(100 * 1024);
+    await activeFlow(keys.test_write, flowBody({ steps }));
+    const { token } = await startSession(merchantId);
+    for (let step = 0; step < 10; step++) {
+      const response = await advance(token, { response_json: JSON.stringify({ reason: `k${step}_r0`, note: 'n'.repeat(8150) }) });
+      expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(200);
+    }
   });
 
   it('needs write scope to change flows and read scope to see them', async () => {
