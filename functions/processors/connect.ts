@@ -9,7 +9,17 @@ import type { ProcessorCredentials } from '#shared/store/processor-connections';
 const params = z.strictObject({
   psp: z.string().regex(/^[a-z][a-z0-9_-]{1,31}$/, { error: 'must be a processor name: lowercase letters, digits, - and _' }),
 });
-const secret = z.string().trim().min(16, { error: 'must be at least 16 characters' }).max(512);
+/**
+ * A credential is used exactly as sent (signatures are computed over its bytes), so surrounding
+ * whitespace, most likely a paste slip, is refused rather than silently trimmed.
+ */
+const credential = (min: number, max: number) =>
+  z
+    .string()
+    .min(min, { error: min > 1 ? `must be at least ${min} characters` : 'must not be empty' })
+    .max(max)
+    .regex(/^\S(?:[\s\S]*\S)?$/, { error: 'must not start or end with whitespace' });
+const secret = credential(16, 512);
 
 const stripe = z
   .strictObject({
@@ -19,10 +29,10 @@ const stripe = z
   .meta({ title: 'Stripe credentials', description: 'When psp is stripe.' });
 const braintree = z
   .strictObject({
-    merchant_id: z.string().trim().min(1),
-    public_key: z.string().trim().min(1),
-    private_key: z.string().trim().min(1),
-    merchant_account_id: z.string().trim().min(1).optional(),
+    merchant_id: credential(1, 255),
+    public_key: credential(1, 255),
+    private_key: credential(1, 255),
+    merchant_account_id: credential(1, 255).optional(),
   })
   .meta({ title: 'Braintree credentials', description: 'When psp is braintree.' });
 const generic = z.strictObject({ webhook_secret: secret }).meta({ title: 'Generic credentials', description: 'Any other psp.' });

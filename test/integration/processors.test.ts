@@ -62,11 +62,15 @@ describe('processor connections', () => {
     ['braintree', { merchant_id: 'm', public_key: 'p' }, 400, 'private_key'],
     ['adyen', { webhook_secret: 'short' }, 422, 'webhook_secret'],
     ['Bad Name', { webhook_secret: 'a-long-generic-secret-value' }, 400, 'psp'],
+    // Used exactly as sent, so a pasted space around a credential is refused, not trimmed away.
+    ['adyen', { webhook_secret: '  a-long-generic-secret-value  ' }, 422, 'webhook_secret'],
+    ['braintree', { merchant_id: 'm', public_key: 'p', private_key: 'secret\n' }, 422, 'private_key'],
   ])('validates %s credentials (%j → %i on %s)', async (psp, body, status, param) => {
     const { keys } = await newMerchant();
     const response = await call('PUT', `/v1/processors/${encodeURIComponent(psp)}`, { key: keys.test_admin, body });
     expect(response.status).toBe(status);
     expect(response.body.error.param).toBe(param);
+    expect((await call('GET', '/v1/processors', { key: keys.test_admin })).body.data).toEqual([]);
   });
 
   it('needs the admin scope', async () => {
