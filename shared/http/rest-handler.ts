@@ -7,6 +7,7 @@ import { header, requireAuth, type ServiceContext, type ServiceMiddleware } from
 import { withContract } from './contract.ts';
 import { idempotency } from './idempotency.ts';
 import { merchantGate } from './merchant-gate.ts';
+import { invalidRequest } from '../domain/errors.ts';
 import { parseInput, parseJsonBody } from './parse.ts';
 import { jsonResult, type Reply } from './responses.ts';
 
@@ -43,6 +44,13 @@ function settled<T>(compute: () => T): () => T {
   }
 }
 
+/** Strict query strings: a parameter sent twice is refused, not silently taken at its last value. */
+function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string | undefined> {
+  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).find(([, values]) => (values?.length ?? 0) > 1);
+  if (repeated) throw invalidRequest(`Received more than one value for query parameter: ${repeated[0]}`, repeated[0]);
+  return event.queryStringParameters ?? {};
+}
+
 /** API Gateway's requestContext.path carries the stage prefix that event.path omits; locally they are equal. */
 function publicBaseUrl(event: APIGatewayProxyEvent): string {
   const scheme = header(event, 'x-forwarded-proto') ?? 'http';
@@ -64,7 +72,7 @@ export function restHandler<P = Record<string, never>, Q = Record<string, never>
 ) {
   const parseRequest = (event: APIGatewayProxyEvent) => {
     const params = parseInput((schemas.params ?? nothing) as z.ZodType<P>, event.pathParameters ?? {}, 'path');
-    const query = parseInput((schemas.query ?? nothing) as z.ZodType<Q>, event.queryStringParameters ?? {}, 'query');
+    const query = parseInput((schemas.query ?? nothing) as z.ZodType<Q>, singleValuedQuery(event), 'query');
     const rawBody = parseJsonBody(event.body, event.isBase64Encoded, header(event, 'content-type'));
     const body = parseInput((schemas.body ?? nothing) as z.ZodType<B>, rawBody, 'body');
     return { params, query, body };

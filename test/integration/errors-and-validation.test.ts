@@ -42,6 +42,10 @@ describe('error envelope (§7)', () => {
     const query = await call('GET', '/v1/api-keys', { key: keys.test_admin, query: { sort_by: 'name' } });
     expect(query.status).toBe(400);
     expect(query.body.error).toMatchObject({ code: 'invalid_request', param: 'sort_by' });
+    // A parameter sent twice is refused too, instead of the last value silently winning.
+    const twice = await call('GET', '/v1/payments', { key: keys.test_admin, query: [['status', 'pending'], ['status', 'recovered']] });
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toMatchObject({ code: 'invalid_request', param: 'status', message: 'Received more than one value for query parameter: status' });
   });
 
   it('refuses a body that is not a JSON object, and a non-JSON content type', async () => {

@@ -12,7 +12,8 @@ export interface CallOptions {
   key?: string;
   body?: unknown;
   rawBody?: string;
-  query?: Record<string, string>;
+  /** Pairs, to send a parameter more than once. */
+  query?: Record<string, string> | [string, string][];
   headers?: Record<string, string>;
   sourceIp?: string;
 }
