@@ -74,9 +74,11 @@ export async function activateCancelFlow(tenant: Tenant, flowId: string, now: Da
     const refused = refusal('activate', current);
     if (refused) throw stateConflict(refused);
     if (current.status === 'active') return current;
-    const at = now.toISOString();
     const pointer = (await findActiveCancelFlowId(tenant)) ?? null;
     const previousRead = pointer === null || pointer === flowId ? undefined : await findCancelFlow(tenant, pointer);
+    // A request that lost a race decides again after others wrote: its times never precede what it read,
+    // so no flow reads as deactivated before it was activated, nor activated before the one it replaced.
+    const at = [now.toISOString(), current.updated_at, previousRead?.updated_at ?? ''].reduce((a, b) => (a > b ? a : b));
     const previous = previousRead && {
       read: previousRead,
       next: { ...previousRead, status: 'inactive' as const, deactivated_at: at, updated_at: at, version: previousRead.version + 1 },

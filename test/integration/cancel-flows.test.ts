@@ -156,7 +156,7 @@ describe('/v1/cancel-flows', () => {
   it('ends with exactly one active flow when several are activated at once', async () => {
     const { merchantId, keys } = await newMerchant();
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push((await call('POST', '/v1/cancel-flows', { key: keys.test_write, body: flowBody({ name: `Flow ${i}` }) })).body.data.id);
+    for (let i = 0; i < 6; i++) ids.push((await call('POST', '/v1/cancel-flows', { key: keys.test_write, body: flowBody({ name: `Flow ${i}` }) })).body.data.id);
     const responses = await Promise.all(ids.map((id) => call('POST', `/v1/cancel-flows/${id}/activate`, { key: keys.test_write })));
     expect(responses.every((response) => response.status === 200 || response.status === 409)).toBe(true);
     const active = (await flows(keys.test_read, { status: 'active' })).body.data;
@@ -164,6 +164,11 @@ describe('/v1/cancel-flows', () => {
     const tenant: Tenant = { merchantId, environment: 'test' };
     const [pointer] = await tenantItems(tenant, 'CANCELFLOW_ACTIVE');
     expect(pointer!.flow_id).toBe(active[0].id);
+    // The timeline reads true: none deactivated before it was activated, and none activated after the one that stands.
+    for (const flow of (await flows(keys.test_read)).body.data) {
+      if (flow.deactivated_at) expect(flow.deactivated_at >= flow.activated_at, flow.id).toBe(true);
+      if (flow.activated_at) expect(flow.activated_at <= active[0].activated_at, flow.id).toBe(true);
+    }
   });
 
   it('archives for good: an archived active flow leaves no active flow, and cannot be changed or activated', async () => {
