@@ -90,4 +90,6 @@ const definitionFields = {
 export const createCampaignBody = z.strictObject(definitionFields);
 
 /** PUT /v1/campaigns/{id}: the same fields, each optional; only what is sent changes. */
-export const updateCampaignBody = z.strictObject(definitionFields).partial();
+export const updateCampaignBody = z.strictObject(definitionFields).partial()
+  // Documents the rule the update itself enforces (400 'Provide at least one field to update.').
+  .meta({ minProperties: 1 });

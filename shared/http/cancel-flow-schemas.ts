@@ -16,4 +16,6 @@ const definitionFields = {
 export const createCancelFlowBody = z.strictObject({ ...definitionFields, allowed_origins: allowedOrigins.optional() });
 
 /** PUT /v1/cancel-flows/{id}: the same fields, each optional; a supplied steps array replaces the steps. */
-export const updateCancelFlowBody = z.strictObject(definitionFields).partial();
+export const updateCancelFlowBody = z.strictObject(definitionFields).partial()
+  // Documents the rule the update itself enforces (400 'Provide at least one field to update.').
+  .meta({ minProperties: 1 });

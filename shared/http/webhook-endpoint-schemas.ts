@@ -16,4 +16,5 @@ export const createWebhookBody = z.strictObject({ url, events, description: desc
 
 export const updateWebhookBody = z
   .strictObject({ url: url.optional(), events: events.optional(), description: description.optional(), enabled: z.boolean().optional() })
-  .refine((body) => Object.keys(body).length > 0, { error: 'Provide at least one field to update: url, events, description or enabled.' });
+  .refine((body) => Object.keys(body).length > 0, { error: 'Provide at least one field to update: url, events, description or enabled.' })
+  .meta({ minProperties: 1 });

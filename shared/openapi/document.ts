@@ -71,8 +71,9 @@ function requestBody(contract: RequestContract, schemas: SchemaComponents) {
   const variants = contract.bodyVariants?.map((variant) => schemas.convert(variant, 'input'));
   if (!variants && !contract.body) return {};
   const schema = variants ? { oneOf: variants } : schemas.convert(contract.body!, 'input');
-  // An object body with no required field may be left out: an empty body reads as {}.
-  const required = schema.type !== 'object' || ((schema.required as string[] | undefined)?.length ?? 0) > 0;
+  // An object body with no required field may be left out: an empty body reads as {} (unless that is refused: an update).
+  const required =
+    schema.type !== 'object' || ((schema.required as string[] | undefined)?.length ?? 0) > 0 || ((schema.minProperties as number | undefined) ?? 0) > 0;
   return { requestBody: { required, content: { [contract.contentType ?? 'application/json']: { schema } } } };
 }
 
