@@ -84,7 +84,7 @@ describe('erasure', () => {
 
   it('keeps what reporting needs of a payment and drops what names the person', () => {
     const now = new Date('2026-12-10T00:00:00Z');
-    const { payment: kept, droppedReferences } = anonymizePayment(payment({}), ['cus_1', 'bt_cus_7'], now);
+    const { payment: kept, droppedReferences, ended } = anonymizePayment(payment({}), ['cus_1', 'bt_cus_7'], now);
     expect(kept).toMatchObject({
       customer_id: null,
       subscription_id: null,
@@ -92,12 +92,17 @@ describe('erasure', () => {
       psp_payment_id: 'txn_1',
       psp_references: ['txn_1'],
       amount: 1000,
-      status: 'pending',
+      // Recovery ends with the customer: the open payment is kept as terminal.
+      status: 'terminal',
+      next_retry_at: null,
       decline_code: 'insufficient_funds',
       version: 4,
       updated_at: now.toISOString(),
     });
+    expect(ended).toBe(true);
     expect(droppedReferences).toEqual(['sub:bt_sub_9:2026-12-01']);
+    const settled = anonymizePayment(payment({ status: 'recovered' }), ['cus_1'], now);
+    expect(settled).toMatchObject({ ended: false, payment: { status: 'recovered' } });
     const named = anonymizePayment(payment({ psp_payment_id: 'charge-for-bt_cus_7', psp_references: ['charge-for-bt_cus_7'] }), ['bt_cus_7'], now);
     expect(named.payment.psp_payment_id).toMatch(/^erased_[0-9a-f]{32}$/);
     expect(named.droppedReferences).toEqual(['charge-for-bt_cus_7']);
