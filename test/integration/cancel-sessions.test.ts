@@ -270,6 +270,18 @@ describe('POST .../complete', () => {
     ]);
   });
 
+  it('lists feedback newest first by completion, whenever each session started', async () => {
+    const { merchantId, keys } = await setUp();
+    const earlier = await startSession(merchantId, { customer: 'cus_started_first' });
+    advanceClock(60);
+    const later = await startSession(merchantId, { customer: 'cus_started_second' });
+    expect((await complete(later.token, { outcome: 'churned', reason: 'too_expensive' })).status).toBe(200);
+    advanceClock(60);
+    expect((await complete(earlier.token, { outcome: 'churned', reason: 'too_expensive' })).status).toBe(200);
+    const listed = await call('GET', '/v1/cancel-feedback', { key: keys.test_read });
+    expect(listed.body.data.map((record: { session_id: string }) => record.session_id)).toEqual([earlier.sessionId, later.sessionId]);
+  });
+
   it('churns a known customer: the subscription canceled, the customer churned, customer.subscription_canceled emitted', async () => {
     // Prepare
     const { merchantId, keys, tenant } = await setUp();
