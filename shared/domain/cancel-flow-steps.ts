@@ -128,7 +128,10 @@ export const cancelFlowSteps = z
 
 export const allowedOrigins = z
   .array(
-    z.string({ error: 'must be a string' }).refine(isWebOrigin, { error: 'must be an origin like https://app.example.com (no path, no trailing slash)' }),
+    z
+      .string({ error: 'must be a string' })
+      .refine(isWebOrigin, { error: 'must be an origin like https://app.example.com (no path, no trailing slash)' })
+      .meta({ description: 'A web origin as browsers send it: scheme, lowercase host, port only when not the default; no path or trailing slash (https://app.example.com)' }),
     { error: 'must be an array of origins' },
   )
   .max(CANCEL_FLOW_LIMITS.allowedOrigins, { error: `must have at most ${CANCEL_FLOW_LIMITS.allowedOrigins} origins` })
