@@ -26,16 +26,27 @@ interface PaymentData {
   decline_category: string;
   created_at: string;
   recovery_channel?: string | null;
+  /** payment.recategorized: the category its failure was counted under until now. */
+  previous_decline_category?: string;
 }
+
+const cohortCategory = (category: string | undefined): string => ((CATEGORIES as readonly string[]).includes(category ?? '') ? category! : 'unknown');
 
 /** The counters one event adds to its payment's cohort day, or undefined if it counts for nothing. */
 export function countersFor(event: ServiceEvent): Counters | undefined {
   const payment = event.data as unknown as PaymentData;
   const amount = payment.amount;
-  const category = (CATEGORIES as readonly string[]).includes(payment.decline_category) ? payment.decline_category : 'unknown';
+  const category = cohortCategory(payment.decline_category);
   switch (event.type) {
     case 'payment.failed':
       return { failed_count: 1, failed_amount: amount, [`failed_count_${category}`]: 1, [`failed_amount_${category}`]: amount };
+    case 'payment.recategorized': {
+      // The failure follows the payment to its new category, so a category's recovered and terminal
+      // (counted under the category the payment has then) never outgrow its failed.
+      const previous = cohortCategory(payment.previous_decline_category);
+      if (previous === category) return undefined;
+      return { [`failed_count_${previous}`]: -1, [`failed_amount_${previous}`]: -amount, [`failed_count_${category}`]: 1, [`failed_amount_${category}`]: amount };
+    }
     case 'payment.terminal':
       return { terminal_count: 1, terminal_amount: amount, [`terminal_count_${category}`]: 1, [`terminal_amount_${category}`]: amount };
     case 'payment.recovered': {

@@ -32,6 +32,7 @@ import { isOpen, type Payment, type RecoveryChannel } from './payments.ts';
 import type { ProcessorEvent } from './processor-events.ts';
 import { contended } from './errors.ts';
 import { pauseAfterConflict } from './contention.ts';
+import { reclassificationEvents } from './payment-change-events.ts';
 import { cancelPendingRetry, routeFailure } from './recovery-routing.ts';
 import type { Tenant } from './tenant.ts';
 
@@ -178,7 +179,14 @@ async function completeDuplicate(
       await routeFailure(tenant, payment);
       return { outcome: 'duplicate', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
-    const result = await transact(enriched === payment ? writes : [...paymentChangeWrites(tenant, payment, enriched), ...writes]);
+    const changed =
+      enriched === payment
+        ? []
+        : [
+            ...paymentChangeWrites(tenant, payment, enriched),
+            ...reclassificationEvents(tenant, payment, enriched, now, { announceTerminal: true }).map((change) => recordEventWrite(tenant, change)),
+          ];
+    const result = await transact([...changed, ...writes]);
     if (result.committed) {
       await routeFailure(tenant, enriched);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };

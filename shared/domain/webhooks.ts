@@ -52,7 +52,8 @@ export const DELIVERED_EVENT_TYPES = [
  * and customer.subscription_canceled. campaign.enrolled / campaign.recovered feed campaign analytics;
  * merchants see enrollments through the campaigns API and recoveries as payment.recovered.
  * campaign.status_changed has archiving and re-activation sweep a campaign's enrollments; merchants
- * made the change themselves and see it on the campaign.
+ * made the change themselves and see it on the campaign. payment.recategorized keeps the analytics
+ * cohorts by category exact; merchants see the new category on the payment (payment.retry_failed).
  */
 export const INTERNAL_EVENT_TYPES = [
   'CancelFlowCompleted',
@@ -60,6 +61,7 @@ export const INTERNAL_EVENT_TYPES = [
   'campaign.enrolled',
   'campaign.recovered',
   'campaign.status_changed',
+  'payment.recategorized',
 ] as const satisfies readonly EventType[];
 
 /** Compile-time check: a new event type must be listed as delivered or internal, so it is never exposed by accident. */

@@ -18,6 +18,8 @@ export type EventType =
   | 'payment.terminal'
   | 'payment.retry_scheduled'
   | 'payment.retry_failed'
+  /** Internal (never delivered to webhooks): a later decline moved an open payment to another category; analytics moves its failure with it. */
+  | 'payment.recategorized'
   | 'customer.created'
   | 'customer.deleted'
   | 'customer.retained'

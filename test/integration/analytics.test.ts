@@ -125,6 +125,47 @@ describe('GET /v1/analytics/recovery', () => {
     ]);
   });
 
+  it("moves a failure to the category a later decline gives its payment, so each category's outcomes stay within its failures", async () => {
+    const merchant = await newMerchant();
+    const path = await connect(merchant.keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+    const failedOn = runtime.clock.now();
+    // Soft at intake; the retry declines expired_card (hard), then the customer pays.
+    const toHard = await fail(path, { code: 'temporary_failure', amount: 777, currency: 'CHF', lastFour: '0069' });
+    // Soft at intake; the retry declines stolen_card (terminal).
+    await fail(path, { code: 'temporary_failure', amount: 500, currency: 'CHF', lastFour: '9979' });
+    // Recorded without a code (unknown); the code comes with a sibling event before any attempt (soft).
+    const uncoded = await fail(path, { code: null, amount: 300, currency: 'CHF' });
+    await postGeneric(path, { ...uncoded.failure, id: `${uncoded.failure.id}_coded`, payment: { ...uncoded.failure.payment, decline_code: 'insufficient_funds' } });
+    // The same, with a terminal code: the payment closes, announced as any terminal outcome.
+    const lateTerminal = await fail(path, { code: null, amount: 200, currency: 'CHF' });
+    await postGeneric(path, { ...lateTerminal.failure, id: `${lateTerminal.failure.id}_coded`, payment: { ...lateTerminal.failure.payment, decline_code: 'stolen_card' } });
+    for (let hour = 0; hour < 8 * 24; hour += 12) {
+      advanceClock(12 * 3600);
+      await runDueJobs();
+      await drainEvents();
+    }
+    const paid = await postGeneric(path, { ...toHard.failure, id: `${toHard.failure.id}_paid`, type: 'payment.succeeded' });
+    expect(paid.status).toBe(200);
+    await drainEvents();
+    const listed = (await call('GET', '/v1/payments', { key: merchant.keys.test_read, query: { currency: 'chf' } })).body.data;
+    expect(listed.map((payment: any) => [payment.amount, payment.decline_category, payment.status]).sort()).toEqual([
+      [200, 'terminal', 'terminal'],
+      [300, 'soft_retry', 'recovered'],
+      [500, 'terminal', 'terminal'],
+      [777, 'hard_customer', 'recovered'],
+    ]);
+    const response = await call('GET', '/v1/analytics/recovery', { key: merchant.keys.test_read, query: { from: day(0, failedOn), to: day(0, failedOn), currency: 'chf' } });
+    const [chf] = response.body.data.currencies;
+    expect(chf.by_category).toEqual({
+      soft_retry: { failed_count: 1, failed_amount: 300, recovered_count: 1, recovered_amount: 300, terminal_count: 0, recovery_rate: 1 },
+      hard_customer: { failed_count: 1, failed_amount: 777, recovered_count: 1, recovered_amount: 777, terminal_count: 0, recovery_rate: 1 },
+      terminal: { failed_count: 2, failed_amount: 700, recovered_count: 0, recovered_amount: 0, terminal_count: 2, recovery_rate: 0 },
+      unknown: zeroCategory,
+    });
+    // Each move is an internal event of its own (INTERNAL_EVENT_TYPES: never delivered to merchants' endpoints).
+    expect((await tenantItems({ merchantId: merchant.merchantId, environment: 'test' }, 'EVENT#')).filter((event) => event.type === 'payment.recategorized')).toHaveLength(4);
+  });
+
   it('filters by currency and processor, groups by week and month, needs read or analytics', async () => {
     const { keys, failedOn } = await scriptedHistory();
     const range = { from: day(-40, failedOn), to: day(40, failedOn) };
