@@ -94,13 +94,14 @@ function plan(tenant: Tenant, completion: CancelCompletion, match: CustomerMatch
         tenant,
         'customer.retained',
         {
-          // customer_id at the top, as payment events have it, so erasing the customer finds this event.
-          customer_id: customer?.id ?? null,
-          customer: customer ? customerListItem(customer) : null,
-          subscription_id: subscription?.id ?? null,
+          // The shape customer.retained has when a retry wins the customer back (the customer list item),
+          // plus where it came from, as customer.subscription_canceled below.
+          ...(customer ? customerListItem(customer) : { id: null }),
+          subscription: { id: subscription?.id ?? null, psp_subscription_id: subscription?.psp_subscription_id ?? feedback.external_subscription_id },
+          source: 'cancel_flow',
+          cancel_session_id: feedback.session_id,
           external_customer_id: feedback.external_customer_id,
           external_subscription_id: feedback.external_subscription_id,
-          cancel_session_id: feedback.session_id,
           offer: feedback.offer,
         },
         now,

@@ -102,6 +102,8 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
       ...(existing ? [] : [newEvent(tenant, 'customer.created', customerListItem(customer), now)]),
       newEvent(tenant, 'payment.failed', paymentResource(payment), now),
       ...(payment.status === 'terminal' ? [newEvent(tenant, 'payment.terminal', paymentResource(payment), now)] : []),
+      // The first retry is scheduled with the failure; every later one announces itself the same way.
+      ...(payment.next_retry_at === null ? [] : [newEvent(tenant, 'payment.retry_scheduled', paymentResource(payment), now)]),
     ];
     const paymentWrites = newPaymentWrites(tenant, payment, references);
     const result = await transact([
@@ -184,7 +186,7 @@ async function completeDuplicate(
         ? []
         : [
             ...paymentChangeWrites(tenant, payment, enriched),
-            ...reclassificationEvents(tenant, payment, enriched, now, { announceTerminal: true }).map((change) => recordEventWrite(tenant, change)),
+            ...reclassificationEvents(tenant, payment, enriched, now, { announce: true }).map((change) => recordEventWrite(tenant, change)),
           ];
     const result = await transact([...changed, ...writes]);
     if (result.committed) {

@@ -176,7 +176,7 @@ async function recordOutcome(
     const writes: TransactItem[] = paymentChangeWrites(tenant, payment, result.payment);
     if (customer && result.customer) writes.push(...saveCustomerWrites(tenant, result.customer, customer.version));
     // applyOutcome names the outcome's own events (a terminal one included); a new category is for analytics.
-    for (const event of reclassificationEvents(tenant, payment, result.payment, now, { announceTerminal: false })) writes.push(recordEventWrite(tenant, event));
+    for (const event of reclassificationEvents(tenant, payment, result.payment, now, { announce: false })) writes.push(recordEventWrite(tenant, event));
     for (const type of result.events) {
       const data =
         type === 'customer.retained' && result.customer

@@ -163,7 +163,12 @@ describe('GET /v1/analytics/recovery', () => {
       unknown: zeroCategory,
     });
     // Each move is an internal event of its own (INTERNAL_EVENT_TYPES: never delivered to merchants' endpoints).
-    expect((await tenantItems({ merchantId: merchant.merchantId, environment: 'test' }, 'EVENT#')).filter((event) => event.type === 'payment.recategorized')).toHaveLength(4);
+    const events = await tenantItems({ merchantId: merchant.merchantId, environment: 'test' }, 'EVENT#');
+    expect(events.filter((event) => event.type === 'payment.recategorized')).toHaveLength(4);
+    // A code arriving late is announced like the same outcome at intake: a retry scheduled, a terminal end.
+    const about = (id: string) => events.filter((event) => event.data.id === id).map((event) => event.type);
+    expect(about(uncoded.paymentId)).toContain('payment.retry_scheduled');
+    expect(about(lateTerminal.paymentId)).toContain('payment.terminal');
   });
 
   it('filters by currency and processor, groups by week and month, needs read or analytics', async () => {

@@ -256,6 +256,17 @@ describe('POST .../complete', () => {
     });
     expect(feedback!.responses.map((r: { step_type: string }) => r.step_type)).toEqual(['survey', 'offer']);
     expect((await eventTypes(tenant)).sort()).toEqual(['CancelFlowSaved', 'customer.retained']);
+    // The shape customer.retained always has (the customer list item; here nobody we know), plus where it came from.
+    const retained = (await tenantItems(tenant, 'EVENT#')).find((event) => event.type === 'customer.retained');
+    expect(retained!.data).toEqual({
+      id: null,
+      subscription: { id: null, psp_subscription_id: 'sub_ext_9' },
+      source: 'cancel_flow',
+      cancel_session_id: sessionId,
+      external_customer_id: 'cus_ext_9',
+      external_subscription_id: 'sub_ext_9',
+      offer: { offer_type: 'discount', headline: 'Half price for 3 months', percent_off: 50, duration_months: 3 },
+    });
     expect((await sessionItem(token)).Item).toBeUndefined();
     expect((await sessionItem(token, 'COMPLETED')).Item).toMatchObject({ session_id: sessionId });
     // Completed: advance and complete are 400, get is 404.
