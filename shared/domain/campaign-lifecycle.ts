@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '../ids.ts';
 import {
   getCampaign,
@@ -31,6 +30,7 @@ import type { CampaignStatusChanged } from './campaign-sweeps.ts';
 import { invalidRequest, ServiceError, stateConflict } from './errors.ts';
 import { PLANS, type Plan } from './plans.ts';
 import type { Tenant } from './tenant.ts';
+import { MERCHANT_WRITE_SCALE, pauseAfterConflict } from './contention.ts';
 
 export { getCampaign } from '../store/campaigns.ts';
 
@@ -53,10 +53,6 @@ export class CampaignLimitReached extends ServiceError {
  * requests on one campaign or on the tenant's counts collides.
  */
 const MAX_TRIES = 6;
-
-async function backOff(attempt: number): Promise<void> {
-  await sleep(Math.random() * 20 * 2 ** attempt);
-}
 
 function changedConcurrently(campaignId: string): ServiceError {
   return stateConflict(`Campaign '${campaignId}' was changed by another request at the same time; retry the request.`);
@@ -93,7 +89,7 @@ export async function createCampaign(
     const outcome: CampaignWrite = await insertCampaign(tenant, campaign, change, limitsOf(plan));
     if (outcome === 'written') return campaign;
     if (outcome === 'over_limit') throw new CampaignLimitReached(plan, 'open');
-    await backOff(attempt);
+    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
   }
   throw stateConflict('Too many campaigns are being created at the same time; retry the request.');
 }
@@ -119,7 +115,7 @@ export async function updateCampaign(tenant: Tenant, campaignId: string, change:
       updated_at: now.toISOString(),
     };
     if ((await saveDefinition(tenant, current, next)) === 'written') return next;
-    await backOff(attempt);
+    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
   }
   throw changedConcurrently(campaignId);
 }
@@ -150,7 +146,7 @@ export async function changeCampaignStatus(tenant: Tenant, plan: Plan, campaignI
     const outcome = await saveStatus(tenant, current, next, change, limitsOf(plan), changed);
     if (outcome === 'written') return next;
     if (outcome === 'over_limit') throw new CampaignLimitReached(plan, limitHit(change));
-    await backOff(attempt);
+    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
   }
   throw changedConcurrently(campaignId);
 }
@@ -162,7 +158,7 @@ export async function deleteCampaign(tenant: Tenant, campaignId: string): Promis
     const refused = refusal('delete', current);
     if (refused) throw stateConflict(refused);
     if ((await removeCampaign(tenant, current, countsChange(current.status, 'none'))) === 'written') return;
-    await backOff(attempt);
+    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
   }
   throw changedConcurrently(campaignId);
 }

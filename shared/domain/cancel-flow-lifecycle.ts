@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '../ids.ts';
 import {
   activateCancelFlowWrites,
@@ -13,6 +12,7 @@ import {
 import { newCancelFlow, refusal, type CancelFlow, type CancelFlowDefinition, type CancelFlowStatus } from './cancel-flows.ts';
 import { invalidRequest, stateConflict, type ServiceError } from './errors.ts';
 import type { Tenant } from './tenant.ts';
+import { MERCHANT_WRITE_SCALE, pauseAfterConflict } from './contention.ts';
 
 export { getCancelFlow } from '../store/cancel-flows.ts';
 
@@ -21,10 +21,6 @@ export { getCancelFlow } from '../store/cancel-flows.ts';
  * deciding again. Only a burst of requests on one tenant's flows collides, so tries are few.
  */
 const MAX_TRIES = 6;
-
-async function backOff(attempt: number): Promise<void> {
-  await sleep(Math.random() * 20 * 2 ** attempt);
-}
 
 function changedConcurrently(flowId: string): ServiceError {
   return stateConflict(`Cancel flow '${flowId}' was changed by another request at the same time; retry the request.`);
@@ -59,7 +55,7 @@ export async function updateCancelFlow(tenant: Tenant, flowId: string, change: P
     if (refused) throw stateConflict(refused);
     const next: CancelFlow = { ...current, ...change, version: current.version + 1, updated_at: now.toISOString() };
     if ((await saveCancelFlow(tenant, current, next)) === 'written') return next;
-    await backOff(attempt);
+    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
   }
   throw changedConcurrently(flowId);
 }
@@ -85,7 +81,7 @@ export async function activateCancelFlow(tenant: Tenant, flowId: string, now: Da
     };
     const next: CancelFlow = { ...current, status: 'active', activated_at: at, updated_at: at, version: current.version + 1 };
     if ((await activateCancelFlowWrites(tenant, current, next, previous, pointer)) === 'written') return next;
-    await backOff(attempt);
+    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
   }
   throw changedConcurrently(flowId);
 }
@@ -99,7 +95,7 @@ export async function archiveCancelFlow(tenant: Tenant, flowId: string, now: Dat
     const at = now.toISOString();
     const next: CancelFlow = { ...current, status: 'archived', archived_at: at, updated_at: at, version: current.version + 1 };
     if ((await archiveCancelFlowWrites(tenant, current, next)) === 'written') return next;
-    await backOff(attempt);
+    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
   }
   throw changedConcurrently(flowId);
 }

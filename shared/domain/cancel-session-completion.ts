@@ -2,7 +2,8 @@ import { completionQueue } from '../adapters/completion-queue.ts';
 import { describeError, log } from '../log.ts';
 import { consumeSession } from '../store/cancel-sessions.ts';
 import { persistCompletion, type PersistOutcome } from './cancel-completion.ts';
-import { backOff, liveSession, MAX_TRIES, tokenHash } from './cancel-session-lifecycle.ts';
+import { pauseAfterConflict } from './contention.ts';
+import { liveSession, MAX_TRIES, SESSION_SCALE, tokenHash } from './cancel-session-lifecycle.ts';
 import { completionOf, type CompletionInput, type Outcome } from './cancel-sessions.ts';
 
 export interface CompletionResult {
@@ -35,7 +36,7 @@ export async function completeSession(token: string, input: CompletionInput, now
     }
     if (persisted === 'stored' || persisted === 'already_stored') return { ...result, persisted: 'stored' };
     if (persisted === 'session_changed') {
-      await backOff(attempt);
+      await pauseAfterConflict(attempt, SESSION_SCALE);
       continue;
     }
     if (persisted === 'conflict') log.error('cancel completion conflicts with stored data; queueing it', { session_id: session.session_id });

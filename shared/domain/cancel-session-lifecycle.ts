@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '../ids.ts';
 import { log } from '../log.ts';
 import { findActiveCancelFlow } from '../store/cancel-flows.ts';
@@ -14,6 +13,7 @@ import {
   type SessionStart,
 } from './cancel-sessions.ts';
 import { invalidRequest, ServiceError } from './errors.ts';
+import { pauseAfterConflict, type BackoffScale } from './contention.ts';
 
 /**
  * The cancel-session endpoints (§4.5); complete is in cancel-session-completion.ts, so only its
@@ -29,9 +29,8 @@ const alreadyCompleted = (): ServiceError => invalidRequest('This cancel session
 /** Racing advances on one session each win once; the losers read again and go after the winners. */
 export const MAX_TRIES = 25;
 
-export async function backOff(attempt: number): Promise<void> {
-  await sleep(Math.random() * 5 * Math.min(2 ** attempt, 16));
-}
+/** The widget waits on these: short pauses, as racing requests on one session are one subscriber's clicks. */
+export const SESSION_SCALE: BackoffScale = { baseMs: 5, maxMs: 80 };
 
 /** Only a v4 UUID can be a token; anything else is 404 without reading the table. */
 export function tokenHash(token: string): string {
@@ -74,7 +73,7 @@ export async function advanceSession(token: string, input: AdvanceInput, now: Da
     const session = await liveSession(hash, now);
     const advanced = await advanceSessionWrite(hash, session, advanceChange(session, input, now), now);
     if (advanced) return advanced;
-    await backOff(attempt);
+    await pauseAfterConflict(attempt, SESSION_SCALE);
   }
   throw new Error(`Cancel session advance lost ${MAX_TRIES} races in a row`);
 }

@@ -8,7 +8,7 @@ import { deletePaymentReferenceWrites, findPayment, paymentChangeWrites } from '
 import { transact } from '../store/transactions.ts';
 import { paymentResource } from '../representations/payment.ts';
 import type { Customer } from './customers.ts';
-import type { Payment } from './payments.ts';
+import { isOpen, type Payment } from './payments.ts';
 import type { Tenant } from './tenant.ts';
 
 /**
@@ -71,7 +71,8 @@ export function anonymizePayment(payment: Payment, personal: readonly string[], 
   const names = (reference: string) => identifying.some((value) => reference.includes(value));
   const droppedReferences = payment.psp_references.filter(names);
   const chargeId = names(payment.psp_payment_id) ? `erased_${createHash('sha256').update(payment.psp_payment_id).digest('hex').slice(0, 32)}` : payment.psp_payment_id;
-  const ended = payment.status === 'pending' || payment.status === 'communication_pending';
+  // An attempt in flight (retrying) ends when its answer comes back.
+  const ended = isOpen(payment.status) && payment.status !== 'retrying';
   return {
     payment: {
       ...payment,

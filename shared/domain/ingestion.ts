@@ -28,7 +28,7 @@ import {
   updateSubscription,
   withStatus,
 } from './failure-accounting.ts';
-import { isOpen, type Payment, type RecoveryChannel } from './payments.ts';
+import { isAnonymised, isOpen, type Payment, type RecoveryChannel } from './payments.ts';
 import type { ProcessorEvent } from './processor-events.ts';
 import { contended } from './errors.ts';
 import { pauseAfterConflict } from './contention.ts';
@@ -120,7 +120,7 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
       return completeDuplicate(tenant, psp, event, references, now);
     }
     // The customer changed (or was created) under us: read again and retry.
-    await pauseAfterConflict(attempt);
+    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
   }
   throw contended(`Could not record failed payment ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
 }
@@ -143,7 +143,7 @@ async function completeDuplicate(
     const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
     if (!match || !payment) throw new Error(`Payment reference for ${event.payment.pspPaymentId} exists without its payment`);
     // The customer was erased: a late or replayed event must not link anything back to the payment.
-    if (payment.customer_id === null) return { outcome: 'duplicate', payment_id: payment.id };
+    if (isAnonymised(payment)) return { outcome: 'duplicate', payment_id: payment.id };
     await addPaymentReferences(tenant, psp, payment.id, match.unlinked);
     const writes: TransactItem[] = [];
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
@@ -193,7 +193,7 @@ async function completeDuplicate(
       await routeFailure(tenant, enriched);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
-    await pauseAfterConflict(attempt);
+    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
   }
   throw contended(`Could not update payment for ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
 }
@@ -239,7 +239,7 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
       await cancelPendingRetry(payment);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
-    await pauseAfterConflict(attempt);
+    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
   }
   throw contended(`Could not record the recovery after ${MAX_ATTEMPTS} conflicting attempts`);
 }
@@ -278,7 +278,7 @@ async function updateKnownCustomer(
     const writes = saveCustomerWrites(tenant, next.customer, customer.version);
     if (next.event) writes.push(recordEventWrite(tenant, newEvent(tenant, next.event, customerListItem(next.customer), now)));
     if ((await transact(writes)).committed) return { outcome: 'updated', customer_id: customer.id };
-    await pauseAfterConflict(attempt);
+    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
   }
   throw contended(`Could not update customer ${pspCustomerId} after ${MAX_ATTEMPTS} conflicting attempts`);
 }

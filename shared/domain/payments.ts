@@ -55,6 +55,9 @@ export interface Payment {
 
 export const isOpen = (status: PaymentStatus): boolean => OPEN_STATUSES.includes(status);
 
+/** Its customer was erased: the payment is kept for reporting, linked to no one, and recovered no further. */
+export const isAnonymised = (payment: Pick<Payment, 'customer_id'>): boolean => payment.customer_id === null;
+
 /** GET /v1/payments (§4.3) and GET /v1/customers/{id}/payments (§4.2). */
 export const PAYMENT_SORTS = ['created_at', 'amount', 'status'] as const;
 export type PaymentSort = (typeof PAYMENT_SORTS)[number];

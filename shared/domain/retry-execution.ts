@@ -136,10 +136,14 @@ export async function runRetryAttempt(
       throw error;
     }
   }
-  const [connection, customer] = await Promise.all([
-    findConnectionForPsp(tenant, payment.psp),
-    payment.customer_id === null ? undefined : findCustomer(tenant, payment.customer_id),
-  ]);
+  const customerId = payment.customer_id;
+  if (customerId === null) {
+    // Anonymised (its customer erased) between the claim and now: the attempt is never made. Recorded as
+    // one that got no answer (given back), which ends the payment as erasure ended the others (applyOutcome).
+    await recordOutcome(tenant, payment.id, payment.retry_count, { outcome: 'no_answer', reason: 'The customer was erased', retryable: false }, job.trigger, clock);
+    return { outcome: 'stale', payment_id: payment.id, status: 'terminal' };
+  }
+  const [connection, customer] = await Promise.all([findConnectionForPsp(tenant, payment.psp), findCustomer(tenant, customerId)]);
   const outcome = await processorFor(tenant, payment.psp).retry({
     tenant,
     connection,

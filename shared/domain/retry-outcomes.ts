@@ -1,7 +1,7 @@
 import { classifyDecline } from './decline-classification.ts';
 import { countRecovery, withStatus } from './failure-accounting.ts';
 import type { Customer } from './customers.ts';
-import type { Payment, RetryAttempt } from './payments.ts';
+import { isAnonymised, type Payment, type RetryAttempt } from './payments.ts';
 import type { RetryOutcome } from '../ports/payment-processor.ts';
 import { MAX_CONSECUTIVE_NO_ANSWERS, nextRetryAt, noAnswerRerunAt } from './retry-policy.ts';
 
@@ -109,7 +109,7 @@ export function applyOutcome(input: {
       updated_at: at,
       version: payment.version + 1,
     };
-    if (payment.customer_id === null) return endedByErasure(back, ['payment.terminal']);
+    if (isAnonymised(payment)) return endedByErasure(back, ['payment.terminal']);
     if (!outcome.retryable) {
       const dunning: Payment = { ...back, status: 'communication_pending', next_retry_at: null };
       return { payment: dunning, customer: customer && withStatus(customer, now), nextAttemptAt: null, events: [] };
@@ -136,7 +136,7 @@ export function applyOutcome(input: {
     max_retries: classification.maxRetries,
     cooldown_hours: classification.cooldownHours,
   };
-  if (payment.customer_id === null) return endedByErasure(failed, ['payment.retry_failed', 'payment.terminal']);
+  if (isAnonymised(payment)) return endedByErasure(failed, ['payment.retry_failed', 'payment.terminal']);
   if (classification.category === 'terminal') {
     const terminal: Payment = { ...failed, status: 'terminal', next_retry_at: null };
     const next = customer && withStatus({ ...customer, failed_payments: Math.max(0, customer.failed_payments - 1), terminal_payments: customer.terminal_payments + 1 }, now);
