@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { RATE_LIMIT_PK_PREFIX } from '../shared/store/keys.ts';
 import { GLOBAL_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE, type IndexProjection } from '../shared/store/table-schema.ts';
 
-/** What a function may do with the table; 'none' is for functions that never touch it (the fallback). */
+/** What a function may do with the table; 'none' is for functions that never touch it (the edge API's fallback). */
 export type TableAccess = 'read' | 'write' | 'none';
 
 /** Item and query reads. No Scan: every access pattern is a key lookup or a Query (docs/data-model.md). */

@@ -20,3 +20,17 @@ export function wholeNumber(min: number, max: number, what = 'an integer') {
   const error = `must be ${what} from ${min} to ${max}`;
   return z.number({ error }).check(z.int({ error }), z.gte(min, { error }), z.lte(max, { error }));
 }
+
+/**
+ * A PUT body: the fields `create` takes, each optional, and at least one of them sent (an empty update
+ * is a 400 naming them; the API description says so with `minProperties`).
+ */
+export function updateBody<Shape extends z.core.$ZodLooseShape>(fields: Shape) {
+  const names = Object.keys(fields);
+  const listed = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('');
+  return z
+    .strictObject(fields)
+    .partial()
+    .refine((body) => Object.keys(body).length > 0, { error: `Provide at least one field to update: ${listed}.` })
+    .meta({ minProperties: 1 });
+}

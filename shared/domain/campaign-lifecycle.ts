@@ -27,7 +27,7 @@ import {
   type StatusChange,
 } from './campaigns.ts';
 import type { CampaignStatusChanged } from './campaign-sweeps.ts';
-import { invalidRequest, ServiceError, stateConflict } from './errors.ts';
+import { ServiceError, stateConflict } from './errors.ts';
 import { PLANS, type Plan } from './plans.ts';
 import type { Tenant } from './tenant.ts';
 import { MERCHANT_WRITE_SCALE, pauseAfterConflict } from './contention.ts';
@@ -103,7 +103,6 @@ export async function listCampaigns(tenant: Tenant, filter: CampaignFilter, sort
  * campaign is archived; customers already enrolled keep the version they joined (§3.1).
  */
 export async function updateCampaign(tenant: Tenant, campaignId: string, change: DefinitionInput, now: Date): Promise<Campaign> {
-  if (Object.keys(change).length === 0) throw invalidRequest('Provide at least one field to update.');
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
     const current = await getCampaign(tenant, campaignId);
     const refused = refusal('update', current);

@@ -73,6 +73,22 @@ function recoveryEventData(feedback: CancelFeedback) {
   };
 }
 
+/**
+ * A customer event from a cancel flow (customer.retained, customer.subscription_canceled): the shape
+ * the event has from any other source, the customer list item (`id: null` for a subscriber we do not
+ * know), plus the subscription and where it came from.
+ */
+function cancelFlowCustomerEventData(customer: Customer | undefined, subscription: CustomerMatch['subscription'], feedback: CancelFeedback) {
+  return {
+    ...(customer ? customerListItem(customer) : { id: null }),
+    subscription: { id: subscription?.id ?? null, psp_subscription_id: subscription?.psp_subscription_id ?? feedback.external_subscription_id },
+    source: 'cancel_flow',
+    cancel_session_id: feedback.session_id,
+    external_customer_id: feedback.external_customer_id,
+    external_subscription_id: feedback.external_subscription_id,
+  };
+}
+
 interface Plan {
   writes: TransactItem[];
   sessionIndex: number;
@@ -93,17 +109,7 @@ function plan(tenant: Tenant, completion: CancelCompletion, match: CustomerMatch
       newEvent(
         tenant,
         'customer.retained',
-        {
-          // The shape customer.retained has when a retry wins the customer back (the customer list item),
-          // plus where it came from, as customer.subscription_canceled below.
-          ...(customer ? customerListItem(customer) : { id: null }),
-          subscription: { id: subscription?.id ?? null, psp_subscription_id: subscription?.psp_subscription_id ?? feedback.external_subscription_id },
-          source: 'cancel_flow',
-          cancel_session_id: feedback.session_id,
-          external_customer_id: feedback.external_customer_id,
-          external_subscription_id: feedback.external_subscription_id,
-          offer: feedback.offer,
-        },
+        { ...cancelFlowCustomerEventData(customer, subscription, feedback), offer: feedback.offer },
         now,
       ),
     );
@@ -118,15 +124,7 @@ function plan(tenant: Tenant, completion: CancelCompletion, match: CustomerMatch
       newEvent(
         tenant,
         'customer.subscription_canceled',
-        {
-          // The same shape as when a processor reports the cancellation (the customer list item), plus where it came from.
-          ...(about ? customerListItem(about) : { id: null }),
-          subscription: { id: subscription?.id ?? null, psp_subscription_id: subscription?.psp_subscription_id ?? feedback.external_subscription_id },
-          source: 'cancel_flow',
-          cancel_session_id: feedback.session_id,
-          external_customer_id: feedback.external_customer_id,
-          external_subscription_id: feedback.external_subscription_id,
-        },
+        cancelFlowCustomerEventData(about, subscription, feedback),
         now,
       ),
     );

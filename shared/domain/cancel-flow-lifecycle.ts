@@ -10,7 +10,7 @@ import {
   saveCancelFlow,
 } from '../store/cancel-flows.ts';
 import { newCancelFlow, refusal, type CancelFlow, type CancelFlowDefinition, type CancelFlowStatus } from './cancel-flows.ts';
-import { invalidRequest, stateConflict, type ServiceError } from './errors.ts';
+import { stateConflict, type ServiceError } from './errors.ts';
 import type { Tenant } from './tenant.ts';
 import { MERCHANT_WRITE_SCALE, pauseAfterConflict } from './contention.ts';
 
@@ -48,7 +48,6 @@ export async function listTenantCancelFlows(tenant: Tenant, status: CancelFlowSt
  * get the new ones.
  */
 export async function updateCancelFlow(tenant: Tenant, flowId: string, change: Partial<CancelFlowDefinition>, now: Date): Promise<CancelFlow> {
-  if (Object.keys(change).length === 0) throw invalidRequest('Provide at least one field to update.');
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
     const current = await getCancelFlow(tenant, flowId);
     const refused = refusal('update', current);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { findCustomer, getCustomer, deleteCustomerWrites } from '../store/customers.ts';
 import { countAnonymizedWrite, completeErasureWrite, deleteOwnedItem, findErasure, ownedItems, startErasure } from '../store/erasures.ts';
-import { campaignCountersWrite, deleteEnrollmentWrite, enrollmentFromItem } from '../store/enrollments.ts';
+import { enrollmentFromItem, eraseEnrollmentWrites } from '../store/enrollments.ts';
 import { anonymizeEvent, newEvent, recordEventWrite } from '../store/events.ts';
 import { deleteIdempotencyRecordsContaining } from '../store/idempotency.ts';
 import { deletePaymentReferenceWrites, findPayment, paymentChangeWrites } from '../store/payments.ts';
@@ -144,16 +144,7 @@ const OWNED_ITEMS: Record<string, (tenant: Tenant, item: Record<string, unknown>
     await anonymizeEvent(tenant, item.id as string, scrub(item.data, context.personal) as Record<string, unknown>);
     return true;
   },
-  // Deleted (it holds the card on file), with its campaign's counts moved in the same transaction, so the
-  // campaign's stats and enrollment list totals keep matching the enrollments that are left.
-  enrollment: async (tenant, item) => {
-    const enrollment = enrollmentFromItem(item);
-    const outcome = await transact([
-      deleteEnrollmentWrite(tenant, enrollment),
-      campaignCountersWrite(tenant, enrollment.campaign_id, { erasedFrom: enrollment.status }),
-    ]);
-    return outcome.committed;
-  },
+  enrollment: async (tenant, item) => (await transact(eraseEnrollmentWrites(tenant, enrollmentFromItem(item)))).committed,
 };
 
 /**

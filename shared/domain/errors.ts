@@ -44,7 +44,7 @@ export const notFound = (resource: string, id: string): ServiceError =>
 export const stateConflict = (message: string): ServiceError => new ServiceError('state_conflict', message);
 
 /** Too many requests changing one object at once to get through in time (Stripe's `lock_timeout`): retry shortly. */
-export const contended = (message: string): ServiceError => new ServiceError('lock_timeout', message, undefined, { retry_after: 1 });
+export const lockTimeout = (message: string): ServiceError => new ServiceError('lock_timeout', message, undefined, { retry_after: 1 });
 
 export const invalidRequest = (message: string, param?: string): ServiceError =>
   new ServiceError('invalid_request', message, param);

@@ -30,9 +30,9 @@ import {
 } from './failure-accounting.ts';
 import { isAnonymised, isOpen, type Payment, type RecoveryChannel } from './payments.ts';
 import type { ProcessorEvent } from './processor-events.ts';
-import { contended } from './errors.ts';
+import { lockTimeout } from './errors.ts';
 import { pauseAfterConflict } from './contention.ts';
-import { reclassificationEvents } from './payment-change-events.ts';
+import { lateOutcomeEvents, recategorization } from './payment-change-events.ts';
 import { cancelPendingRetry, routeFailure } from './recovery-routing.ts';
 import type { Tenant } from './tenant.ts';
 
@@ -122,7 +122,7 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
     // The customer changed (or was created) under us: read again and retry.
     if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
   }
-  throw contended(`Could not record failed payment ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
+  throw lockTimeout(`Could not record failed payment ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
 }
 
 /**
@@ -186,7 +186,7 @@ async function completeDuplicate(
         ? []
         : [
             ...paymentChangeWrites(tenant, payment, enriched),
-            ...reclassificationEvents(tenant, payment, enriched, now, { announce: true }).map((change) => recordEventWrite(tenant, change)),
+            ...[...recategorization(tenant, payment, enriched, now), ...lateOutcomeEvents(tenant, payment, enriched, now)].map((change) => recordEventWrite(tenant, change)),
           ];
     const result = await transact([...changed, ...writes]);
     if (result.committed) {
@@ -195,7 +195,7 @@ async function completeDuplicate(
     }
     if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
   }
-  throw contended(`Could not update payment for ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
+  throw lockTimeout(`Could not update payment for ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
 }
 
 /** Who gets the credit when the processor reports a payment paid (see decisions.md). */
@@ -241,7 +241,7 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
     }
     if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
   }
-  throw contended(`Could not record the recovery after ${MAX_ATTEMPTS} conflicting attempts`);
+  throw lockTimeout(`Could not record the recovery after ${MAX_ATTEMPTS} conflicting attempts`);
 }
 
 /** The event with its subscription snapshot marked with the event's time: an older description never replaces a newer one. */
@@ -280,5 +280,5 @@ async function updateKnownCustomer(
     if ((await transact(writes)).committed) return { outcome: 'updated', customer_id: customer.id };
     if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
   }
-  throw contended(`Could not update customer ${pspCustomerId} after ${MAX_ATTEMPTS} conflicting attempts`);
+  throw lockTimeout(`Could not update customer ${pspCustomerId} after ${MAX_ATTEMPTS} conflicting attempts`);
 }

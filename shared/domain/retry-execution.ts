@@ -13,7 +13,7 @@ import { recoveredEventData } from '../representations/payment-events.ts';
 import { ServiceError, stateConflict } from './errors.ts';
 import { withStatus } from './failure-accounting.ts';
 import type { Payment } from './payments.ts';
-import { reclassificationEvents } from './payment-change-events.ts';
+import { recategorization } from './payment-change-events.ts';
 import { PLANS } from './plans.ts';
 import { retryJobId } from './recovery-routing.ts';
 import { applyOutcome, attemptAfterSettlement, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
@@ -179,8 +179,7 @@ async function recordOutcome(
     });
     const writes: TransactItem[] = paymentChangeWrites(tenant, payment, result.payment);
     if (customer && result.customer) writes.push(...saveCustomerWrites(tenant, result.customer, customer.version));
-    // applyOutcome names the outcome's own events (a terminal one included); a new category is for analytics.
-    for (const event of reclassificationEvents(tenant, payment, result.payment, now, { announce: false })) writes.push(recordEventWrite(tenant, event));
+    for (const event of recategorization(tenant, payment, result.payment, now)) writes.push(recordEventWrite(tenant, event));
     for (const type of result.events) {
       const data =
         type === 'customer.retained' && result.customer

@@ -25,7 +25,7 @@ import {
   type WebhookEndpoint,
 } from '../store/webhook-endpoints.ts';
 import { classifyAddress, isLocalHostName } from './address-policy.ts';
-import { notFound, ServiceError, stateConflict, validationFailed } from './errors.ts';
+import { notFound, stateConflict, validationFailed } from './errors.ts';
 import type { Tenant } from './tenant.ts';
 import { signatureHeader, SIGNATURE_HEADER } from './webhook-signing.ts';
 
@@ -53,7 +53,7 @@ export const DELIVERED_EVENT_TYPES = [
  * merchants see enrollments through the campaigns API and recoveries as payment.recovered.
  * campaign.status_changed has archiving and re-activation sweep a campaign's enrollments; merchants
  * made the change themselves and see it on the campaign. payment.recategorized keeps the analytics
- * cohorts by category exact; merchants see the new category on the payment (payment.retry_failed).
+ * cohorts by category exact; merchants read the category on the payment itself.
  */
 export const INTERNAL_EVENT_TYPES = [
   'CancelFlowCompleted',

@@ -1,5 +1,5 @@
 import * as z from '../zod.ts';
-import { requiredText, text, wholeNumber } from '../body-fields.ts';
+import { requiredText, text, updateBody, wholeNumber } from '../body-fields.ts';
 import {
   CAMPAIGN_CHANNELS,
   CAMPAIGN_LIMITS,
@@ -90,6 +90,4 @@ const definitionFields = {
 export const createCampaignBody = z.strictObject(definitionFields);
 
 /** PUT /v1/campaigns/{id}: the same fields, each optional; only what is sent changes. */
-export const updateCampaignBody = z.strictObject(definitionFields).partial()
-  // Documents the rule the update itself enforces (400 'Provide at least one field to update.').
-  .meta({ minProperties: 1 });
+export const updateCampaignBody = updateBody(definitionFields);

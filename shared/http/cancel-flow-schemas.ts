@@ -1,4 +1,5 @@
 import * as z from '../zod.ts';
+import { updateBody } from '../body-fields.ts';
 import { allowedOrigins, cancelFlowName, cancelFlowSteps } from '../domain/cancel-flow-steps.ts';
 
 /**
@@ -16,6 +17,4 @@ const definitionFields = {
 export const createCancelFlowBody = z.strictObject({ ...definitionFields, allowed_origins: allowedOrigins.optional() });
 
 /** PUT /v1/cancel-flows/{id}: the same fields, each optional; a supplied steps array replaces the steps. */
-export const updateCancelFlowBody = z.strictObject(definitionFields).partial()
-  // Documents the rule the update itself enforces (400 'Provide at least one field to update.').
-  .meta({ minProperties: 1 });
+export const updateCancelFlowBody = updateBody(definitionFields);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { runtime } from '../composition.ts';
-import { invalidRequest, ServiceError, type ErrorCode } from '../domain/errors.ts';
+import { invalidRequest, ServiceError } from '../domain/errors.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import {
   claimIdempotencyKey,
@@ -40,10 +40,6 @@ function replayed(response: StoredResponse): APIGatewayProxyResult {
   return { statusCode: response.statusCode, headers: { ...response.headers, 'Idempotent-Replayed': 'true' }, body: response.body };
 }
 
-function conflict(code: ErrorCode, message: string): ServiceError {
-  return new ServiceError(code, message);
-}
-
 async function claimOrReplay(pending: Pending): Promise<APIGatewayProxyResult | undefined> {
   const deadline = Date.now() + WAIT_FOR_FIRST_MS;
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
@@ -58,14 +54,14 @@ async function claimOrReplay(pending: Pending): Promise<APIGatewayProxyResult | 
     );
     if (claim.outcome === 'claimed') return undefined;
     if (claim.fingerprint !== pending.fingerprint) {
-      throw conflict(
+      throw new ServiceError(
         'idempotency_key_reused',
         `Keys for idempotent requests can only be used with the same parameters they were first used with. Use a new Idempotency-Key for a different request.`,
       );
     }
     if (claim.outcome === 'completed') return replayed(claim.response);
     if (Date.now() >= deadline) {
-      throw conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
+      throw new ServiceError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
     }
     await sleep(delay);
   }

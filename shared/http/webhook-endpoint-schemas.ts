@@ -1,4 +1,5 @@
 import * as z from '../zod.ts';
+import { updateBody } from '../body-fields.ts';
 import { DELIVERED_EVENT_TYPES } from '../domain/webhooks.ts';
 
 /** Request bodies of POST and PUT /v1/webhooks (outbound endpoints); the other routes' parameters are in their handlers. */
@@ -14,7 +15,4 @@ const description = z.string().max(500, { error: 'must be at most 500 characters
 
 export const createWebhookBody = z.strictObject({ url, events, description: description.optional(), enabled: z.boolean().optional() });
 
-export const updateWebhookBody = z
-  .strictObject({ url: url.optional(), events: events.optional(), description: description.optional(), enabled: z.boolean().optional() })
-  .refine((body) => Object.keys(body).length > 0, { error: 'Provide at least one field to update: url, events, description or enabled.' })
-  .meta({ minProperties: 1 });
+export const updateWebhookBody = updateBody({ url, events, description, enabled: z.boolean() });

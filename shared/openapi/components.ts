@@ -70,7 +70,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   422: { name: 'Unprocessable', description: 'validation_error (`param` names the field), or idempotency_key_reused' },
   429: {
     name: 'RateLimited',
-    description: 'rate_limit_exceeded, or lock_timeout (too many concurrent changes to one object); `retry_after` and Retry-After say when to retry',
+    description: 'rate_limit_exceeded (merchant API), or lock_timeout (processor webhooks: too many concurrent events for one customer); `retry_after` and Retry-After say when to retry',
   },
   500: { name: 'InternalError', description: 'internal_error: quote the request_id to support' },
 };

@@ -48,13 +48,12 @@ export async function findFeedback(tenant: Tenant, sessionId: string): Promise<C
   return item?.entity === 'cancel_feedback' ? fromItem(item) : undefined;
 }
 
-/** The tenant's feedback, newest first (session ids sort by start time). */
+/** The tenant's feedback, all of it (cancel-feedback-listing.ts orders it). */
 export async function listFeedback(tenant: Tenant): Promise<CancelFeedback[]> {
   const items = await queryAll(db, {
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': FEEDBACK_PREFIX },
-    ScanIndexForward: false,
   });
   return items.map(fromItem);
 }

@@ -127,16 +127,23 @@ export function saveEnrollmentWrite(tenant: Tenant, enrollment: Enrollment, read
   };
 }
 
-/** Deletes the enrollment as it was read (erasure): a concurrent change fails the transaction, to be read again. */
-export function deleteEnrollmentWrite(tenant: Tenant, enrollment: Enrollment): TransactItem {
-  return {
-    Delete: {
-      TableName: tableName,
-      Key: enrollmentKey(tenant, enrollment),
-      ConditionExpression: 'version = :version',
-      ExpressionAttributeValues: { ':version': enrollment.version },
+/**
+ * Deletes an enrollment with its customer's erasure (it holds their card), as it was read (a concurrent
+ * change fails the transaction, to be read again), and moves its campaign's counts with it: out of its
+ * status, into `erased_count`, so stats and list totals keep matching the enrollments left.
+ */
+export function eraseEnrollmentWrites(tenant: Tenant, enrollment: Enrollment): TransactItem[] {
+  return [
+    {
+      Delete: {
+        TableName: tableName,
+        Key: enrollmentKey(tenant, enrollment),
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeValues: { ':version': enrollment.version },
+      },
     },
-  };
+    campaignCountersWrite(tenant, enrollment.campaign_id, { erasedFrom: enrollment.status }),
+  ];
 }
 
 export interface CampaignOutcomeCounts {

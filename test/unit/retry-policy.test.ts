@@ -128,7 +128,7 @@ describe('a payment retried until something stops it (property)', () => {
   });
 });
 
-/** A Stripe soft decline (insufficient_funds: 4 retries, 48 h) after `attempts` answered attempts, claimed for the next. */
+/** A Stripe soft decline (insufficient_funds: 4 retries, 48 h), its first attempt claimed. */
 function claimedSoftPayment(now: Date, timeZone: string | null = null): Payment {
   const payment = newPayment({
     psp: 'stripe',
