@@ -51,6 +51,12 @@ export class Queues extends Construct {
    * records: the events themselves stay in the table under their tenant, to be replayed from there.
    */
   readonly eventsDeadLetter: Queue;
+  /**
+   * Where Lambda puts a scheduled job it gave up on: EventBridge Scheduler invokes job functions
+   * asynchronously, so a job that throws is retried by Lambda (Scheduling), and one that fails every
+   * try lands here with its event and the error, instead of being dropped.
+   */
+  readonly jobsDeadLetter: Queue;
   private readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: QueuesProps) {
@@ -64,6 +70,15 @@ export class Queues extends Construct {
       id: 'AwsSolutions-SQS3',
       reason:
         "This queue is a dead-letter queue: the on-failure destination of the event stream's event source mapping, which cdk-nag does not recognise as one (it looks for queues' redrive policies). A dead-letter queue has no dead-letter queue of its own.",
+    });
+    this.jobsDeadLetter = this.deadLetterQueue(
+      'JobsDeadLetter',
+      "Scheduled jobs (payment retries, dunning steps, webhook deliveries, scans) whose function failed on every try Lambda made. Each message is Lambda's failure record: requestPayload is the job's event, responsePayload the error. Fix the cause, then invoke the job's function again with requestPayload (aws lambda invoke --invocation-type Event), and delete the message.",
+    );
+    Validations.of(this.jobsDeadLetter).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "This queue is a dead-letter queue: the on-failure destination of the job functions' asynchronous invocations, which cdk-nag does not recognise as one (it looks for queues' redrive policies). A dead-letter queue has no dead-letter queue of its own.",
     });
   }
 

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { Effect, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { CfnSchedule, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 import type { JobDefinition, RecurringJobDefinition } from '../shared/jobs.ts';
@@ -21,6 +23,13 @@ const JOB_TIMEOUT = Duration.seconds(60);
  * (which does the day's work again); the function's error alarm reports it either way.
  */
 const RECURRING_RETRY = { maximumRetryAttempts: 10, maximumEventAgeInSeconds: 6 * 3600 };
+
+/**
+ * Scheduler invokes job functions asynchronously, so its retry policy covers only getting the event to
+ * Lambda; a job that throws is Lambda's to retry: as often as Lambda allows (twice, backing off over a
+ * few minutes), for up to 6 hours of throttling, then into the jobs' dead-letter queue (Queues).
+ */
+const JOB_ASYNC_INVOKE = { retryAttempts: 2, maxEventAge: Duration.hours(6) };
 
 const SCHEDULER_SERVICE = 'scheduler.amazonaws.com';
 
@@ -74,6 +83,8 @@ export interface SchedulingProps {
   recurring?: readonly RecurringJobDefinition[];
   /** Where the job functions are created; the group and the role stay here. Default: under this construct. */
   placement?: FunctionPlacement;
+  /** Where a job that failed every try is kept (Queues.jobsDeadLetter). */
+  jobsDeadLetter: IQueue;
 }
 
 /**
@@ -137,8 +148,8 @@ export class Scheduling extends Construct {
     const functionName = (name: string) => boundedName(stack.stackName, `job-${name}`);
     const functionArn = (name: string) =>
       stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName(name), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
-    const jobFunction = (name: string, handler: string, description: string, access: 'read' | 'write') =>
-      new RouteFunction((props.placement ?? underOwner)(this, handler), constructIdFor(`job/${name}`), {
+    const jobFunction = (name: string, handler: string, description: string, access: 'read' | 'write') => {
+      const fn = new RouteFunction((props.placement ?? underOwner)(this, handler), constructIdFor(`job/${name}`), {
         handler,
         description,
         data: props.data,
@@ -146,6 +157,9 @@ export class Scheduling extends Construct {
         functionName: functionName(name),
         timeout: JOB_TIMEOUT,
       });
+      fn.function.configureAsyncInvoke({ ...JOB_ASYNC_INVOKE, onFailure: new SqsDestination(props.jobsDeadLetter) });
+      return fn;
+    };
     const functions = new Map<JobKind, RouteFunction>();
     const targets: Partial<Record<JobKind, string>> = {};
     for (const job of props.jobs) {

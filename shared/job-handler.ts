@@ -17,8 +17,9 @@ const jobEvent = z.object({
 
 /**
  * A scheduled job's Lambda: validates the event EventBridge Scheduler (or the local runner) delivers,
- * logs with the job's context, reports how late it started, and lets failures propagate so the
- * scheduler's retry policy applies (each retry reports a later start, so a stuck job shows as lag).
+ * logs with the job's context, reports how late it started, and lets failures propagate: Lambda
+ * retries the asynchronous invocation (each retry reports a later start, so a stuck job shows as lag),
+ * then keeps the event in the jobs' dead-letter queue (lib/scheduling.ts, JOB_ASYNC_INVOKE).
  */
 export function jobHandler<P extends z.ZodType>(payload: P, run: (tenant: Tenant, job: z.infer<P>, event: JobEvent) => Promise<unknown>) {
   return async (raw: unknown, context?: Context): Promise<unknown> => {

@@ -13,7 +13,7 @@ export type RecurringJobEvent = z.infer<typeof recurringEvent>;
 /**
  * A recurring job's Lambda: not about one tenant (unlike `jobHandler`), so it gets only the run's
  * scheduled time, which names what it does so a retried run repeats rather than adds work. Failures
- * propagate so the schedule's retry policy applies.
+ * propagate, for Lambda to retry the run and then keep it in the jobs' dead-letter queue, as for jobHandler.
  */
 export function recurringJobHandler(name: string, run: (scheduledTime: Date) => Promise<unknown>) {
   return async (raw: unknown, context?: Context): Promise<unknown> => {

@@ -3,9 +3,12 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole, Role } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Alarms } from '../../lib/alarms.ts';
 import { Data } from '../../lib/data.ts';
+import { Queues } from '../../lib/queues.ts';
 import { RouteFunction } from '../../lib/route-function.ts';
 import { boundedName, Scheduling } from '../../lib/scheduling.ts';
 import type { JobDefinition, RecurringJobDefinition } from '../../shared/jobs.ts';
@@ -37,12 +40,14 @@ function buildScheduling(jobs: readonly JobDefinition[], stackName = 'Scheduling
   const app = testApp();
   const stack = new Stack(app, stackName, { env: { account: ACCOUNT, region: REGION } });
   const data = new Data(stack, 'Data');
-  const scheduling = new Scheduling(stack, 'Scheduling', { data, jobs, recurring });
+  // The stack's own queues (with their alarms), for the jobs' dead-letter queue.
+  const queues = new Queues(stack, 'Queues', { alarms: new Alarms(stack, 'Alarms') });
+  const scheduling = new Scheduling(stack, 'Scheduling', { data, jobs, recurring, jobsDeadLetter: queues.jobsDeadLetter });
   const receiver = new RouteFunction(stack, 'Receiver', { handler: 'webhooks/stripe', description: 'schedules jobs', data, access: 'write' });
   const bystander = new RouteFunction(stack, 'Bystander', { handler: 'api-keys/list', description: 'schedules nothing', data, access: 'read' });
   scheduling.grantScheduling(receiver);
   const template = Template.fromStack(stack);
-  return { app, stack, scheduling, receiver, bystander, template, resources: template.toJSON().Resources as Record<string, Resource> };
+  return { app, stack, scheduling, queues, receiver, bystander, template, resources: template.toJSON().Resources as Record<string, Resource> };
 }
 
 /** Pseudo parameters as a deployment in ACCOUNT and REGION would see them. */
@@ -142,6 +147,28 @@ describe('Scheduling, with a job list of its own', () => {
       const statements = statementsOfRole(built.resources, roleIdOf(built.stack, fn));
       expect(withAction(statements, 'dynamodb:PutItem').length, job.kind).toBeGreaterThan(0);
     }
+  });
+
+  it("keeps a job that failed every try Lambda made (Scheduler invokes asynchronously) in the jobs' dead-letter queue, which is alarmed", () => {
+    const { stack, resources, queues, scheduling } = built;
+    const deadLetterId = stack.getLogicalId(queues.jobsDeadLetter.node.defaultChild as CfnQueue);
+    const configs = Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::EventInvokeConfig');
+    const jobFunctions = [...scheduling.jobFunctions.values(), ...[...scheduling.recurringJobs.values()].map((job) => job.fn)];
+    expect(configs).toHaveLength(jobFunctions.length);
+    for (const fn of jobFunctions) {
+      const config = configs.find((candidate) => candidate.Properties.FunctionName.Ref === logicalIdOf(stack, fn));
+      expect(config?.Properties, fn.node.id).toMatchObject({
+        MaximumRetryAttempts: 2,
+        MaximumEventAgeInSeconds: 6 * 3600,
+        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } } },
+      });
+      const sends = withAction(statementsOfRole(resources, roleIdOf(stack, fn)), 'sqs:SendMessage');
+      expect(sends.flatMap((statement) => list(statement.Resource)), fn.node.id).toEqual([{ 'Fn::GetAtt': [deadLetterId, 'Arn'] }]);
+    }
+    const alarmed = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::CloudWatch::Alarm' && JSON.stringify(resource.Properties.Dimensions ?? []).includes(deadLetterId),
+    );
+    expect(alarmed).toHaveLength(1);
   });
 
   it("lets only EventBridge Scheduler assume the invoke role, for this account's schedule group", () => {
