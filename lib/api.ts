@@ -20,6 +20,11 @@ export class MerchantApi extends RouteApi {
       name: 'api',
       description: 'Payment recovery: merchant REST API and processor webhooks',
       surfaces: ['rest', 'webhook'],
+      // A guard for the stage, far above what merchants' own limits admit (an enterprise merchant is
+      // 1,000 a minute, §8): what it stops is a flood, before it reaches any function. Processors'
+      // webhooks share it and redeliver what is refused.
+      throttle: { rateLimit: 500, burstLimit: 1000 },
+      logCallerAddress: true,
       ...props,
     });
   }

@@ -41,6 +41,10 @@ export class EdgeApi extends RouteApi {
       // OPTIONS goes to the resource's route function (shared/http/edge-handler.ts), which allows
       // the deployment's origins and those of the merchants' active flows.
       preflightInFunctions: true,
+      // Subscribers cancelling, a few requests each: far below the merchant API's guard. The API has no
+      // key to limit per caller, so this stage limit is what keeps a flood from its functions.
+      throttle: { rateLimit: 100, burstLimit: 200 },
+      logCallerAddress: false,
       gatewayResponseHeaders: gatewayCorsHeaders(props.corsOrigins),
       // The functions put Access-Control-Allow-Origin on their own responses (and preflights) from this list.
       environment: { CORS_ORIGINS: props.corsOrigins.join(',') },

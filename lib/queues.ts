@@ -62,24 +62,16 @@ export class Queues extends Construct {
   constructor(scope: Construct, id: string, props: QueuesProps) {
     super(scope, id);
     this.alarms = props.alarms;
-    this.eventsDeadLetter = this.deadLetterQueue(
+    this.eventsDeadLetter = this.onFailureDestination(
       'EventsDeadLetter',
       'Event stream batches given up on after all retries: their events did not reach every consumer. Each message names the shard and sequence numbers; replay the events from the table, then delete the message.',
+      "the event stream's event source mapping",
     );
-    Validations.of(this.eventsDeadLetter).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        "This queue is a dead-letter queue: the on-failure destination of the event stream's event source mapping, which cdk-nag does not recognise as one (it looks for queues' redrive policies). A dead-letter queue has no dead-letter queue of its own.",
-    });
-    this.jobsDeadLetter = this.deadLetterQueue(
+    this.jobsDeadLetter = this.onFailureDestination(
       'JobsDeadLetter',
       "Scheduled jobs (payment retries, dunning steps, webhook deliveries, scans) whose function failed on every try Lambda made. Each message is Lambda's failure record: requestPayload is the job's event, responsePayload the error. Fix the cause, then invoke the job's function again with requestPayload (aws lambda invoke --invocation-type Event), and delete the message.",
+      "the job functions' asynchronous invocations",
     );
-    Validations.of(this.jobsDeadLetter).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        "This queue is a dead-letter queue: the on-failure destination of the job functions' asynchronous invocations, which cdk-nag does not recognise as one (it looks for queues' redrive policies). A dead-letter queue has no dead-letter queue of its own.",
-    });
   }
 
   /** A queue for work between functions, with its own dead-letter queue and a redrive after MAX_RECEIVE_COUNT deliveries. */
@@ -94,6 +86,16 @@ export class Queues extends Construct {
       deadLetterQueue: { queue: deadLetter, maxReceiveCount: MAX_RECEIVE_COUNT },
     });
     return { queue, deadLetter };
+  }
+
+  /** A dead-letter queue that Lambda writes to as the on-failure destination of `of`, not through a redrive policy. */
+  private onFailureDestination(id: string, description: string, of: string): Queue {
+    const queue = this.deadLetterQueue(id, description);
+    Validations.of(queue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: `This queue is a dead-letter queue: the on-failure destination of ${of}, which cdk-nag does not recognise as one (it looks for queues' redrive policies). A dead-letter queue has no dead-letter queue of its own.`,
+    });
+    return queue;
   }
 
   private deadLetterQueue(id: string, description: string): Queue {

@@ -18,27 +18,32 @@ import { constructIdFor, LOG_RETENTION, RouteFunction } from './route-function.t
 import { assertDeployablePaths, resourcePaths } from './route-paths.ts';
 
 /** One JSON object per request; field names match the functions' own log lines where they overlap. */
-const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
-  JSON.stringify({
-    request_id: AccessLogField.contextRequestId(),
-    extended_request_id: AccessLogField.contextExtendedRequestId(),
-    time: AccessLogField.contextRequestTime(),
-    ip: AccessLogField.contextIdentitySourceIp(),
-    user_agent: AccessLogField.contextIdentityUserAgent(),
-    method: AccessLogField.contextHttpMethod(),
-    resource: AccessLogField.contextResourcePath(),
-    path: AccessLogField.contextPath(),
-    protocol: AccessLogField.contextProtocol(),
-    status: AccessLogField.contextStatus(),
-    response_length: AccessLogField.contextResponseLength(),
-    latency_ms: AccessLogField.contextResponseLatency(),
-    integration_latency_ms: AccessLogField.contextIntegrationLatency(),
-    integration_status: AccessLogField.contextIntegrationStatus(),
-    error: AccessLogField.contextErrorMessage(),
-    error_type: AccessLogField.contextErrorResponseType(),
-    xray_trace_id: AccessLogField.contextXrayTraceId(),
-  }),
-);
+/**
+ * One JSON line per request. The route's resource, never the path: on the edge API the path holds the
+ * session token, its only credential. The caller's address only where callers are merchants' servers:
+ * on the edge API it is a subscriber's browser, personal data the logs do not keep.
+ */
+const accessLogFormat = (logCallerAddress: boolean) =>
+  AccessLogFormat.custom(
+    JSON.stringify({
+      request_id: AccessLogField.contextRequestId(),
+      extended_request_id: AccessLogField.contextExtendedRequestId(),
+      time: AccessLogField.contextRequestTime(),
+      ...(logCallerAddress ? { ip: AccessLogField.contextIdentitySourceIp() } : {}),
+      user_agent: AccessLogField.contextIdentityUserAgent(),
+      method: AccessLogField.contextHttpMethod(),
+      resource: AccessLogField.contextResourcePath(),
+      protocol: AccessLogField.contextProtocol(),
+      status: AccessLogField.contextStatus(),
+      response_length: AccessLogField.contextResponseLength(),
+      latency_ms: AccessLogField.contextResponseLatency(),
+      integration_latency_ms: AccessLogField.contextIntegrationLatency(),
+      integration_status: AccessLogField.contextIntegrationStatus(),
+      error: AccessLogField.contextErrorMessage(),
+      error_type: AccessLogField.contextErrorResponseType(),
+      xray_trace_id: AccessLogField.contextXrayTraceId(),
+    }),
+  );
 
 export interface RouteApiProps {
   /** Short name, suffixed to the stack name: the API's name in the console. */
@@ -60,6 +65,10 @@ export interface RouteApiProps {
   gatewayResponseHeaders?: Record<string, string>;
   /** Extra environment for every function of this API. */
   environment?: Record<string, string>;
+  /** The stage's steady-state requests per second and burst, above which API Gateway answers 429 before any function runs. */
+  throttle: { rateLimit: number; burstLimit: number };
+  /** Whether access logs keep the caller's address: yes for merchants' servers, no for subscribers' browsers. */
+  logCallerAddress: boolean;
   /** Where the functions are created; the API itself stays here. Default: under this construct. */
   placement?: FunctionPlacement;
 }
@@ -95,10 +104,19 @@ export class RouteApi extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: ACCESS_LOG_FORMAT,
+        accessLogFormat: accessLogFormat(props.logCallerAddress),
+        throttlingRateLimit: props.throttle.rateLimit,
+        throttlingBurstLimit: props.throttle.burstLimit,
       },
     });
     if (props.cloudWatchAccount) this.api.deploymentStage.node.addDependency(props.cloudWatchAccount);
+    // API Gateway writes error-level execution logs to a group it names and creates itself, without
+    // retention and outside the stack; created here first, it is the stack's, with the same retention.
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stageName}`,
+      retention: LOG_RETENTION,
+    });
+    this.api.deploymentStage.node.addDependency(executionLogs);
     addEnvelopedGatewayResponses(this.api, props.gatewayResponseHeaders);
 
     const placement = props.placement ?? underOwner;

@@ -35,7 +35,7 @@ describe('Queues', () => {
     const queues = Object.entries(built.resources).filter(([, resource]) => resource.Type === 'AWS::SQS::Queue');
     const policies = Object.values(built.resources).filter((resource) => resource.Type === 'AWS::SQS::QueuePolicy');
     // Assess
-    expect(queues).toHaveLength(5);
+    expect(queues).toHaveLength(6);
     for (const [id, queue] of queues) {
       expect(queue.Properties, id).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: FOURTEEN_DAYS });
       const policy = policies.find((candidate) => candidate.Properties.Queues.some((ref: { Ref: string }) => ref.Ref === id));
@@ -65,7 +65,7 @@ describe('Queues', () => {
   it('alarms on every dead-letter queue, and on no other queue, from its first message, to the alarm topic', () => {
     // Prepare
     const topicId = built.stack.getLogicalId(built.alarms.topic.node.defaultChild as CfnTopic);
-    const deadLetters = [built.queues.eventsDeadLetter, built.deliveries.deadLetter, built.slow.deadLetter].map(idOf);
+    const deadLetters = [built.queues.eventsDeadLetter, built.queues.jobsDeadLetter, built.deliveries.deadLetter, built.slow.deadLetter].map(idOf);
     const alarms = Object.values(built.resources).filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm');
     // Assess
     const watched = alarms.map((alarm) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0] as string);

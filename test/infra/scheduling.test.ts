@@ -14,6 +14,7 @@ import { boundedName, Scheduling } from '../../lib/scheduling.ts';
 import type { JobDefinition, RecurringJobDefinition } from '../../shared/jobs.ts';
 import { JOBS, RECURRING_JOBS } from '../../shared/jobs.ts';
 import { ROUTES } from '../../shared/routes.ts';
+import { bundledInputs } from '../support/handler-bundles.ts';
 import { findDependencyCycle, list, synthesize, testApp, type Resource, type Statement } from './template.ts';
 
 const ACCOUNT = '111111111111';
@@ -405,6 +406,12 @@ describe('Scheduling in the deployed stack', () => {
       expect(withAction(statements, 'iam:'), route.handler).toEqual([]);
     }
   });
+
+  it("declares the scheduler on exactly the routes whose code can schedule (their bundle holds the scheduler adapter)", async () => {
+    const bundles = await bundledInputs(ROUTES.map((route) => route.handler));
+    const scheduling = ROUTES.filter((route) => bundles.get(`functions/${route.handler}.ts`)!.includes('shared/adapters/scheduler.ts'));
+    expect(ROUTES.filter((route) => route.services?.includes('scheduler')).map((route) => route.handler)).toEqual(scheduling.map((route) => route.handler));
+  }, 120_000);
 
   it('targets a function for every job kind of shared/jobs.ts, and only those', () => {
     const [schedulerRoute] = scheduling;

@@ -322,6 +322,24 @@ describe('APIs', () => {
     }
   });
 
+  it('throttles each stage, keeps no path (the edge path holds the session token) and no subscriber address in access logs, and owns the execution logs with a retention', () => {
+    const stages = ofType('AWS::ApiGateway::Stage');
+    const isEdge = (stage: Resource) => JSON.stringify(stage.Properties.RestApiId).includes('Edge');
+    for (const [id, stage] of stages) {
+      const format = JSON.parse(stage.Properties.AccessLogSetting.Format);
+      expect(format, id).not.toHaveProperty('path');
+      expect(format, id).toMatchObject({ resource: '$context.resourcePath' });
+      if (isEdge(stage)) expect(format, id).not.toHaveProperty('ip');
+      else expect(format, id).toMatchObject({ ip: '$context.identity.sourceIp' });
+      const [settings] = stage.Properties.MethodSettings;
+      expect(settings, id).toMatchObject(isEdge(stage) ? { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 } : { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
+      const executionLogs = ofType('AWS::Logs::LogGroup').filter(([logId]) => (stage.DependsOn as string[]).includes(logId));
+      expect(executionLogs, id).toHaveLength(1);
+      expect(JSON.stringify(executionLogs[0]![1].Properties.LogGroupName), id).toContain('API-Gateway-Execution-Logs_');
+      expect(executionLogs[0]![1].Properties.RetentionInDays, id).toBe(30);
+    }
+  });
+
   it('routes CORS preflight on each edge route resource to that route\'s function, which decides the origins, whatever corsOrigins says', () => {
     const preflights = (template: Template) =>
       Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
