@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -77,6 +77,8 @@ export class Alarms extends Construct {
       }),
     );
     if (props.email !== undefined) this.topic.addSubscription(new EmailSubscription(props.email));
+    // Deployable without one (a first try, a stage subscribed to otherwise), but said on every synth and deploy.
+    else Annotations.of(this).addWarningV2('recovery:no-alarm-email', "No 'alarmEmail' in the CDK context: the alarms notify a topic nobody is subscribed to.");
     this.action = new SnsAction(this.topic);
 
     Validations.of(this.topic).acknowledge({

@@ -1,3 +1,4 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnTopic } from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -38,9 +39,10 @@ describe('alarms without an alarm email', () => {
     built = build();
   });
 
-  it('creates the topic with no subscription', () => {
+  it('creates the topic with no subscription, and says so on every synth', () => {
     expect(ofType(built.resources, 'AWS::SNS::Topic')).toHaveLength(1);
     expect(ofType(built.resources, 'AWS::SNS::Subscription')).toEqual([]);
+    Annotations.fromStack(built.stack).hasWarning('*', Match.stringLikeRegexp("No 'alarmEmail'"));
   });
 
   it('makes every alarm notify the topic when it goes off and when it clears, and treats no data as fine', () => {
@@ -172,6 +174,10 @@ describe('alarms with an alarm email', () => {
   let built: Built;
   beforeAll(() => {
     built = build({ alarmEmail: EMAIL });
+  });
+
+  it('does not warn of a missing alarm email', () => {
+    Annotations.fromStack(built.stack).hasNoWarning('*', Match.stringLikeRegexp("No 'alarmEmail'"));
   });
 
   it('subscribes the email to the topic every alarm notifies', () => {
