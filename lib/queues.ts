@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Alarms } from './alarms.ts';
@@ -16,11 +16,16 @@ export const MAX_RECEIVE_COUNT = 5;
  */
 const DEFAULT_VISIBILITY_TIMEOUT = Duration.minutes(6);
 
-/** What every queue of the stack shares: encrypted at rest by SQS, reachable over TLS only, kept 14 days. */
+/**
+ * What every queue of the stack shares: encrypted at rest by SQS, reachable over TLS only, kept 14
+ * days, and kept when the stack is deleted, as the table is: a work queue holds work already
+ * acknowledged to its sender (a completion answered 200), a dead-letter queue the evidence of a fault.
+ */
 const COMMON: QueueProps = {
   encryption: QueueEncryption.SQS_MANAGED,
   enforceSSL: true,
   retentionPeriod: RETENTION,
+  removalPolicy: RemovalPolicy.RETAIN,
 };
 
 export interface WorkQueue {

@@ -30,7 +30,7 @@ describe('Queues', () => {
     built = buildQueues();
   });
 
-  it('encrypts every queue with SQS-managed keys, keeps messages 14 days and refuses requests without TLS', () => {
+  it('encrypts every queue with SQS-managed keys, keeps messages 14 days, refuses requests without TLS and survives the stack', () => {
     // Prepare
     const queues = Object.entries(built.resources).filter(([, resource]) => resource.Type === 'AWS::SQS::Queue');
     const policies = Object.values(built.resources).filter((resource) => resource.Type === 'AWS::SQS::QueuePolicy');
@@ -38,6 +38,8 @@ describe('Queues', () => {
     expect(queues).toHaveLength(6);
     for (const [id, queue] of queues) {
       expect(queue.Properties, id).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: FOURTEEN_DAYS });
+      // Kept when the stack goes, with what they hold (acknowledged work, evidence of faults).
+      expect([queue.DeletionPolicy, queue.UpdateReplacePolicy], id).toEqual(['Retain', 'Retain']);
       const policy = policies.find((candidate) => candidate.Properties.Queues.some((ref: { Ref: string }) => ref.Ref === id));
       expect(policy?.Properties.PolicyDocument.Statement, id).toContainEqual(
         expect.objectContaining({ Effect: 'Deny', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),

@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { RecoveryStack } from '../../lib/recovery-stack.ts';
 import { readStackConfig } from '../../lib/stack-config.ts';
 
-export type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string | string[] };
+export type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string | string[]; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 export type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, any> };
 
 export const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
