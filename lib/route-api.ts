@@ -17,11 +17,11 @@ import { addEnvelopedGatewayResponses } from './gateway-responses.ts';
 import { constructIdFor, LOG_RETENTION, RouteFunction } from './route-function.ts';
 import { assertDeployablePaths, resourcePaths } from './route-paths.ts';
 
-/** One JSON object per request; field names match the functions' own log lines where they overlap. */
 /**
- * One JSON line per request. The route's resource, never the path: on the edge API the path holds the
- * session token, its only credential. The caller's address only where callers are merchants' servers:
- * on the edge API it is a subscriber's browser, personal data the logs do not keep.
+ * One JSON object per request; field names match the functions' own log lines where they overlap.
+ * The route's resource, never the path: on the edge API the path holds the session token, its only
+ * credential. The caller's address only where callers are merchants' servers: on the edge API it is
+ * a subscriber's browser, personal data the logs do not keep.
  */
 const accessLogFormat = (logCallerAddress: boolean) =>
   AccessLogFormat.custom(
