@@ -64,14 +64,14 @@ export function scrub(value: unknown, personal: readonly string[]): unknown {
  * person (a Braintree `sub:<subscription>:<period>` reference names their subscription). Recovery
  * ends with the customer: a payment still open becomes `terminal` (`ended`), so nothing charges the
  * card of a person who asked to be forgotten, as nothing messages them (their enrollments are deleted).
- * One with an attempt in flight ends when that attempt's answer comes back (applyOutcome).
+ * One with an attempt claimed (`retrying`) ends when the attempt runs: not made if it had not reached
+ * the processor yet, else with its answer (retry-execution.ts, applyOutcome).
  */
 export function anonymizePayment(payment: Payment, personal: readonly string[], now: Date): { payment: Payment; droppedReferences: string[]; ended: boolean } {
   const identifying = [...personal, payment.psp_subscription_id, payment.subscription_id, payment.customer_id].filter(present);
   const names = (reference: string) => identifying.some((value) => reference.includes(value));
   const droppedReferences = payment.psp_references.filter(names);
   const chargeId = names(payment.psp_payment_id) ? `erased_${createHash('sha256').update(payment.psp_payment_id).digest('hex').slice(0, 32)}` : payment.psp_payment_id;
-  // An attempt in flight (retrying) ends when its answer comes back.
   const ended = isOpen(payment.status) && payment.status !== 'retrying';
   return {
     payment: {

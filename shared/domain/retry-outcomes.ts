@@ -110,14 +110,13 @@ export function applyOutcome(input: {
       version: payment.version + 1,
     };
     if (isAnonymised(payment)) return endedByErasure(back, ['payment.terminal']);
-    if (!outcome.retryable) {
+    // Nothing to retry (the processor refused for good), or days of silence: retrying stops and the
+    // payment waits on the customer. Only the silence is announced as a failed retry, as when soft
+    // retries run out (docs/retry-policy.md says why a refusal is not).
+    const silent = noAnswers >= MAX_CONSECUTIVE_NO_ANSWERS;
+    if (!outcome.retryable || silent) {
       const dunning: Payment = { ...back, status: 'communication_pending', next_retry_at: null };
-      return { payment: dunning, customer: customer && withStatus(customer, now), nextAttemptAt: null, events: [] };
-    }
-    if (noAnswers >= MAX_CONSECUTIVE_NO_ANSWERS) {
-      // Days of silence: stop retrying and let dunning ask the customer, as when soft retries run out.
-      const dunning: Payment = { ...back, status: 'communication_pending', next_retry_at: null };
-      return { payment: dunning, customer: customer && withStatus(customer, now), nextAttemptAt: null, events: ['payment.retry_failed'] };
+      return { payment: dunning, customer: customer && withStatus(customer, now), nextAttemptAt: null, events: outcome.retryable ? ['payment.retry_failed'] : [] };
     }
     const when = noAnswerRerunAt(now, noAnswers, timeZone);
     return { payment: { ...back, status: 'pending', next_retry_at: when.toISOString() }, customer, nextAttemptAt: when, events: ['payment.retry_scheduled'] };
