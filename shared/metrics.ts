@@ -52,8 +52,14 @@ function processorFamily(psp: string): 'stripe' | 'braintree' | 'other' {
   return psp === 'stripe' || psp === 'braintree' ? psp : 'other';
 }
 
-/** What one attempt at the processor came to: paid, declined, or no verdict (timeout, outage, live retries unavailable). */
-const ATTEMPT_OUTCOMES: Partial<Record<AttemptReport['outcome'], string>> = { succeeded: 'succeeded', declined: 'failed', no_answer: 'no_answer' };
+/** What one attempt at the processor came to: paid, declined, no verdict (timeout, outage), refused until someone acts, or nothing left to collect. */
+const ATTEMPT_OUTCOMES: Partial<Record<AttemptReport['outcome'], string>> = {
+  succeeded: 'succeeded',
+  declined: 'failed',
+  no_answer: 'no_answer',
+  refused: 'refused',
+  closed: 'closed',
+};
 
 export const metrics = {
   /** A retry attempt whose answer was recorded; a job that found nothing to do (stale, over the plan's limit) is no attempt. */

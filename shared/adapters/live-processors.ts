@@ -25,7 +25,7 @@ function unsupported(psp: string): PaymentProcessor {
   const reason = `Live retries are not available for ${psp}: the customer is asked to update their payment method instead`;
   return {
     async retry() {
-      return { outcome: 'no_answer', retryable: false, reason };
+      return { outcome: 'refused', awaits: 'customer', reason };
     },
   };
 }

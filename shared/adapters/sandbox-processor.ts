@@ -12,7 +12,11 @@ export const SANDBOX_CARDS: Readonly<Record<string, RetryOutcome>> = {
   '0127': { outcome: 'declined', declineCode: 'incorrect_cvc' },
   '9979': { outcome: 'declined', declineCode: 'stolen_card' },
   '0019': { outcome: 'declined', declineCode: 'fraudulent' },
-  '0000': { outcome: 'no_answer', reason: 'sandbox: the processor did not answer', retryable: true },
+  '0000': { outcome: 'no_answer', reason: 'sandbox: the processor did not answer' },
+  // Not card outcomes at a real processor, but what it says of the charge around the card (docs/testing.md).
+  '0401': { outcome: 'refused', awaits: 'merchant', reason: "sandbox: the processor refused the merchant's credentials" },
+  '0402': { outcome: 'refused', awaits: 'customer', reason: 'sandbox: no payment method to charge: the customer must add one' },
+  '0410': { outcome: 'closed', reason: 'sandbox: the invoice was voided: there is nothing to pay' },
 };
 
 /** Any other card: the retry declines with the original code until the last allowed attempt, which succeeds. */

@@ -177,6 +177,11 @@ export function countFailure(customer: Customer, payment: Payment, now: Date): C
   );
 }
 
+/** The customer's counts once one of their open payments ends terminal. */
+export function countTerminal(customer: Customer): Customer {
+  return { ...customer, failed_payments: Math.max(0, customer.failed_payments - 1), terminal_payments: customer.terminal_payments + 1 };
+}
+
 export function recoverPayment(payment: Payment, channel: RecoveryChannel, now: Date): Payment {
   const at = now.toISOString();
   return { ...payment, status: 'recovered', recovered_at: at, next_retry_at: null, recovery_channel: channel, updated_at: at, version: payment.version + 1 };

@@ -20,6 +20,7 @@ import {
   cancelSubscription,
   countFailure,
   countRecovery,
+  countTerminal,
   newCustomer,
   newPayment,
   reclassify,
@@ -157,13 +158,7 @@ async function completeDuplicate(
       const refreshed = refreshCustomer(customer, event.customer, event.subscription, now);
       if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
       // A terminal code arriving late closes the payment, so it leaves the customer's open count.
-      if (isOpen(payment.status) && enriched.status === 'terminal') {
-        refreshed.customer = {
-          ...refreshed.customer,
-          failed_payments: Math.max(0, refreshed.customer.failed_payments - 1),
-          terminal_payments: refreshed.customer.terminal_payments + 1,
-        };
-      }
+      if (isOpen(payment.status) && enriched.status === 'terminal') refreshed.customer = countTerminal(refreshed.customer);
       if (!isDeepStrictEqual(refreshed.customer, customer)) {
         writes.push(...saveCustomerWrites(tenant, withStatus(refreshed.customer, now), customer.version));
       }

@@ -10,6 +10,7 @@ import { countRecoveryAttemptWrite } from '../store/usage.ts';
 import { customerListItem } from '../representations/customer.ts';
 import { paymentResource } from '../representations/payment.ts';
 import { recoveredEventData } from '../representations/payment-events.ts';
+import type { RetryOutcome } from '../ports/payment-processor.ts';
 import { ServiceError, stateConflict } from './errors.ts';
 import { withStatus } from './failure-accounting.ts';
 import type { Payment } from './payments.ts';
@@ -98,11 +99,13 @@ async function scheduleAttempt(tenant: Tenant, payment: Payment, at: Date): Prom
 }
 
 export interface AttemptReport {
-  outcome: 'stale' | 'limit_reached' | 'succeeded' | 'declined' | 'no_answer';
+  outcome: 'stale' | 'limit_reached' | RetryOutcome['outcome'];
   payment_id: string;
   status?: Payment['status'];
   /** The payment's processor, when the attempt reached it and its answer was recorded. */
   psp?: string;
+  /** Why an attempt charged nothing (no answer, refused, nothing to collect), as the processor adapter put it: the job's log line carries it. */
+  reason?: string;
 }
 
 /**
@@ -118,7 +121,7 @@ export async function runRetryAttempt(
   if (job.watchdog) {
     // The attempt never reported back (a crashed runner, a lost answer): give it back for a later try.
     const reason = `No answer within ${ATTEMPT_WATCHDOG_MINUTES} minutes`;
-    return recordOutcome(tenant, job.paymentId, job.attempt, { outcome: 'no_answer', reason, retryable: true }, job.trigger, clock);
+    return recordOutcome(tenant, job.paymentId, job.attempt, { outcome: 'no_answer', reason }, job.trigger, clock);
   }
   let payment: Payment | undefined;
   if (job.claimed) {
@@ -138,9 +141,9 @@ export async function runRetryAttempt(
   }
   const customerId = payment.customer_id;
   if (customerId === null) {
-    // Anonymised (its customer erased) between the claim and now: the attempt is never made. Recorded as
-    // one that got no answer (given back), which ends the payment as erasure ended the others (applyOutcome).
-    await recordOutcome(tenant, payment.id, payment.retry_count, { outcome: 'no_answer', reason: 'The customer was erased', retryable: false }, job.trigger, clock);
+    // Anonymised (its customer erased) between the claim and now: the attempt is never made (given
+    // back), and the payment ends as erasure ended the others (applyOutcome).
+    await recordOutcome(tenant, payment.id, payment.retry_count, { outcome: 'closed', reason: 'The customer was erased' }, job.trigger, clock);
     return { outcome: 'stale', payment_id: payment.id, status: 'terminal' };
   }
   const [connection, customer] = await Promise.all([findConnectionForPsp(tenant, payment.psp), findCustomer(tenant, customerId)]);
@@ -195,7 +198,8 @@ async function recordOutcome(
       scheduler.cancel(watchdogJobId(paymentId, attempt)),
       nextAttemptAt ? scheduleAttempt(tenant, result.payment, nextAttemptAt) : undefined,
     ]);
-    return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status, psp: payment.psp };
+    const reason = 'reason' in outcome ? outcome.reason : undefined;
+    return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status, psp: payment.psp, ...(reason === undefined ? {} : { reason }) };
   }
   throw new Error(`Could not record the outcome of attempt ${attempt} of ${paymentId} after repeated conflicts`);
 }

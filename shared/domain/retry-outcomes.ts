@@ -1,5 +1,5 @@
 import { classifyDecline } from './decline-classification.ts';
-import { countRecovery, withStatus } from './failure-accounting.ts';
+import { countRecovery, countTerminal, withStatus } from './failure-accounting.ts';
 import type { Customer } from './customers.ts';
 import { isAnonymised, type Payment, type RetryAttempt } from './payments.ts';
 import type { RetryOutcome } from '../ports/payment-processor.ts';
@@ -58,12 +58,17 @@ export function attemptAfterSettlement(payment: Payment, attempt: number, outcom
   if (payment.status === 'retrying' || payment.retry_count !== attempt || payment.retries.length >= attempt) return undefined;
   const at = now.toISOString();
   const touched = { ...payment, retry_initiated_at: null, updated_at: at, version: payment.version + 1 };
-  if (outcome === undefined || outcome.outcome === 'no_answer') return { ...touched, retry_count: attempt - 1 };
+  if (outcome === undefined || !chargeAnswered(outcome)) return { ...touched, retry_count: attempt - 1 };
   const answered: RetryAttempt =
     outcome.outcome === 'succeeded'
       ? { attempt, status: 'succeeded', decline_code: null, attempted_at: at }
       : { attempt, status: 'failed', decline_code: outcome.declineCode, attempted_at: at };
   return { ...touched, retries: [...payment.retries, answered] };
+}
+
+/** Whether the processor tried the charge (it was paid or declined); any other answer charged nothing. */
+function chargeAnswered(outcome: RetryOutcome): outcome is Extract<RetryOutcome, { outcome: 'succeeded' | 'declined' }> {
+  return outcome.outcome === 'succeeded' || outcome.outcome === 'declined';
 }
 
 /**
@@ -98,29 +103,7 @@ export function applyOutcome(input: {
     };
     return { payment: next, customer: customer && countRecovery(customer, next, now), nextAttemptAt: null, events: ['payment.recovered', 'customer.retained'] };
   }
-  if (outcome.outcome === 'no_answer') {
-    // The attempt is handed back, not consumed: the same attempt (same idempotency key) runs again later.
-    const noAnswers = (payment.consecutive_no_answers ?? 0) + 1;
-    const back: Payment = {
-      ...payment,
-      retry_count: payment.retry_count - 1,
-      retry_initiated_at: null,
-      consecutive_no_answers: noAnswers,
-      updated_at: at,
-      version: payment.version + 1,
-    };
-    if (isAnonymised(payment)) return endedByErasure(back, ['payment.terminal']);
-    // Nothing to retry (the processor refused for good), or days of silence: retrying stops and the
-    // payment waits on the customer. Only the silence is announced as a failed retry, as when soft
-    // retries run out (docs/retry-policy.md says why a refusal is not).
-    const silent = noAnswers >= MAX_CONSECUTIVE_NO_ANSWERS;
-    if (!outcome.retryable || silent) {
-      const dunning: Payment = { ...back, status: 'communication_pending', next_retry_at: null };
-      return { payment: dunning, customer: customer && withStatus(customer, now), nextAttemptAt: null, events: outcome.retryable ? ['payment.retry_failed'] : [] };
-    }
-    const when = noAnswerRerunAt(now, noAnswers, timeZone);
-    return { payment: { ...back, status: 'pending', next_retry_at: when.toISOString() }, customer, nextAttemptAt: when, events: ['payment.retry_scheduled'] };
-  }
+  if (!chargeAnswered(outcome)) return uncharged(payment, customer, outcome, now, timeZone);
   // The latest decline is why the payment is failing now, so its row decides everything from here:
   // route, retry budget and cooldown (§2.6 rule 2). A decline without a code leaves the last known one.
   const declineCode = outcome.declineCode ?? payment.decline_code;
@@ -138,8 +121,7 @@ export function applyOutcome(input: {
   if (isAnonymised(payment)) return endedByErasure(failed, ['payment.retry_failed', 'payment.terminal']);
   if (classification.category === 'terminal') {
     const terminal: Payment = { ...failed, status: 'terminal', next_retry_at: null };
-    const next = customer && withStatus({ ...customer, failed_payments: Math.max(0, customer.failed_payments - 1), terminal_payments: customer.terminal_payments + 1 }, now);
-    return { payment: terminal, customer: next, nextAttemptAt: null, events: ['payment.retry_failed', 'payment.terminal'] };
+    return { payment: terminal, customer: customer && withStatus(countTerminal(customer), now), nextAttemptAt: null, events: ['payment.retry_failed', 'payment.terminal'] };
   }
   if (classification.category === 'soft_retry' && classification.cooldownHours !== null && failed.retry_count < failed.max_retries) {
     const when = nextRetryAt({ failedAt: now, cooldownHours: classification.cooldownHours, subcategory: classification.subcategory, timeZone });
@@ -152,4 +134,53 @@ export function applyOutcome(input: {
   }
   // Soft retries exhausted, or a decline only the customer can fix: dunning takes over.
   return { payment: { ...failed, status: 'communication_pending', next_retry_at: null }, customer, nextAttemptAt: null, events: ['payment.retry_failed'] };
+}
+
+/**
+ * An answer that charged nothing: the attempt is handed back, not consumed (retry_count stays the
+ * attempts made). No answer: the same attempt (same idempotency key) runs again later, until days
+ * of silence hand the payment to dunning as when soft retries run out. A refusal stops retrying
+ * until someone acts; only a customer is asked to (a merchant's credentials are not theirs to fix,
+ * and campaigns the failure enrolled at intake go on). Nothing left to collect ends recovery, and
+ * with it the customer's dunning (docs/retry-policy.md).
+ */
+function uncharged(
+  payment: Payment,
+  customer: Customer | undefined,
+  outcome: Exclude<RetryOutcome, { outcome: 'succeeded' | 'declined' }>,
+  now: Date,
+  timeZone: string | null,
+): AttemptResult {
+  const noAnswers = outcome.outcome === 'no_answer' ? (payment.consecutive_no_answers ?? 0) + 1 : 0;
+  const back: Payment = {
+    ...payment,
+    retry_count: payment.retry_count - 1,
+    retry_initiated_at: null,
+    consecutive_no_answers: noAnswers,
+    updated_at: now.toISOString(),
+    version: payment.version + 1,
+  };
+  if (isAnonymised(payment)) return endedByErasure(back, ['payment.terminal']);
+  const toDunning = (events: AttemptResult['events']): AttemptResult => ({
+    payment: { ...back, status: 'communication_pending', next_retry_at: null },
+    customer: customer && withStatus(customer, now),
+    nextAttemptAt: null,
+    events,
+  });
+  switch (outcome.outcome) {
+    case 'closed':
+      return {
+        payment: { ...back, status: 'terminal', next_retry_at: null },
+        customer: customer && withStatus(countTerminal(customer), now),
+        nextAttemptAt: null,
+        events: ['payment.terminal'],
+      };
+    case 'refused':
+      return toDunning(outcome.awaits === 'customer' ? ['payment.retry_failed'] : []);
+    case 'no_answer': {
+      if (noAnswers >= MAX_CONSECUTIVE_NO_ANSWERS) return toDunning(['payment.retry_failed']);
+      const when = noAnswerRerunAt(now, noAnswers, timeZone);
+      return { payment: { ...back, status: 'pending', next_retry_at: when.toISOString() }, customer, nextAttemptAt: when, events: ['payment.retry_scheduled'] };
+    }
+  }
 }

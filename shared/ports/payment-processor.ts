@@ -22,8 +22,16 @@ export interface RetryRequest {
 export type RetryOutcome =
   | { outcome: 'succeeded' }
   | { outcome: 'declined'; declineCode: string | null }
-  /** No verdict: the processor errored, timed out or cannot be reached; `retryable` says whether trying again later is safe. */
-  | { outcome: 'no_answer'; reason: string; retryable: boolean };
+  /** No verdict yet: the processor errored, timed out, cannot be reached or is still processing; asking again later may get one. */
+  | { outcome: 'no_answer'; reason: string }
+  /**
+   * The processor will not charge this payment however often it is asked, until someone acts:
+   * the customer (no payment method to charge, a processor we cannot charge through) or the merchant
+   * (no API credentials, credentials refused, a request the processor rejects).
+   */
+  | { outcome: 'refused'; reason: string; awaits: 'customer' | 'merchant' }
+  /** Nothing is left to collect: the invoice was voided or written off, the charge or subscription canceled, or the customer erased. */
+  | { outcome: 'closed'; reason: string };
 
 export interface PaymentProcessor {
   retry(request: RetryRequest): Promise<RetryOutcome>;

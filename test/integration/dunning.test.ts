@@ -352,6 +352,59 @@ describe('retries handing over to dunning', () => {
   });
 });
 
+describe('a retry the processor will not make', () => {
+  /** A soft decline with a soft_decline campaign active beside the payment_failed one; its first retry runs on the sandbox card given. */
+  async function retriedOnce(lastFour: string) {
+    const merchant = await setUp();
+    const soft = await call('POST', '/v1/campaigns', {
+      key: merchant.keys.test_write,
+      body: { name: 'Balance', trigger: 'soft_decline', steps: [{ channel: 'email', template_id: 'tpl_add_funds', subject: 'Top up', delay_hours: 0 }] },
+    });
+    await call('POST', `/v1/campaigns/${soft.body.data.id}/activate`, { key: merchant.keys.test_write });
+    const response = await postGeneric(merchant.path, genericFailure({ code: 'insufficient_funds', lastFour }));
+    const paymentId: string = response.body.payment_id;
+    const [payment] = await tenantItems(merchant.tenant, `PAYMENT#${paymentId}`);
+    advanceClock((new Date(payment!.next_retry_at).getTime() - runtime.clock.now().getTime()) / 1000 + 1);
+    await runDueJobs();
+    await drainEvents();
+    const [after] = await tenantItems(merchant.tenant, `PAYMENT#${paymentId}`);
+    const events = (await tenantItems(merchant.tenant, 'EVENT#')).filter((event) => event.data?.id === paymentId).map((event) => event.type);
+    return { ...merchant, softCampaignId: soft.body.data.id as string, payment: after!, events };
+  }
+
+  it('asks the customer when only they can make the charge possible (no payment method): soft_decline dunning starts', async () => {
+    const { tenant, payment, events, softCampaignId } = await retriedOnce('0402');
+    expect(payment).toMatchObject({ status: 'communication_pending', retry_count: 0, next_retry_at: null, retries: [] });
+    expect(events).toContain('payment.retry_failed');
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([expect.objectContaining({ campaign_id: softCampaignId, status: 'active' })]);
+  });
+
+  it('stops retrying without asking the customer when the merchant has to act', async () => {
+    const { tenant, payment, events } = await retriedOnce('0401');
+    expect(payment).toMatchObject({ status: 'communication_pending', retry_count: 0, next_retry_at: null });
+    expect(events).not.toContain('payment.retry_failed');
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([]);
+  });
+
+  it('ends recovery and the dunning the failure started when nothing is left to collect (a voided invoice)', async () => {
+    // A hard decline enrolled at intake, then the merchant voids the invoice: the next manual retry finds nothing to pay.
+    const { tenant, path, keys, campaignId } = await setUp();
+    const email = `voided-${Date.now()}@example.com`;
+    const paymentId = await failHard(path, email, { lastFour: '0410' });
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([expect.objectContaining({ campaign_id: campaignId, status: 'active' })]);
+    expect((await call('POST', `/v1/payments/${paymentId}/retry`, { key: keys.test_write })).status).toBe(200);
+    await runDueJobs();
+    await drainEvents();
+    const [payment] = await tenantItems(tenant, `PAYMENT#${paymentId}`);
+    expect(payment).toMatchObject({ status: 'terminal', retry_count: 0, next_retry_at: null, retries: [] });
+    const [customer] = await tenantItems(tenant, 'CUSTOMER#');
+    expect(customer).toMatchObject({ failed_payments: 0, terminal_payments: 1 });
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([expect.objectContaining({ campaign_id: campaignId, status: 'stopped', stop_reason: 'terminal' })]);
+    await passHours(2);
+    expect(outboxFor(email)).toEqual([]);
+  });
+});
+
 describe('erasure of an enrolled customer', () => {
   it('deletes their enrollments (they hold the card on file) along with the rest', async () => {
     const { tenant, path, keys } = await setUp();

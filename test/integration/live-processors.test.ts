@@ -124,6 +124,45 @@ describe('Stripe live processor', () => {
     expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/invoices/in_inv/pay', 'GET /v1/invoices/in_inv']);
   });
 
+  it('answers closed when the invoice was voided or written off, and a refusal awaiting the merchant for a draft', async () => {
+    // Prepare
+    const refusedPay = stripeError(400, { type: 'invalid_request_error', message: 'You can only pay an invoice that is open.' });
+    fake.on('POST', '/v1/invoices/in_inv/pay', refusedPay, refusedPay, refusedPay);
+    fake.on(
+      'GET',
+      '/v1/invoices/in_inv',
+      ok(stripeInvoice('in_inv', { status: 'void' })),
+      ok(stripeInvoice('in_inv', { status: 'uncollectible' })),
+      ok(stripeInvoice('in_inv', { status: 'draft' })),
+    );
+    // Act
+    const voided = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
+    const writtenOff = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
+    const draft = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
+    // Assess
+    expect(voided).toEqual({ outcome: 'closed', reason: 'Stripe invoice in_inv is void: there is nothing to pay' });
+    expect(writtenOff).toEqual({ outcome: 'closed', reason: 'Stripe invoice in_inv is uncollectible: there is nothing to pay' });
+    expect(draft).toEqual({ outcome: 'refused', awaits: 'merchant', reason: 'Stripe invoice in_inv is a draft: it can be paid once the merchant finalizes it' });
+    expect(fake.requests.filter((r) => r.method === 'POST')).toHaveLength(3);
+  });
+
+  it('answers closed for a canceled payment intent, and asks the customer when the intent has no payment method to charge', async () => {
+    // Prepare
+    fake.on('GET', '/v1/payment_intents/pi_5', ok(stripePaymentIntent('pi_5', { status: 'canceled' })));
+    fake.on('GET', '/v1/payment_intents/pi_6', ok(stripePaymentIntent('pi_6', { customer: stripeCustomer('cus_6') })));
+    // Act
+    const canceled = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_5', psp_references: ['pi_5'] }), stripeConnection()));
+    const nothingToCharge = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_6', psp_references: ['pi_6'] }), stripeConnection()));
+    // Assess
+    expect(canceled).toEqual({ outcome: 'closed', reason: 'Stripe payment intent pi_5 is canceled: it cannot be charged again' });
+    expect(nothingToCharge).toEqual({
+      outcome: 'refused',
+      awaits: 'customer',
+      reason: 'Stripe payment intent pi_6 has no payment method to charge: the customer must add one',
+    });
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/payment_intents/pi_5', 'GET /v1/payment_intents/pi_6']);
+  });
+
   it('maps an invoice needing 3-D Secure to an authentication_required decline', async () => {
     // Prepare
     fake.on(
@@ -193,14 +232,14 @@ describe('Stripe live processor', () => {
     expect(fake.requests.map((r) => r.method)).toEqual(['GET']);
   });
 
-  it('maps a persistent 500 to a retryable no_answer after the client retried with the same idempotency key', async () => {
+  it('maps a persistent 500 to no_answer after the client retried with the same idempotency key', async () => {
     // Prepare
     fake.on('POST', '/v1/invoices/in_inv/pay', stripeError(500, { type: 'api_error', message: 'An unknown error occurred' }));
     const request = retryRequest(invoicePayment(), stripeConnection());
     // Act
     const outcome = await processor.retry(request);
     // Assess
-    expect(outcome).toMatchObject({ outcome: 'no_answer', retryable: true });
+    expect(outcome).toMatchObject({ outcome: 'no_answer' });
     expect(fake.requests).toHaveLength(3);
     expect(fake.requests.map((r) => r.headers['idempotency-key'])).toEqual(Array(3).fill(request.idempotencyKey));
   });
@@ -221,27 +260,27 @@ describe('Stripe live processor', () => {
     expect(fake.requests.map((r) => r.headers['idempotency-key'])).toEqual([request.idempotencyKey, request.idempotencyKey]);
   });
 
-  it('maps 429 to a retryable no_answer', async () => {
+  it('maps 429 to no_answer', async () => {
     // Prepare
     fake.on('POST', '/v1/invoices/in_inv/pay', stripeError(429, { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests' }));
     // Act
     const outcome = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
     // Assess
-    expect(outcome).toMatchObject({ outcome: 'no_answer', retryable: true });
+    expect(outcome).toMatchObject({ outcome: 'no_answer' });
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('maps 401 to a non-retryable no_answer carrying the message, without repeating the request', async () => {
+  it('maps 401 to a refusal awaiting the merchant, carrying the message, without repeating the request', async () => {
     // Prepare
     fake.on('POST', '/v1/invoices/in_inv/pay', stripeError(401, { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_live_****51abc' }));
     // Act
     const outcome = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
     // Assess
-    expect(outcome).toEqual({ outcome: 'no_answer', retryable: false, reason: expect.stringContaining('Invalid API Key provided') });
+    expect(outcome).toEqual({ outcome: 'refused', awaits: 'merchant', reason: expect.stringContaining('Invalid API Key provided') });
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('gives a retryable no_answer within the timeout when Stripe never answers', async () => {
+  it('gives no_answer within the timeout when Stripe never answers', async () => {
     // Prepare: a server of its own, as the client keeps retrying the abandoned request in the background
     const silent = await startFakeStripe();
     try {
@@ -253,7 +292,7 @@ describe('Stripe live processor', () => {
       const outcome = await impatient.retry(request);
       // Assess
       const elapsed = Date.now() - started;
-      expect(outcome).toEqual({ outcome: 'no_answer', retryable: true, reason: 'Stripe did not answer within 300 ms' });
+      expect(outcome).toEqual({ outcome: 'no_answer', reason: 'Stripe did not answer within 300 ms' });
       expect(elapsed).toBeGreaterThanOrEqual(290);
       expect(elapsed).toBeLessThan(1_000);
       // The request that may still land later carries the same idempotency key, so it charges at most once.
@@ -270,10 +309,10 @@ describe('Stripe live processor', () => {
     const withoutConnection = await processor.retry(retryRequest(invoicePayment(), undefined));
     const bareCharge = await processor.retry(retryRequest(payment({ psp_payment_id: 'ch_9', psp_references: ['ch_9'] }), stripeConnection()));
     // Assess
-    const noKey = { outcome: 'no_answer', retryable: false, reason: 'No Stripe API key on the connection: live retries are off' };
+    const noKey = { outcome: 'refused', awaits: 'merchant', reason: 'No Stripe API key on the connection: live retries are off' };
     expect(withoutKey).toEqual(noKey);
     expect(withoutConnection).toEqual(noKey);
-    expect(bareCharge).toMatchObject({ outcome: 'no_answer', retryable: false });
+    expect(bareCharge).toMatchObject({ outcome: 'refused', awaits: 'customer' });
     expect(fake.requests).toEqual([]);
   });
 });
@@ -335,14 +374,14 @@ describe('Braintree live processor', () => {
     expect(outcome).toEqual({ outcome: 'declined', declineCode: '2001' });
   });
 
-  it('maps a 5xx on the sale to a retryable no_answer, without sending the sale again', async () => {
+  it('maps a 5xx on the sale to no_answer, without sending the sale again', async () => {
     // Prepare
     fake.on('GET', subscriptionPath, { status: 200, xml: pastDue });
     fake.on('POST', transactionsPath, { status: 500 });
     // Act
     const outcome = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
     // Assess
-    expect(outcome).toMatchObject({ outcome: 'no_answer', retryable: true });
+    expect(outcome).toMatchObject({ outcome: 'no_answer' });
     expect(fake.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 
@@ -360,17 +399,17 @@ describe('Braintree live processor', () => {
     expect(fake.requests.map((r) => r.method)).toEqual(['GET']);
   });
 
-  it('does not charge a subscription that is no longer Past Due', async () => {
+  it('does not charge a subscription that is no longer Past Due: nothing is left to collect', async () => {
     // Prepare
     fake.on('GET', subscriptionPath, { status: 200, xml: subscriptionXml({ id: 'bt_sub_1', status: 'Canceled', transactions: [failed] }) });
     // Act
     const outcome = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
     // Assess
-    expect(outcome).toMatchObject({ outcome: 'no_answer', retryable: false, reason: expect.stringContaining('Canceled') });
+    expect(outcome).toEqual({ outcome: 'closed', reason: expect.stringContaining('Canceled') });
     expect(fake.requests.map((r) => r.method)).toEqual(['GET']);
   });
 
-  it('maps validation errors to a non-retryable no_answer', async () => {
+  it('maps validation errors to a refusal awaiting the merchant', async () => {
     // Prepare
     fake.on('GET', subscriptionPath, { status: 200, xml: pastDue });
     fake.on('POST', transactionsPath, {
@@ -382,22 +421,22 @@ describe('Braintree live processor', () => {
     // Act
     const outcome = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
     // Assess
-    expect(outcome).toEqual({ outcome: 'no_answer', retryable: false, reason: expect.stringContaining('91531') });
+    expect(outcome).toEqual({ outcome: 'refused', awaits: 'merchant', reason: expect.stringContaining('91531') });
   });
 
-  it('maps a 503 on the subscription read to a retryable no_answer, and 401 to a non-retryable one', async () => {
+  it('maps a 503 on the subscription read to no_answer, and 401 to a refusal awaiting the merchant', async () => {
     // Prepare
     fake.on('GET', subscriptionPath, { status: 503 }, { status: 401 });
     // Act
     const unavailable = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
     const unauthorized = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
     // Assess
-    expect(unavailable).toMatchObject({ outcome: 'no_answer', retryable: true });
-    expect(unauthorized).toMatchObject({ outcome: 'no_answer', retryable: false });
+    expect(unavailable).toEqual({ outcome: 'no_answer', reason: expect.stringContaining('Braintree') });
+    expect(unauthorized).toEqual({ outcome: 'refused', awaits: 'merchant', reason: expect.stringContaining('Braintree') });
     expect(fake.requests.map((r) => r.method)).toEqual(['GET', 'GET']);
   });
 
-  it('gives a retryable no_answer within the timeout, and never sends the sale afterwards', async () => {
+  it('gives no_answer within the timeout, and never sends the sale afterwards', async () => {
     // Prepare
     const impatient = createBraintreeProcessor({ environmentOverride: fake.environment, timeoutMs: 300 });
     fake.on('GET', subscriptionPath, { hang: true });
@@ -406,7 +445,7 @@ describe('Braintree live processor', () => {
     // Act
     const outcome = await impatient.retry(retryRequest(btPayment(), braintreeConnection()));
     // Assess
-    expect(outcome).toEqual({ outcome: 'no_answer', retryable: true, reason: 'Braintree did not answer within 300 ms' });
+    expect(outcome).toEqual({ outcome: 'no_answer', reason: 'Braintree did not answer within 300 ms' });
     expect(Date.now() - started).toBeLessThan(1_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(fake.requests.map((r) => r.method)).toEqual(['GET']);
@@ -427,8 +466,8 @@ describe('Braintree live processor', () => {
     const noSubscription = await processor.retry(retryRequest(btPayment({ psp_subscription_id: null }), braintreeConnection()));
     const noKeys = await processor.retry(retryRequest(btPayment(), undefined));
     // Assess
-    expect(noSubscription).toMatchObject({ outcome: 'no_answer', retryable: false });
-    expect(noKeys).toMatchObject({ outcome: 'no_answer', retryable: false });
+    expect(noSubscription).toMatchObject({ outcome: 'refused', awaits: 'customer' });
+    expect(noKeys).toMatchObject({ outcome: 'refused', awaits: 'merchant' });
     expect(fake.requests).toEqual([]);
   });
 });
@@ -441,8 +480,8 @@ describe('liveProcessorFor', () => {
     const outcome = await liveProcessorFor('adyen').retry(retryRequest(payment({ psp: 'adyen', psp_payment_id: 'psp_ref_1' }), undefined));
     // Assess
     expect(outcome).toEqual({
-      outcome: 'no_answer',
-      retryable: false,
+      outcome: 'refused',
+      awaits: 'customer',
       reason: 'Live retries are not available for adyen: the customer is asked to update their payment method instead',
     });
   });
@@ -452,7 +491,7 @@ describe('liveProcessorFor', () => {
     const stripe = await liveProcessorFor('stripe').retry(retryRequest(payment({ psp_references: ['in_x'] }), stripeConnection(null)));
     const braintree = await liveProcessorFor('braintree').retry(retryRequest(payment({ psp: 'braintree' }), undefined));
     // Assess
-    expect(stripe).toEqual({ outcome: 'no_answer', retryable: false, reason: 'No Stripe API key on the connection: live retries are off' });
-    expect(braintree).toEqual({ outcome: 'no_answer', retryable: false, reason: 'No Braintree API keys on the connection: live retries are off' });
+    expect(stripe).toEqual({ outcome: 'refused', awaits: 'merchant', reason: 'No Stripe API key on the connection: live retries are off' });
+    expect(braintree).toEqual({ outcome: 'refused', awaits: 'merchant', reason: 'No Braintree API keys on the connection: live retries are off' });
   });
 });

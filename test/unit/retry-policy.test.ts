@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { wallTime } from '../../shared/domain/local-time.ts';
 import { isNight, MAX_CONSECUTIVE_NO_ANSWERS, nextRetryAt, noAnswerRerunAt } from '../../shared/domain/retry-policy.ts';
 import { applyOutcome, attemptAfterSettlement, claimAttempt } from '../../shared/domain/retry-outcomes.ts';
-import { newPayment } from '../../shared/domain/failure-accounting.ts';
+import { countFailure, newCustomer, newPayment } from '../../shared/domain/failure-accounting.ts';
 import { classifyDecline } from '../../shared/domain/decline-classification.ts';
 import type { Payment } from '../../shared/domain/payments.ts';
 import type { RetryOutcome } from '../../shared/ports/payment-processor.ts';
@@ -76,7 +76,12 @@ const declines: fc.Arbitrary<RetryOutcome> = fc.oneof(
   fc.constantFrom('insufficient_funds', 'processing_error', 'reenter_transaction', 'expired_card', 'stolen_card', 'do_not_honor', 'weird', null).map(
     (declineCode): RetryOutcome => ({ outcome: 'declined', declineCode }),
   ),
-  fc.constant<RetryOutcome>({ outcome: 'no_answer', reason: 'timeout', retryable: true }),
+  fc.constant<RetryOutcome>({ outcome: 'no_answer', reason: 'timeout' }),
+  fc.constantFrom<RetryOutcome>(
+    { outcome: 'refused', awaits: 'customer', reason: 'no payment method' },
+    { outcome: 'refused', awaits: 'merchant', reason: 'no API key' },
+    { outcome: 'closed', reason: 'invoice void' },
+  ),
 );
 
 describe('a payment retried until something stops it (property)', () => {
@@ -121,6 +126,9 @@ describe('a payment retried until something stops it (property)', () => {
           });
           // A decline schedules a further attempt only while that decline's budget has room.
           if (outcome.outcome === 'declined' && result.nextAttemptAt) expect(payment.retry_count).toBeLessThan(payment.max_retries);
+          // Only an answer about the charge uses up an attempt; a refusal or nothing to collect stops retrying.
+          if (outcome.outcome !== 'succeeded' && outcome.outcome !== 'declined') expect(payment.retry_count).toBe(claimed.retry_count - 1);
+          if (outcome.outcome === 'refused' || outcome.outcome === 'closed') expect(result.nextAttemptAt).toBeNull();
         }
       }),
       { numRuns: 500 },
@@ -197,7 +205,7 @@ describe('an attempt the processor does not answer', () => {
   it(`hands the payment to dunning after ${MAX_CONSECUTIVE_NO_ANSWERS} silent attempts in a row, the attempt given back each time`, () => {
     let now = new Date('2026-11-10T10:00:00Z');
     let payment = claimedSoftPayment(now);
-    const timeout: RetryOutcome = { outcome: 'no_answer', reason: 'timeout', retryable: true };
+    const timeout: RetryOutcome = { outcome: 'no_answer', reason: 'timeout' };
     for (let silence = 1; silence <= MAX_CONSECUTIVE_NO_ANSWERS; silence++) {
       const result = applyOutcome({ payment, customer: undefined, outcome: timeout, trigger: 'automatic', now, timeZone: 'Europe/Berlin' });
       expect(result.payment.retry_count).toBe(0);
@@ -217,6 +225,42 @@ describe('an attempt the processor does not answer', () => {
   });
 });
 
+describe('an attempt that charged nothing for good', () => {
+  const now = new Date('2026-11-10T10:00:00Z');
+  const payment = () => ({ ...claimedSoftPayment(now), consecutive_no_answers: 3 });
+  const customer = () =>
+    countFailure(newCustomer('stripe', { pspCustomerId: 'cus_psp', email: null, name: null, timezone: null, country: null, phone: null }, now), payment(), now);
+  const answer = (outcome: RetryOutcome) => applyOutcome({ payment: payment(), customer: customer(), outcome, trigger: 'automatic', now, timeZone: null });
+
+  it('ends recovery when nothing is left to collect: terminal, announced, out of the customer\'s open count, the attempt given back', () => {
+    const result = answer({ outcome: 'closed', reason: 'Stripe invoice in_1 is void: there is nothing to pay' });
+    expect(result.payment).toMatchObject({ status: 'terminal', next_retry_at: null, retry_count: 0, retries: [], consecutive_no_answers: 0 });
+    expect(result).toMatchObject({ nextAttemptAt: null, events: ['payment.terminal'] });
+    expect(result.customer).toMatchObject({ failed_payments: 0, terminal_payments: 1 });
+  });
+
+  it('asks the customer through dunning when only they can make the charge possible', () => {
+    const result = answer({ outcome: 'refused', awaits: 'customer', reason: 'no payment method to charge' });
+    expect(result.payment).toMatchObject({ status: 'communication_pending', next_retry_at: null, retry_count: 0, retries: [] });
+    // The event retries running out send: the dunning consumer enrolls the payment from it.
+    expect(result).toMatchObject({ nextAttemptAt: null, events: ['payment.retry_failed'] });
+    expect(result.customer).toMatchObject({ failed_payments: 1, terminal_payments: 0 });
+  });
+
+  it('stops retrying without asking the customer when the merchant has to act', () => {
+    const result = answer({ outcome: 'refused', awaits: 'merchant', reason: 'No Stripe API key on the connection' });
+    expect(result.payment).toMatchObject({ status: 'communication_pending', next_retry_at: null, retry_count: 0 });
+    expect(result).toMatchObject({ nextAttemptAt: null, events: [] });
+  });
+
+  it('gives the attempt back when its payment was settled meanwhile', () => {
+    const settled = { ...payment(), status: 'recovered' as const };
+    for (const outcome of [{ outcome: 'closed', reason: 'void' }, { outcome: 'refused', awaits: 'merchant', reason: 'no key' }] as const) {
+      expect(attemptAfterSettlement(settled, 1, outcome, now)).toMatchObject({ status: 'recovered', retry_count: 0, retries: [] });
+    }
+  });
+});
+
 describe('an attempt whose customer was erased while it ran', () => {
   const now = new Date('2026-11-10T10:00:00Z');
   const erased = (): Payment => ({ ...claimedSoftPayment(now), customer_id: null });
@@ -230,7 +274,7 @@ describe('an attempt whose customer was erased while it ran', () => {
     const declined = answer({ outcome: 'declined', declineCode: 'insufficient_funds' });
     expect(declined).toMatchObject({ nextAttemptAt: null, events: ['payment.retry_failed', 'payment.terminal'] });
     expect(declined.payment).toMatchObject({ status: 'terminal', next_retry_at: null, retry_count: 1 });
-    const silent = answer({ outcome: 'no_answer', reason: 'timeout', retryable: true });
+    const silent = answer({ outcome: 'no_answer', reason: 'timeout' });
     expect(silent).toMatchObject({ nextAttemptAt: null, events: ['payment.terminal'] });
     expect(silent.payment).toMatchObject({ status: 'terminal', next_retry_at: null, retry_count: 0 });
   });
@@ -249,7 +293,7 @@ describe('an attempt whose payment was settled by the processor meanwhile', () =
     expect(attemptAfterSettlement(settled(), 1, { outcome: 'declined', declineCode: 'do_not_honor' }, now)!.retries).toEqual([
       expect.objectContaining({ attempt: 1, status: 'failed', decline_code: 'do_not_honor' }),
     ]);
-    for (const outcome of [undefined, { outcome: 'no_answer', reason: 'timeout', retryable: true } as const]) {
+    for (const outcome of [undefined, { outcome: 'no_answer', reason: 'timeout' } as const]) {
       expect(attemptAfterSettlement(settled(), 1, outcome, now)).toMatchObject({ status: 'recovered', retry_count: 0, retries: [] });
     }
   });

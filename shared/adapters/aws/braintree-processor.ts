@@ -35,7 +35,7 @@ export interface BraintreeProcessorOptions {
   environmentOverride?: BraintreeGatewayAddress;
   /**
    * Bound on one retry() call (it makes at most two requests); also each request's own timeout.
-   * When it passes the answer is a retryable no_answer (default 10 s).
+   * When it passes the answer is no_answer, asked again later (default 10 s).
    */
   timeoutMs?: number;
 }
@@ -43,7 +43,7 @@ export interface BraintreeProcessorOptions {
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 const SUCCEEDED: RetryOutcome = { outcome: 'succeeded' };
-const NO_KEYS: RetryOutcome = { outcome: 'no_answer', retryable: false, reason: 'No Braintree API keys on the connection: live retries are off' };
+const NO_KEYS: RetryOutcome = { outcome: 'refused', awaits: 'merchant', reason: 'No Braintree API keys on the connection: live retries are off' };
 
 /** Transaction statuses that mean the money was (or is being) collected. */
 const COLLECTED = new Set<string>([
@@ -66,8 +66,8 @@ export function createBraintreeProcessor(options: BraintreeProcessorOptions = {}
       const subscriptionId = payment.psp_subscription_id;
       if (!subscriptionId) {
         return {
-          outcome: 'no_answer',
-          retryable: false,
+          outcome: 'refused',
+          awaits: 'customer',
           reason: `Braintree transaction ${payment.psp_payment_id} belongs to no subscription: only subscription charges can be retried`,
         };
       }
@@ -81,9 +81,10 @@ export function createBraintreeProcessor(options: BraintreeProcessorOptions = {}
             return SUCCEEDED;
           }
           if (subscription.status !== 'Past Due') {
+            // Canceled or expired, or brought current without a charge for the period (a balance the
+            // merchant cleared): the failed charge is no longer owed.
             return {
-              outcome: 'no_answer',
-              retryable: false,
+              outcome: 'closed',
               reason: `Braintree subscription ${subscriptionId} is ${subscription.status}, not Past Due: there is no failed charge to retry`,
             };
           }
@@ -124,24 +125,24 @@ function saleOutcome(result: BraintreeSaleResult): RetryOutcome {
       if (reason === 'duplicate') {
         // Braintree's duplicate check matched a recent identical sale, which may be a charge whose
         // answer was lost: the next attempt's look at the subscription settles it.
-        return { outcome: 'no_answer', retryable: true, reason: 'Braintree rejected the charge as a duplicate of a recent one' };
+        return { outcome: 'no_answer', reason: 'Braintree rejected the charge as a duplicate of a recent one' };
       }
       return { outcome: 'declined', declineCode: transaction.processorResponseCode || (reason ? `gateway_rejected:${reason}` : null) };
     }
     case 'failed':
       return {
         outcome: 'no_answer',
-        retryable: true,
         reason: `Braintree could not reach the card processor: ${transaction.processorResponseCode ?? ''} ${transaction.processorResponseText ?? ''}`.trim(),
       };
   }
   // Validation errors (such as 91531, the subscription is not Past Due): the same request would fail again.
   const errors = result.errors.map((error) => `${error.code} ${error.message}`);
-  return { outcome: 'no_answer', retryable: false, reason: `Braintree refused the retry: ${errors.length ? errors.join('; ') : result.message}` };
+  return { outcome: 'refused', awaits: 'merchant', reason: `Braintree refused the retry: ${errors.length ? errors.join('; ') : result.message}` };
 }
 
 function outcomeOfError(error: unknown): RetryOutcome {
   if (!(error instanceof BraintreeGatewayError)) throw error;
+  const reason = `Braintree ${error.kind}: ${error.message}`;
   // Authentication, authorization, not found and upgrade required would get the same answer later.
-  return { outcome: 'no_answer', retryable: error.retryable, reason: `Braintree ${error.kind}: ${error.message}` };
+  return error.retryable ? { outcome: 'no_answer', reason } : { outcome: 'refused', awaits: 'merchant', reason };
 }

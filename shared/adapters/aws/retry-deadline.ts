@@ -3,7 +3,7 @@ import type { RetryOutcome } from '../../ports/payment-processor.ts';
 class DeadlinePassed extends Error {}
 
 /**
- * The work's outcome, or a retryable no_answer once `ms` have passed. A processor request in flight
+ * The work's outcome, or no_answer once `ms` have passed. A processor request in flight
  * cannot be recalled and may still land later (Stripe: under the same idempotency key); `ensureInTime`
  * keeps the work from starting a charge after the caller was told there was no answer.
  */
@@ -17,7 +17,7 @@ export async function withinDeadline(
   const late = new Promise<RetryOutcome>((resolve) => {
     timer = setTimeout(() => {
       expired = true;
-      resolve({ outcome: 'no_answer', retryable: true, reason: `${processor} did not answer within ${ms} ms` });
+      resolve({ outcome: 'no_answer', reason: `${processor} did not answer within ${ms} ms` });
     }, ms);
   });
   const ensureInTime = (): void => {

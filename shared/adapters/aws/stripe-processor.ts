@@ -19,7 +19,7 @@ import { createStripeApi, StripeApiError, stripePath, type StripeApi, type Strip
 export interface StripeProcessorOptions extends StripeEndpoint {
   /**
    * Bound on one retry() call, Stripe requests and their network retries included; also each HTTP
-   * request's own timeout. When it passes the answer is a retryable no_answer (default 10 s).
+   * request's own timeout. When it passes the answer is no_answer, asked again later (default 10 s).
    */
   timeoutMs?: number;
 }
@@ -27,7 +27,7 @@ export interface StripeProcessorOptions extends StripeEndpoint {
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 const SUCCEEDED: RetryOutcome = { outcome: 'succeeded' };
-const NO_API_KEY: RetryOutcome = { outcome: 'no_answer', retryable: false, reason: 'No Stripe API key on the connection: live retries are off' };
+const NO_API_KEY: RetryOutcome = { outcome: 'refused', awaits: 'merchant', reason: 'No Stripe API key on the connection: live retries are off' };
 
 export function createStripeProcessor(options: StripeProcessorOptions = {}): PaymentProcessor {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -41,8 +41,8 @@ export function createStripeProcessor(options: StripeProcessorOptions = {}): Pay
       const intentId = references.find((id) => id.startsWith('pi_'));
       if (!invoiceId && !intentId) {
         return {
-          outcome: 'no_answer',
-          retryable: false,
+          outcome: 'refused',
+          awaits: 'customer',
           reason: `Stripe payment ${request.payment.psp_payment_id} names no invoice or payment intent: a bare charge cannot be attempted again`,
         };
       }
@@ -85,8 +85,12 @@ async function payInvoice(stripe: StripeApi, invoiceId: string, idempotencyKey: 
     if (error instanceof StripeApiError && error.category === 'invalid_request_error' && error.code !== 'invoice_payment_intent_requires_action') {
       const invoice = await stripe.get(stripePath`/v1/invoices/${invoiceId}`, invoiceSchema);
       if (invoice.status === 'paid') return SUCCEEDED;
-      if (invoice.status === 'void' || invoice.status === 'uncollectible' || invoice.status === 'draft') {
-        return { outcome: 'no_answer', retryable: false, reason: `Stripe invoice ${invoiceId} is ${invoice.status}: there is nothing to pay` };
+      // Voided or written off by the merchant: nobody owes it any more, so recovery ends.
+      if (invoice.status === 'void' || invoice.status === 'uncollectible') {
+        return { outcome: 'closed', reason: `Stripe invoice ${invoiceId} is ${invoice.status}: there is nothing to pay` };
+      }
+      if (invoice.status === 'draft') {
+        return { outcome: 'refused', awaits: 'merchant', reason: `Stripe invoice ${invoiceId} is a draft: it can be paid once the merchant finalizes it` };
       }
     }
     throw error;
@@ -96,7 +100,7 @@ async function payInvoice(stripe: StripeApi, invoiceId: string, idempotencyKey: 
 function invoiceOutcome(invoice: Invoice): RetryOutcome {
   if (invoice.status === 'paid') return SUCCEEDED;
   // A payment method that settles later (bank debits): the invoice.paid webhook brings the result.
-  return { outcome: 'no_answer', retryable: true, reason: `Stripe invoice ${invoice.id} is ${invoice.status} after payment: the payment is still processing` };
+  return { outcome: 'no_answer', reason: `Stripe invoice ${invoice.id} is ${invoice.status} after payment: the payment is still processing` };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -133,7 +137,7 @@ async function confirmIntent(stripe: StripeApi, intentId: string, idempotencyKey
   if (intent.status !== 'requires_payment_method' && intent.status !== 'requires_confirmation') return intentOutcome(intent);
   const paymentMethod = paymentMethodToCharge(intent);
   if (!paymentMethod) {
-    return { outcome: 'no_answer', retryable: false, reason: `Stripe payment intent ${intentId} has no payment method to charge: the customer must add one` };
+    return { outcome: 'refused', awaits: 'customer', reason: `Stripe payment intent ${intentId} has no payment method to charge: the customer must add one` };
   }
   ensureInTime();
   const confirmed = await stripe.post(
@@ -163,7 +167,7 @@ function intentOutcome(intent: PaymentIntent): RetryOutcome {
     case 'requires_capture': // authorized; the merchant captures
       return SUCCEEDED;
     case 'processing':
-      return { outcome: 'no_answer', retryable: true, reason: `Stripe payment intent ${intent.id} is processing: the result arrives by webhook` };
+      return { outcome: 'no_answer', reason: `Stripe payment intent ${intent.id} is processing: the result arrives by webhook` };
     case 'requires_action':
       // Off-session, nobody can complete 3-D Secure: the customer has to come back.
       return { outcome: 'declined', declineCode: 'authentication_required' };
@@ -171,8 +175,8 @@ function intentOutcome(intent: PaymentIntent): RetryOutcome {
       const error = intent.last_payment_error;
       return { outcome: 'declined', declineCode: error?.decline_code ?? error?.code ?? null };
     }
-    default:
-      return { outcome: 'no_answer', retryable: false, reason: `Stripe payment intent ${intent.id} is ${intent.status}: it cannot be charged again` };
+    default: // canceled, by the merchant or by Stripe: the charge is off
+      return { outcome: 'closed', reason: `Stripe payment intent ${intent.id} is ${intent.status}: it cannot be charged again` };
   }
 }
 
@@ -193,6 +197,8 @@ function outcomeOfError(error: unknown): RetryOutcome {
   // invoices/pay when the charge needs 3-D Secure, which an off-session retry cannot provide.
   if (error.code === 'invoice_payment_intent_requires_action') return { outcome: 'declined', declineCode: 'authentication_required' };
   if (error.category === 'card_error') return { outcome: 'declined', declineCode: error.declineCode ?? error.code };
-  // Authentication, permission and invalid requests: trying again later would get the same answer.
-  return { outcome: 'no_answer', retryable: RETRYABLE.has(error.category), reason: error.describe() };
+  if (RETRYABLE.has(error.category)) return { outcome: 'no_answer', reason: error.describe() };
+  // Authentication, permission and invalid requests: trying again later would get the same answer
+  // until the merchant changes something (the key, its permissions, the object at Stripe).
+  return { outcome: 'refused', awaits: 'merchant', reason: error.describe() };
 }
