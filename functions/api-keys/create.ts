@@ -2,7 +2,7 @@ import * as z from '#shared/zod';
 import { SCOPES } from '#shared/domain/api-keys';
 import { issueApiKey } from '#shared/domain/api-key-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
-import { created } from '#shared/http/responses';
+import { created, showingSecret } from '#shared/http/responses';
 import { isoTimestamp } from '#shared/http/time-schemas';
 import { apiKeyResource } from '#shared/representations/api-key';
 
@@ -29,5 +29,5 @@ export const handler = restHandler({ body }, async ({ auth, body, now }) => {
     },
     now,
   );
-  return created({ ...apiKeyResource(record, now), secret });
+  return showingSecret(created({ ...apiKeyResource(record, now), secret }));
 });

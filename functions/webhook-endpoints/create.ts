@@ -1,11 +1,11 @@
 import { createEndpoint } from '#shared/domain/webhooks';
 import { restHandler } from '#shared/http/rest-handler';
-import { created } from '#shared/http/responses';
+import { created, showingSecret } from '#shared/http/responses';
 import { createWebhookBody } from '#shared/http/webhook-endpoint-schemas';
 import { webhookEndpointResource } from '#shared/representations/webhook-endpoint';
 
 /** POST /v1/webhooks: a new endpoint; its signing secret is in this response only. */
 export const handler = restHandler({ body: createWebhookBody }, async ({ auth, body, now }) => {
   const { endpoint, secret } = await createEndpoint(auth.tenant, body, now);
-  return created({ ...webhookEndpointResource(endpoint, auth.tenant), secret });
+  return showingSecret(created({ ...webhookEndpointResource(endpoint, auth.tenant), secret }));
 });

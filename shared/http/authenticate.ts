@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { runtime } from '../composition.ts';
 import { hashKey, parseKeyShape } from '../domain/api-keys.ts';
 import { invalidApiKey } from '../domain/errors.ts';
@@ -5,15 +6,20 @@ import { setLogContext } from '../log.ts';
 import { findGrant } from '../store/api-keys.ts';
 import { header, type ServiceMiddleware } from './context.ts';
 
+/** The API key a request presents (`Authorization: Bearer <key>`), or undefined when the header is missing or malformed. */
+export function presentedKey(event: APIGatewayProxyEvent): string | undefined {
+  const authorization = header(event, 'authorization');
+  return authorization === undefined ? undefined : /^Bearer +(\S+) *$/i.exec(authorization)?.[1];
+}
+
 /** §5: the API key identifies merchant, environment and scopes; every failure is the same 401. */
 export function authenticate(): ServiceMiddleware {
   return {
     before: async (request) => {
-      const authorization = header(request.event, 'authorization');
-      if (authorization === undefined) {
+      if (header(request.event, 'authorization') === undefined) {
         throw invalidApiKey('No API key provided. Send it in the Authorization header as: Bearer <API_KEY>.');
       }
-      const presented = /^Bearer +(\S+) *$/i.exec(authorization)?.[1];
+      const presented = presentedKey(request.event);
       if (presented === undefined) throw invalidApiKey('Malformed Authorization header. Expected: Bearer <API_KEY>.');
       const shape = parseKeyShape(presented);
       if (!shape) throw invalidApiKey();

@@ -15,6 +15,8 @@ export interface ServiceContext extends Context {
   whileAdmitting?: () => void;
   /** A stored response to send instead of running the handler (idempotent replay). */
   replay?: APIGatewayProxyResult;
+  /** The response shows a secret once: its idempotency record keeps it sealed (sealed-response.ts). */
+  showsSecret?: boolean;
 }
 
 export type ServiceMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ServiceContext>;

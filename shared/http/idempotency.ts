@@ -10,8 +10,10 @@ import {
   releaseIdempotencyKey,
   type StoredResponse,
 } from '../store/idempotency.ts';
+import { presentedKey } from './authenticate.ts';
 import { errorResult } from './errors.ts';
 import { header, requireAuth, type ServiceContext, type ServiceMiddleware } from './context.ts';
+import { seal, unseal } from './sealed-response.ts';
 
 /** Stripe's model: a key is remembered for 24 h; a crashed execution's lock lapses so a retry can run. */
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
@@ -27,6 +29,8 @@ interface Pending {
   tenant: Tenant;
   key: string;
   fingerprint: string;
+  /** The API key that made the request: a response showing a secret is sealed under it, never stored readable. */
+  apiKey: string;
 }
 const pendingByContext = new WeakMap<ServiceContext, Pending>();
 
@@ -36,8 +40,18 @@ function fingerprintOf(event: APIGatewayProxyEvent): string {
     .digest('hex');
 }
 
-function replayed(response: StoredResponse): APIGatewayProxyResult {
-  return { statusCode: response.statusCode, headers: { ...response.headers, 'Idempotent-Replayed': 'true' }, body: response.body };
+const sealScope = (pending: Pending): string =>
+  `${pending.tenant.merchantId}/${pending.tenant.environment}/${pending.key}/${pending.fingerprint}`;
+
+function replayed(response: StoredResponse, pending: Pending): APIGatewayProxyResult {
+  const body = response.sealed ? unseal(response.body, pending.apiKey, sealScope(pending)) : response.body;
+  if (body === undefined) {
+    throw new ServiceError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was first used with another API key, and its response shows a secret that only that key can get again. Use a new Idempotency-Key for a new request.',
+    );
+  }
+  return { statusCode: response.statusCode, headers: { ...response.headers, 'Idempotent-Replayed': 'true' }, body };
 }
 
 async function claimOrReplay(pending: Pending): Promise<APIGatewayProxyResult | undefined> {
@@ -59,7 +73,7 @@ async function claimOrReplay(pending: Pending): Promise<APIGatewayProxyResult | 
         `Keys for idempotent requests can only be used with the same parameters they were first used with. Use a new Idempotency-Key for a different request.`,
       );
     }
-    if (claim.outcome === 'completed') return replayed(claim.response);
+    if (claim.outcome === 'completed') return replayed(claim.response, pending);
     if (Date.now() >= deadline) {
       throw new ServiceError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
     }
@@ -76,10 +90,12 @@ async function settle(context: ServiceContext, response: APIGatewayProxyResult):
     return;
   }
   const headers = Object.fromEntries(Object.entries(response.headers ?? {}).map(([k, v]) => [k, String(v)]));
+  const sealed = context.showsSecret === true;
   await recordIdempotentResponse(pending.tenant, pending.key, pending.fingerprint, {
     statusCode: response.statusCode,
     headers,
-    body: response.body,
+    body: sealed ? seal(response.body, pending.apiKey, sealScope(pending)) : response.body,
+    ...(sealed ? { sealed } : {}),
   });
 }
 
@@ -93,7 +109,8 @@ export function idempotency(): ServiceMiddleware {
       if (!KEY_PATTERN.test(key)) {
         throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters', 'Idempotency-Key');
       }
-      const pending: Pending = { tenant: requireAuth(context).tenant, key, fingerprint: fingerprintOf(event) };
+      // Authenticated by now, so the key is there.
+      const pending: Pending = { tenant: requireAuth(context).tenant, key, fingerprint: fingerprintOf(event), apiKey: presentedKey(event)! };
       const replay = await claimOrReplay(pending);
       if (replay) context.replay = replay;
       else pendingByContext.set(context, pending);

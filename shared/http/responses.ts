@@ -6,11 +6,16 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** The body holds a secret shown this once (a new API key, a webhook signing secret). */
+  showsSecret?: boolean;
 }
 
 export const ok = (data: unknown, status = 200): Reply => ({ status, body: { data } });
 
 export const created = (data: unknown): Reply => ok(data, 201);
+
+/** A reply whose body shows a secret this once: never stored readable, even for idempotent replay. */
+export const showingSecret = (reply: Reply): Reply => ({ ...reply, showsSecret: true });
 
 export function pageOf<T>(items: readonly T[], total: number, page: PageRequest): Reply {
   return {

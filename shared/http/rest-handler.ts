@@ -99,6 +99,7 @@ export function restHandler<P = Record<string, never>, Q = Record<string, never>
       requestId: context.requestId,
       baseUrl: publicBaseUrl(event),
     });
+    context.showsSecret = reply.showsSecret === true;
     return jsonResult(reply.status, reply.body, reply.headers);
   };
   const handler = merchantGate(run, validateWhileAdmitting).use(authorize()).use(idempotency());

@@ -12,6 +12,8 @@ export interface StoredResponse {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+  /** The body is sealed: it shows a secret that only the API key which made the request may see again. */
+  sealed?: boolean;
 }
 
 export type IdempotencyClaim =

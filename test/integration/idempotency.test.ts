@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { advanceClock, call, newMerchant } from '../support/api.ts';
+import { tenantItems } from '../support/tenant-items.ts';
 
 async function keyCount(adminKey: string): Promise<number> {
   return (await call('GET', '/v1/api-keys', { key: adminKey })).body.pagination.total;
@@ -77,6 +78,39 @@ describe('Idempotency-Key on POST', () => {
     expect(again.headers['Idempotent-Replayed']).toBe('true');
     const fresh = await call('POST', path, { key: keys.test_admin, headers: { 'idempotency-key': 'rv-2' } });
     expect(fresh.status).toBe(409);
+  });
+
+  it('keeps a response that shows a secret sealed: the same API key gets it again, another key and the table never do', async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    const anotherAdmin = (await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'second admin', scopes: ['admin'] } })).body.data.secret;
+    const request = { body: { name: 'deploy', scopes: ['write'] }, headers: { 'idempotency-key': 'sealed-1' } };
+    const endpointRequest = { body: { url: 'https://hooks.example.com/recovery', events: ['payment.recovered'] }, headers: { 'idempotency-key': 'sealed-2' } };
+    // Act
+    const first = await call('POST', '/v1/api-keys', { key: keys.test_admin, ...request });
+    const again = await call('POST', '/v1/api-keys', { key: keys.test_admin, ...request });
+    const byAnotherKey = await call('POST', '/v1/api-keys', { key: anotherAdmin, ...request });
+    const endpoint = await call('POST', '/v1/webhooks', { key: keys.test_admin, ...endpointRequest });
+    const endpointAgain = await call('POST', '/v1/webhooks', { key: keys.test_admin, ...endpointRequest });
+    // Assess
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers['Idempotent-Replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(byAnotherKey.status).toBe(422);
+    expect(byAnotherKey.body.error).toMatchObject({ code: 'idempotency_key_reused', message: expect.stringContaining('another API key') });
+    expect(JSON.stringify(byAnotherKey.body)).not.toContain(first.body.data.secret);
+    expect(endpointAgain.body.data.secret).toBe(endpoint.body.data.secret);
+    const stored = JSON.stringify(await tenantItems({ merchantId, environment: 'test' }, 'IDEMPOTENCY#'));
+    expect(stored).toContain('sealed-1');
+    expect(stored).not.toContain(first.body.data.secret);
+    expect(stored).not.toContain(endpoint.body.data.secret);
+    // Not sealed: a response without a secret is replayed to any key of the merchant, as before.
+    const revoke = { headers: { 'idempotency-key': 'plain-1' } };
+    const revoked = await call('POST', `/v1/api-keys/${first.body.data.id}/revoke`, { key: keys.test_admin, ...revoke });
+    const revokedAgain = await call('POST', `/v1/api-keys/${first.body.data.id}/revoke`, { key: anotherAdmin, ...revoke });
+    expect(revokedAgain.body).toEqual(revoked.body);
+    expect(await keyCount(keys.test_admin)).toBe(6);
   });
 
   it('refuses a malformed key with 400', async () => {
