@@ -1,7 +1,7 @@
 import { scheduler } from '../adapters/scheduler.ts';
 import { newId } from '../ids.ts';
-import { findCampaign, findCampaignVersion, listCampaignItems, type CampaignVersion } from '../store/campaigns.ts';
-import { findCustomer } from '../store/customers.ts';
+import { findCampaign, findCampaignVersion, getCampaign, listCampaignItems, type CampaignVersion } from '../store/campaigns.ts';
+import { findCustomer, getCustomer } from '../store/customers.ts';
 import {
   campaignCountersWrite,
   enrollmentsOf,
@@ -11,14 +11,14 @@ import {
   type CampaignOutcomeCounts,
 } from '../store/enrollments.ts';
 import { newEvent, recordEventWrite } from '../store/events.ts';
-import { findPayment } from '../store/payments.ts';
+import { findPayment, getPayment } from '../store/payments.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { calendarStopReason, type CalendarOccasion } from './calendar-triggers.ts';
 import { triggerFires, type EnrollmentOccasion } from './campaign-triggers.ts';
 import type { Customer } from './customers.ts';
 import { lastSentStep, sameCard, type Enrollment, type StopReason } from './enrollments.ts';
 import { notFound, stateConflict } from './errors.ts';
-import type { Payment } from './payments.ts';
+import { isOpen, type Payment } from './payments.ts';
 import { shiftOutOfQuietHours } from './quiet-hours.ts';
 import type { Tenant } from './tenant.ts';
 
@@ -143,14 +143,16 @@ export async function enrollForFailure(tenant: Tenant, paymentId: string, occasi
 
 /** POST /v1/campaigns/{id}/enrollments: the `manual` trigger, or any active campaign on demand. */
 export async function enrollManually(tenant: Tenant, campaignId: string, customerId: string, paymentId: string | null, now: Date): Promise<Enrollment> {
-  const campaign = await findCampaign(tenant, campaignId);
-  if (!campaign) throw notFound('campaign', campaignId);
+  const campaign = await getCampaign(tenant, campaignId);
   if (campaign.status !== 'active') throw stateConflict(`Campaign '${campaignId}' is ${campaign.status}: only active campaigns enroll customers.`);
-  const customer = await findCustomer(tenant, customerId);
-  if (!customer) throw notFound('customer', customerId);
+  const customer = await getCustomer(tenant, customerId);
   if (paymentId !== null) {
-    const payment = await findPayment(tenant, paymentId);
-    if (!payment || payment.customer_id !== customerId) throw notFound('payment', paymentId);
+    const payment = await getPayment(tenant, paymentId);
+    if (payment.customer_id !== customerId) throw notFound('payment', paymentId);
+    // A settled failure has nothing to dun: the enrollment would stop before its first step.
+    if (!isOpen(payment.status)) {
+      throw stateConflict(`Payment '${paymentId}' is ${payment.status}: only open failures (pending, retrying, communication_pending) can be enrolled.`);
+    }
   }
   const version = await findCampaignVersion(tenant, campaign.id, campaign.version);
   if (!version) throw notFound('campaign version', `${campaignId}@${campaign.version}`);

@@ -249,6 +249,32 @@ describe('campaign status and enrollments', () => {
     });
     expect(again.status).toBe(409);
   });
+
+  it('refuses to enroll a settled failure by hand (409), and answers 401 for the other environment\'s campaign or customer', async () => {
+    const { tenant, path, keys, campaignId } = await setUp();
+    const paymentId = await failHard(path, `settled-${Date.now()}@example.com`, { lastFour: '4242' });
+    const [payment] = await tenantItems(tenant, `PAYMENT#${paymentId}`);
+    expect((await call('POST', `/v1/payments/${paymentId}/retry`, { key: keys.test_write })).status).toBe(200);
+    await runDueJobs();
+    expect((await tenantItems(tenant, `PAYMENT#${paymentId}`))[0]).toMatchObject({ status: 'recovered' });
+    const enrollments = await tenantItems(tenant, 'ENROLLMENT#');
+    const settled = await call('POST', `/v1/campaigns/${campaignId}/enrollments`, { key: keys.test_write, body: { customer_id: payment!.customer_id, payment_id: paymentId } });
+    expect(settled.status).toBe(409);
+    expect(settled.body.error).toMatchObject({ code: 'state_conflict', message: expect.stringContaining(`Payment '${paymentId}' is recovered`) });
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual(enrollments);
+    // The same ids with a live key: they exist, in test mode (§5 rule 1).
+    const liveCampaign = await call('POST', `/v1/campaigns/${campaignId}/enrollments`, { key: keys.live_admin, body: { customer_id: payment!.customer_id } });
+    expect(liveCampaign.status).toBe(401);
+    expect(liveCampaign.body.error).toMatchObject({ code: 'invalid_api_key', message: expect.stringContaining('exists in test mode') });
+    const live = await call('POST', '/v1/campaigns', {
+      key: keys.live_admin,
+      body: { name: 'Live', trigger: 'manual', steps: [{ channel: 'email', template_id: 'tpl_x', subject: 'Hi', delay_hours: 0 }] },
+    });
+    await call('POST', `/v1/campaigns/${live.body.data.id}/activate`, { key: keys.live_admin });
+    const testCustomer = await call('POST', `/v1/campaigns/${live.body.data.id}/enrollments`, { key: keys.live_admin, body: { customer_id: payment!.customer_id } });
+    expect(testCustomer.status).toBe(401);
+    expect(testCustomer.body.error.message).toContain(`No such customer: '${payment!.customer_id}'`);
+  });
 });
 
 describe('campaign sweeps (archive and re-activation in the background)', () => {
