@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { runtime } from '../../shared/composition.ts';
 import { clearInstanceCaches } from '../../shared/store/instance-cache.ts';
@@ -19,10 +20,9 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new PayloadTooLarge('The request body is larger than 10 MB'));
-        request.destroy();
-      } else chunks.push(chunk);
+      // Past the limit the rest is read and dropped, not cut off: a reset connection would lose the 413.
+      if (size > MAX_BODY_BYTES) reject(new PayloadTooLarge('The request body is larger than 10 MB, the most API Gateway accepts'));
+      else chunks.push(chunk);
     });
     request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
@@ -139,7 +139,12 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
     } catch (error) {
       // Only the server's own plumbing fails here; handler faults already came back as 500 envelopes.
       if (response.headersSent) response.destroy();
-      else if (error instanceof PayloadTooLarge) sendJson(response, 413, { error: { code: 'payload_too_large', message: error.message } });
+      else if (error instanceof PayloadTooLarge) {
+        const requestId = randomUUID();
+        response.setHeader('X-Request-Id', requestId);
+        response.setHeader('Connection', 'close');
+        sendJson(response, 413, { error: { code: 'payload_too_large', message: error.message, request_id: requestId } });
+      }
       else {
         console.error(error);
         sendJson(response, 500, { error: { code: 'internal_error', message: 'The local server failed to handle the request' } });

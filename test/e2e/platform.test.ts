@@ -81,6 +81,15 @@ describe('local server, as a client sees it', () => {
     });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as any).error.code).toBe('invalid_request');
+    // Over API Gateway's 10 MB: an answer in the envelope, not a reset connection.
+    const oversized = await fetch(`${server.baseUrl}/v1/campaigns`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${server.credentials.keys.test_admin}`, 'Content-Type': 'application/json' },
+      body: `"${'a'.repeat(11 * 1024 * 1024)}"`,
+    });
+    expect(oversized.status).toBe(413);
+    const tooLarge = (await oversized.json()) as any;
+    expect(tooLarge.error).toMatchObject({ code: 'payload_too_large', request_id: oversized.headers.get('x-request-id') });
   });
 
   it('ops CLI creates and updates merchants and keys against the running server', async () => {
