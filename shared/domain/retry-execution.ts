@@ -6,7 +6,7 @@ import { getMerchant } from '../store/merchants.ts';
 import { findPayment, getPayment, paymentChangeWrites } from '../store/payments.ts';
 import { findConnectionForPsp } from '../store/processor-connections.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
-import { countRecoveryAttemptWrite } from '../store/usage.ts';
+import { countRecoveryAttemptWrite, returnRecoveryAttemptWrite } from '../store/usage.ts';
 import { customerListItem } from '../representations/customer.ts';
 import { paymentResource } from '../representations/payment.ts';
 import { recoveredEventData } from '../representations/payment-events.ts';
@@ -180,7 +180,7 @@ async function recordOutcome(
       now,
       timeZone: customer?.timezone ?? null,
     });
-    const writes: TransactItem[] = paymentChangeWrites(tenant, payment, result.payment);
+    const writes: TransactItem[] = [...paymentChangeWrites(tenant, payment, result.payment), ...usageGivenBack(tenant, payment, result.payment, now)];
     if (customer && result.customer) writes.push(...saveCustomerWrites(tenant, result.customer, customer.version));
     for (const event of recategorization(tenant, payment, result.payment, now)) writes.push(recordEventWrite(tenant, event));
     for (const type of result.events) {
@@ -213,15 +213,27 @@ async function settledMeanwhile(
   now: Date,
 ): Promise<AttemptReport> {
   const next = attemptAfterSettlement(payment, attempt, outcome, now);
-  if (next) await transact(paymentChangeWrites(tenant, payment, next));
+  if (next) await transact([...paymentChangeWrites(tenant, payment, next), ...usageGivenBack(tenant, payment, next, now)]);
   return { outcome: 'stale', payment_id: payment.id, status: payment.status };
 }
 
-/** Over the month's limit, a scheduled retry cannot run: the customer is asked to act instead. */
+/** An attempt the change hands back (retry_count went down) returns to the plan's monthly count it was claimed under. */
+function usageGivenBack(tenant: Tenant, before: Payment, after: Payment, now: Date): TransactItem[] {
+  if (after.retry_count >= before.retry_count) return [];
+  return [returnRecoveryAttemptWrite(tenant, before.retry_initiated_at ? new Date(before.retry_initiated_at) : now)];
+}
+
+/**
+ * Over the month's limit, a scheduled retry cannot run: the customer is asked to act instead, with
+ * the event retries running out send, so dunning (soft_decline campaigns) takes the payment over.
+ */
 async function handOverAtLimit(tenant: Tenant, payment: Payment, now: Date): Promise<AttemptReport> {
   const next: Payment = { ...payment, status: 'communication_pending', next_retry_at: null, updated_at: now.toISOString(), version: payment.version + 1 };
   const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
-  const writes: TransactItem[] = paymentChangeWrites(tenant, payment, next);
+  const writes: TransactItem[] = [
+    ...paymentChangeWrites(tenant, payment, next),
+    recordEventWrite(tenant, newEvent(tenant, 'payment.retry_failed', paymentResource(next), now)),
+  ];
   if (customer) writes.push(...saveCustomerWrites(tenant, withStatus(customer, now), customer.version));
   await transact(writes);
   return { outcome: 'limit_reached', payment_id: payment.id, status: next.status };

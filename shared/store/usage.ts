@@ -23,3 +23,19 @@ export function countRecoveryAttemptWrite(tenant: Tenant, at: Date, limit: numbe
     },
   };
 }
+
+/**
+ * Gives back an attempt counted at its claim that charged nothing (no answer, a refusal, nothing to
+ * collect, or the payment settled before it ran), to the month it was counted in, inside the
+ * transaction that records it: the limit counts charges asked of the processor.
+ */
+export function returnRecoveryAttemptWrite(tenant: Tenant, claimedAt: Date): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: { pk: tenantPk(tenant), sk: `USAGE#${usagePeriod(claimedAt)}` },
+      UpdateExpression: 'ADD recovery_attempts :given_back',
+      ExpressionAttributeValues: { ':given_back': -1 },
+    },
+  };
+}

@@ -239,6 +239,30 @@ describe('POST /v1/payments/{id}/retry', () => {
     );
     await toNextRetry(tenant, id);
     expect(await payment(tenant, id)).toMatchObject({ status: 'communication_pending', retry_count: 0 });
+    // Announced as retries running out are, so dunning (soft_decline campaigns) takes the payment over.
+    const events = (await tenantItems(tenant, 'EVENT#')).filter((event) => event.data?.id === id).map((event) => event.type);
+    expect(events).toContain('payment.retry_failed');
+  });
+
+  it('gives back to the month an attempt that charged nothing: no answer, a refusal, nothing to collect', async () => {
+    const { tenant, path, keys } = await setUp('starter');
+    const usage = async () => (await tenantItems(tenant, 'USAGE#')).reduce((sum, item) => sum + Number(item.recovery_attempts), 0);
+    const silent = await fail(path, 'insufficient_funds', '0000');
+    await toNextRetry(tenant, silent);
+    expect(await payment(tenant, silent)).toMatchObject({ status: 'pending', retry_count: 0 });
+    expect(await usage()).toBe(0);
+    for (const card of ['0401', '0402', '0410']) {
+      const id = await fail(path, 'expired_card', card);
+      expect((await call('POST', `/v1/payments/${id}/retry`, { key: keys.test_write })).status).toBe(200);
+      await runDueJobs();
+      expect((await payment(tenant, id)).retry_count).toBe(0);
+    }
+    expect(await usage()).toBe(0);
+    // A charge asked for stays counted.
+    const declined = await fail(path, 'expired_card', '0069');
+    await call('POST', `/v1/payments/${declined}/retry`, { key: keys.test_write });
+    await runDueJobs();
+    expect(await usage()).toBe(1);
   });
 });
 
