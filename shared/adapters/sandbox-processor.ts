@@ -19,6 +19,24 @@ export const SANDBOX_CARDS: Readonly<Record<string, RetryOutcome>> = {
   '0410': { outcome: 'closed', reason: 'sandbox: the invoice was voided: there is nothing to pay' },
 };
 
+/**
+ * Braintree reports declines by number: a Braintree payment's sandbox decline gives the code of its
+ * table's row for the same decline, so it is classified as at Braintree (docs/testing.md).
+ */
+const BRAINTREE_CODES: Readonly<Record<string, string>> = {
+  insufficient_funds: '2001',
+  processing_error: '2038',
+  expired_card: '2004',
+  incorrect_cvc: '2010',
+  stolen_card: '2043',
+  fraudulent: '2015',
+};
+
+function inProcessorTerms(outcome: RetryOutcome, psp: string): RetryOutcome {
+  if (outcome.outcome !== 'declined' || psp !== 'braintree' || outcome.declineCode === null) return outcome;
+  return { ...outcome, declineCode: BRAINTREE_CODES[outcome.declineCode] ?? outcome.declineCode };
+}
+
 /** Any other card: the retry declines with the original code until the last allowed attempt, which succeeds. */
 function defaultOutcome(request: RetryRequest): RetryOutcome {
   const { payment, attempt } = request;
@@ -28,6 +46,7 @@ function defaultOutcome(request: RetryRequest): RetryOutcome {
 
 export const sandboxProcessor: PaymentProcessor = {
   async retry(request) {
-    return (request.cardLastFour !== null && SANDBOX_CARDS[request.cardLastFour]) || defaultOutcome(request);
+    const card = request.cardLastFour === null ? undefined : SANDBOX_CARDS[request.cardLastFour];
+    return card ? inProcessorTerms(card, request.payment.psp) : defaultOutcome(request);
   },
 };
