@@ -117,7 +117,8 @@ export async function enrollForFailure(tenant: Tenant, paymentId: string, occasi
   // Independent reads side by side: every failure's event waits on these before its first message is scheduled.
   const [payment, campaigns] = await Promise.all([findPayment(tenant, paymentId), listCampaignItems(tenant)]);
   const active = campaigns.filter((campaign) => campaign.status === 'active');
-  if (!payment || payment.customer_id === null || active.length === 0) return [];
+  // Settled by the time its event is read (a success right behind it): nothing to dun.
+  if (!payment || !isOpen(payment.status) || payment.customer_id === null || active.length === 0) return [];
   const customer = await findCustomer(tenant, payment.customer_id);
   if (!customer) return [];
   const facts = {

@@ -11,6 +11,7 @@ import {
   type ReferenceMatch,
 } from '../store/payments.ts';
 import type { ProcessorConnection } from '../store/processor-connections.ts';
+import { recordSettledCharges } from '../store/settled-charges.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { customerListItem } from '../representations/customer.ts';
 import { paymentResource } from '../representations/payment.ts';
@@ -90,7 +91,7 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
     const existing = recorded.customerId === undefined ? undefined : await findCustomer(tenant, recorded.customerId);
     const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now);
     if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
-    const payment = newPayment({
+    const failed = newPayment({
       psp,
       charge: event.payment,
       customerId: refreshed.customer.id,
@@ -98,10 +99,16 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
       timeZone: refreshed.customer.timezone,
       now,
     });
-    const customer = countFailure(refreshed.customer, payment, now);
+    // The processor reported this charge paid before we heard it failed: recorded as the two events in
+    // order would have left it, recovered by the processor, with nothing to retry or dun.
+    const settledFirst = recorded.settledAt !== undefined && Date.parse(event.occurredAt) <= Date.parse(recorded.settledAt);
+    const payment = settledFirst ? recoverPayment(failed, 'processor', now) : failed;
+    const counted = countFailure(refreshed.customer, failed, now);
+    const customer = settledFirst ? countRecovery(counted, payment, now) : counted;
     const events: ServiceEvent[] = [
       ...(existing ? [] : [newEvent(tenant, 'customer.created', customerListItem(customer), now)]),
-      newEvent(tenant, 'payment.failed', paymentResource(payment), now),
+      newEvent(tenant, 'payment.failed', paymentResource(failed), now),
+      ...(settledFirst ? [newEvent(tenant, 'payment.recovered', recoveredEventData(payment), now)] : []),
       ...(payment.status === 'terminal' ? [newEvent(tenant, 'payment.terminal', paymentResource(payment), now)] : []),
       // The first retry is scheduled with the failure; every later one announces itself the same way.
       ...(payment.next_retry_at === null ? [] : [newEvent(tenant, 'payment.retry_scheduled', paymentResource(payment), now)]),
@@ -215,6 +222,8 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
     if (!payment || !isOpen(payment.status)) {
       // A success for a charge that never failed here (a renewal paid as it should), or a repeat of one
       // already counted: nothing to recover, but a known customer's subscription may have moved on.
+      // A charge not seen at all may yet fail here, late (events come out of order): it is marked settled.
+      if (!match) await recordSettledCharges(tenant, psp, event.references, event.occurredAt, now);
       const refreshed = await updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
         const next = withReportedSubscription(customer, event, now);
         return isDeepStrictEqual(next, customer) ? undefined : { customer: withStatus(next, now) };

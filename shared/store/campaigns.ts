@@ -1,11 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import { isCalendarTrigger } from '../domain/calendar-triggers.ts';
 import { definitionOf, type Campaign, type CampaignCounts, type CampaignDefinition } from '../domain/campaigns.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { queryAll } from './dynamo.ts';
+import { batchWriteAll, queryAll } from './dynamo.ts';
 import { recordEventWrite, type ServiceEvent } from './events.ts';
 import { tenantPk } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
@@ -201,8 +200,6 @@ export async function saveStatus(
   );
 }
 
-type BatchRequests = NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string];
-
 /** DynamoDB transactions take at most 100 writes; the campaign and the counts use two. */
 const VERSIONS_PER_TRANSACTION = 98;
 
@@ -229,17 +226,7 @@ export async function removeCampaign(tenant: Tenant, read: Campaign, change: Cam
     ],
   );
   if (outcome !== 'written') return outcome;
-  const rest = versionKeys.slice(VERSIONS_PER_TRANSACTION);
-  for (let i = 0; i < rest.length; i += 25) {
-    let requests: BatchRequests | undefined = rest.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
-    while (requests?.length) {
-      const result: { UnprocessedItems?: Record<string, BatchRequests> } = await db.send(
-        new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
-      );
-      requests = result.UnprocessedItems?.[tableName];
-      if (requests?.length) await sleep(50);
-    }
-  }
+  await batchWriteAll(db, tableName, versionKeys.slice(VERSIONS_PER_TRANSACTION).map((Key) => ({ DeleteRequest: { Key } })));
   return outcome;
 }
 

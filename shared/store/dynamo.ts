@@ -4,7 +4,7 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export type Item = Record<string, unknown>;
 export interface Key {
@@ -76,4 +76,23 @@ export async function batchGetConsistent(
     pending = UnprocessedKeys?.[tableName]?.Keys ?? [];
   }
   return items;
+}
+
+export type BatchWriteRequests = NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string];
+
+/**
+ * Puts and deletes, 25 to a request, asking again after a short backoff for what DynamoDB hands back
+ * unprocessed (throttling). Not atomic: for writes that stand on their own.
+ */
+export async function batchWriteAll(client: DynamoDBDocumentClient, tableName: string, requests: BatchWriteRequests): Promise<void> {
+  for (let start = 0; start < requests.length; start += 25) {
+    let pending: BatchWriteRequests | undefined = requests.slice(start, start + 25);
+    for (let attempt = 0; pending?.length; attempt++) {
+      if (attempt > 0) await sleep(Math.min(1_000, 25 * 2 ** attempt));
+      const result: { UnprocessedItems?: Record<string, BatchWriteRequests> } = await client.send(
+        new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
+      );
+      pending = result.UnprocessedItems?.[tableName];
+    }
+  }
 }

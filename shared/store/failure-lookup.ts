@@ -3,8 +3,11 @@ import type { Tenant } from '../domain/tenant.ts';
 import { customerRefKey } from './customers.ts';
 import { batchGetConsistent } from './dynamo.ts';
 import { paymentReferenceKeys, referenceMatch, type ReferenceMatch } from './payments.ts';
+import { settledAt, settledChargeKeys } from './settled-charges.ts';
 
 const { db, tableName } = runtime;
+
+const BATCH_GET_LIMIT = 100;
 
 /** What a failed-payment event finds already recorded. */
 export interface RecordedFailure {
@@ -12,6 +15,8 @@ export interface RecordedFailure {
   customerId: string | undefined;
   /** The payment one of the event's charge ids already points at: the event is a replay or a sibling. */
   payment: ReferenceMatch | undefined;
+  /** When a success for one of the event's charge ids arrived first (settled-charges.ts): the time it reports. */
+  settledAt: string | undefined;
 }
 
 /**
@@ -21,15 +26,15 @@ export interface RecordedFailure {
  */
 export async function findRecordedFailure(tenant: Tenant, psp: string, pspCustomerId: string, references: readonly string[]): Promise<RecordedFailure> {
   const customerKey = customerRefKey(tenant, psp, pspCustomerId);
-  const found = await batchGetConsistent(
-    db,
-    tableName,
-    [customerKey, ...paymentReferenceKeys(tenant, psp, references)],
-    'sk, customer_id, payment_id',
-  );
+  const referenceKeys = paymentReferenceKeys(tenant, psp, references);
+  // One batch read takes 100 keys: the markers of as many charge ids as fit beside the references.
+  const settledKeys = settledChargeKeys(tenant, psp, references).slice(0, BATCH_GET_LIMIT - 1 - referenceKeys.length);
+  const found = await batchGetConsistent(db, tableName, [customerKey, ...referenceKeys, ...settledKeys], 'sk, customer_id, payment_id, settled_at');
   const customerRef = found.find((item) => item.sk === customerKey.sk);
+  const referenceSks = new Set(referenceKeys.map((key) => key.sk));
   return {
     customerId: customerRef?.customer_id as string | undefined,
-    payment: referenceMatch(psp, references, found.filter((item) => item !== customerRef)),
+    payment: referenceMatch(psp, references, found.filter((item) => referenceSks.has(item.sk as string))),
+    settledAt: settledAt(found),
   };
 }

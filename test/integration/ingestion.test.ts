@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
 import type { Tenant } from '../../shared/domain/tenant.ts';
-import { advanceClock, call, newMerchant } from '../support/api.ts';
+import { advanceClock, call, drainEvents, newMerchant } from '../support/api.ts';
 import { postBraintreeFailure, postBraintreeNotification } from '../support/braintree-events.ts';
 import { stripeChargeFailure } from '../support/stripe-events.ts';
 import { tenantItems } from '../support/tenant-items.ts';
@@ -199,6 +199,33 @@ describe('failed-payment ingestion (generic processor)', () => {
     const due = await runtime.local!.scheduler.due(new Date(Date.now() + 400 * 86400_000));
     expect(due.filter((job) => job.payload.payment_id === payment!.id)).toEqual([]);
     expect((await tenantItems(tenant, 'EVENT#')).filter((e) => e.type === 'payment.recovered')).toHaveLength(1);
+  });
+
+  it('records a failure whose success arrived first as already recovered: nothing retried or dunned', async () => {
+    const { tenant, path, keys } = await setUp();
+    const campaign = await call('POST', '/v1/campaigns', {
+      key: keys.test_write,
+      body: { name: 'Cards', trigger: 'payment_failed', steps: [{ channel: 'email', template_id: 'tpl_x', subject: 'Update your card', delay_hours: 0 }] },
+    });
+    expect((await call('POST', `/v1/campaigns/${campaign.body.data.id}/activate`, { key: keys.test_write })).status).toBe(200);
+    const failure = genericFailure({ amount: 1500, currency: 'usd', code: 'expired_card' });
+    const success = { ...failure, id: `${failure.id}_ok`, type: 'payment.succeeded', payment: { ...failure.payment, decline_code: null } };
+    // The success is sent first, the failure (30 s older) after it, as processors may deliver them.
+    expect((await postGeneric(path, success)).body.outcome).toBe('ignored');
+    const late = await postGeneric(path, { ...failure, created: success.created - 30 });
+    expect(late.body.outcome).toBe('created');
+    const [payment] = await payments(tenant);
+    expect(payment).toMatchObject({ status: 'recovered', recovery_channel: 'processor', next_retry_at: null, decline_code: 'expired_card' });
+    const [customer] = await customers(tenant);
+    expect(customer).toMatchObject({ status: 'recovered', failed_payments: 0, recovered_payments: 1, recovered_amounts: { usd: 1500 } });
+    expect((await tenantItems(tenant, 'EVENT#')).map((event) => event.type)).toEqual(expect.arrayContaining(['payment.failed', 'payment.recovered']));
+    await drainEvents();
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([]);
+    const due = await runtime.local!.scheduler.due(new Date(Date.now() + 400 * 86400_000));
+    expect(due.filter((job) => job.payload.payment_id === payment!.id)).toEqual([]);
+    // A failure of another charge of the same customer is not affected.
+    expect((await postGeneric(path, genericFailure({ customerId: failure.customer.id }))).body.outcome).toBe('created');
+    expect((await payments(tenant)).map((p) => p.status).sort()).toEqual(['pending', 'recovered']);
   });
 
   it('marks the customer churned when the subscription is canceled, once', async () => {
