@@ -15,7 +15,7 @@ import { findPayment, getPayment } from '../store/payments.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { calendarStopReason, type CalendarOccasion } from './calendar-triggers.ts';
 import { triggerFires, type EnrollmentOccasion } from './campaign-triggers.ts';
-import type { Customer } from './customers.ts';
+import { hasEnded, type Customer } from './customers.ts';
 import { lastSentStep, sameCard, type Enrollment, type StopReason } from './enrollments.ts';
 import { notFound, stateConflict } from './errors.ts';
 import { isOpen, type Payment } from './payments.ts';
@@ -186,6 +186,10 @@ function failureStopReason(stop: CampaignVersion['stop_conditions'], enrollment:
   if (stop.stop_on_recovery && payment?.status === 'recovered') return 'recovered';
   if (stop.stop_on_terminal && payment?.status === 'terminal') return 'terminal';
   if (stop.stop_on_card_update && !sameCard(enrollment.card_at_enrollment, customer.payment_method)) return 'card_updated';
+  // The subscription the failure was for has ended (the customer canceled): asking them to keep it
+  // going would be wrong, whatever the campaign's stop conditions (docs/decisions.md, "Dunning engine").
+  const subscription = payment?.subscription_id ? customer.subscriptions.find((candidate) => candidate.id === payment.subscription_id) : undefined;
+  if (subscription && hasEnded(subscription)) return 'subscription_ended';
   return null;
 }
 

@@ -28,7 +28,7 @@ export function enrollmentTotals(
   return accounted + (counters.erased_count ?? 0) === counters.enrolled_count ? totals : undefined;
 }
 
-/** `occasion_passed` and `subscription_ended` end calendar sequences (calendar-triggers.ts). */
+/** `occasion_passed` ends calendar sequences (calendar-triggers.ts); `subscription_ended` those and failure sequences whose subscription ended. */
 export type StopReason =
   | 'recovered'
   | 'terminal'

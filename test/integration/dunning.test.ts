@@ -158,6 +158,22 @@ describe('dunning engine', () => {
     expect(campaign.stats).toMatchObject({ recovered_count: 1, total_recovered_amount: 4500, currency: 'usd', active_count: 0 });
   });
 
+  it('stops when the subscription the failure was for ends: nobody is asked to keep a subscription they canceled', async () => {
+    const { tenant, path } = await setUp();
+    const email = `churned-${Date.now()}@example.com`;
+    const failure = genericFailure({ code: 'expired_card', email });
+    expect((await postGeneric(path, failure)).status).toBe(200);
+    await drainEvents();
+    await passHours(1);
+    expect(outboxFor(email)).toHaveLength(1);
+    const cancel = { id: `${failure.id}_cancel`, type: 'subscription.canceled', created: nowSeconds(), customer: failure.customer, subscription: { ...failure.subscription, status: 'canceled' } };
+    expect((await postGeneric(path, cancel)).status).toBe(200);
+    await drainEvents();
+    await passHours(80);
+    expect(outboxFor(email)).toHaveLength(1);
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([expect.objectContaining({ status: 'stopped', stop_reason: 'subscription_ended', messages_sent: 1 })]);
+  });
+
   it('stops when the customer updates their card', async () => {
     const { tenant, path } = await setUp();
     const email = `card-${Date.now()}@example.com`;
