@@ -11,7 +11,7 @@ import { findPayment } from '../store/payments.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import type { CampaignStep } from './campaigns.ts';
 import type { Customer } from './customers.ts';
-import { finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
+import { creditRecovery, finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
 import { lastSentStep, type Enrollment, type SkipReason } from './enrollments.ts';
 import {
   calendarTemplate,
@@ -61,6 +61,11 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     return { outcome: 'stopped', reason: 'no_contact' };
   }
   const reason = stopReason(version, enrollment, payment, customer, now);
+  // A recovery seen here first (its event not yet handled) is credited here, once, as there.
+  if (reason === 'recovered' && payment) {
+    await creditRecovery(tenant, enrollment, payment, now);
+    return { outcome: 'stopped', reason };
+  }
   if (reason) {
     await finish(tenant, enrollment, 'stopped', reason, now);
     return { outcome: 'stopped', reason };

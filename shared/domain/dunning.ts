@@ -16,7 +16,7 @@ import { transact, type TransactItem } from '../store/transactions.ts';
 import { calendarStopReason, type CalendarOccasion } from './calendar-triggers.ts';
 import { triggerFires, type EnrollmentOccasion } from './campaign-triggers.ts';
 import { hasEnded, type Customer } from './customers.ts';
-import { lastSentStep, sameCard, type Enrollment, type StopReason } from './enrollments.ts';
+import { creditsRecovery, lastSentStep, sameCard, type Enrollment, type StopReason } from './enrollments.ts';
 import { notFound, stateConflict } from './errors.ts';
 import { isOpen, type Payment } from './payments.ts';
 import { shiftOutOfQuietHours } from './quiet-hours.ts';
@@ -202,33 +202,55 @@ export function stopReason(version: CampaignVersion, enrollment: Enrollment, pay
   return reason ?? (enrollment.messages_sent >= stop.max_attempts ? 'max_attempts' : null);
 }
 
-/** Ends the enrollments of a payment that was recovered or became terminal, crediting their campaigns. */
+/**
+ * What a recovered or terminal payment does to its enrollments: a recovery is credited to the
+ * campaigns whose sequence reached the customer (`creditsRecovery`) and ends the running ones that
+ * stop on recovery; a terminal outcome ends those that stop on terminal.
+ */
 export async function settleEnrollments(tenant: Tenant, payment: Pick<Payment, 'id' | 'customer_id' | 'status' | 'amount' | 'currency'>, now: Date): Promise<void> {
   if (payment.customer_id === null) return;
   for (const enrollment of await enrollmentsOf(tenant, payment.customer_id, payment.id)) {
-    if (enrollment.status !== 'active') continue;
-    const version = await findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version);
-    if (payment.status === 'recovered' && version?.stop_conditions.stop_on_recovery !== false) {
-      const campaign = await findCampaign(tenant, enrollment.campaign_id);
-      // campaign.recovered (internal) credits the campaign and the last step sent, for campaign analytics.
-      const credited = newEvent(
-        tenant,
-        'campaign.recovered',
-        {
-          campaign_id: enrollment.campaign_id,
-          enrollment_id: enrollment.id,
-          customer_id: enrollment.customer_id,
-          payment_id: payment.id,
-          step: lastSentStep(enrollment),
-          amount: payment.amount,
-          currency: payment.currency,
-        },
-        now,
-      );
-      const counts = { recovered: 1, recoveredAmount: { currency: payment.currency, amount: payment.amount }, setPrimaryCurrency: campaign?.primary_currency === null };
-      await finish(tenant, enrollment, 'stopped', 'recovered', now, counts, [recordEventWrite(tenant, credited)]);
-    } else if (payment.status === 'terminal' && version?.stop_conditions.stop_on_terminal !== false) {
-      await finish(tenant, enrollment, 'stopped', 'terminal', now, { terminal: 1 });
+    if (payment.status === 'recovered') {
+      if (creditsRecovery(enrollment, now)) await creditRecovery(tenant, enrollment, payment, now);
+      continue;
     }
+    if (payment.status !== 'terminal' || enrollment.status !== 'active') continue;
+    const version = await findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version);
+    if (version?.stop_conditions.stop_on_terminal !== false) await finish(tenant, enrollment, 'stopped', 'terminal', now, { terminal: 1 });
   }
+}
+
+/** Credits the campaign (its counts, and the last step sent for campaign analytics); a running sequence that stops on recovery ends. */
+export async function creditRecovery(tenant: Tenant, enrollment: Enrollment, payment: Pick<Payment, 'id' | 'amount' | 'currency'>, now: Date): Promise<void> {
+  const [version, campaign] = await Promise.all([
+    findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version),
+    findCampaign(tenant, enrollment.campaign_id),
+  ]);
+  // campaign.recovered (internal) credits the campaign and the last step sent, for campaign analytics.
+  const credited = newEvent(
+    tenant,
+    'campaign.recovered',
+    {
+      campaign_id: enrollment.campaign_id,
+      enrollment_id: enrollment.id,
+      customer_id: enrollment.customer_id,
+      payment_id: payment.id,
+      step: lastSentStep(enrollment),
+      amount: payment.amount,
+      currency: payment.currency,
+    },
+    now,
+  );
+  const counts = { recovered: 1, recoveredAmount: { currency: payment.currency, amount: payment.amount }, setPrimaryCurrency: campaign?.primary_currency === null };
+  const marked: Enrollment = { ...enrollment, recovered_at: now.toISOString() };
+  if (enrollment.status === 'active' && version?.stop_conditions.stop_on_recovery !== false) {
+    await finish(tenant, marked, 'stopped', 'recovered', now, counts, [recordEventWrite(tenant, credited)]);
+    return;
+  }
+  // Credited, and otherwise left as it is: a running sequence the merchant keeps going, or one that ended.
+  await transact([
+    saveEnrollmentWrite(tenant, { ...marked, updated_at: now.toISOString(), version: enrollment.version + 1 }, enrollment.version),
+    campaignCountersWrite(tenant, enrollment.campaign_id, counts),
+    recordEventWrite(tenant, credited),
+  ]);
 }

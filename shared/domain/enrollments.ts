@@ -85,6 +85,8 @@ export interface Enrollment {
   held: boolean;
   /** The card on file at enrollment, to notice a card update (stop_on_card_update). */
   card_at_enrollment: PaymentMethod | null;
+  /** When the campaign was credited with recovering this enrollment's failure (`creditsRecovery`); null or absent before. */
+  recovered_at?: string | null;
   enrolled_at: string;
   updated_at: string;
   version: number;
@@ -93,6 +95,28 @@ export interface Enrollment {
 export function sameCard(a: PaymentMethod | null, b: PaymentMethod | null): boolean {
   if (a === null || b === null) return a === b;
   return a.brand === b.brand && a.last_four === b.last_four && a.exp_month === b.exp_month && a.exp_year === b.exp_year;
+}
+
+/**
+ * How long after a sequence ends its campaign is still credited with the recovery: customers pay
+ * days after the reminder that moved them, and the last message of a sequence would never convert.
+ */
+export const ATTRIBUTION_DAYS = 7;
+
+/** Sequences that ended having reached the customer, not cut off by the campaign or by the failure's fate. */
+const ENDED_REACHING_THE_CUSTOMER: ReadonlySet<StopReason | null> = new Set([null, 'max_attempts', 'card_updated']);
+
+/**
+ * Whether a recovery of the enrollment's failure now counts for its campaign: while the customer is
+ * in the sequence (whatever `stop_on_recovery` says), or within ATTRIBUTION_DAYS after a sequence
+ * that messaged them ended by running out of steps, reaching `max_attempts` or their card update.
+ * Once per enrollment.
+ */
+export function creditsRecovery(enrollment: Enrollment, now: Date): boolean {
+  if (enrollment.recovered_at) return false;
+  if (enrollment.status === 'active') return true;
+  if (enrollment.status === 'removed' || enrollment.messages_sent === 0 || !ENDED_REACHING_THE_CUSTOMER.has(enrollment.stop_reason)) return false;
+  return now.getTime() - Date.parse(enrollment.updated_at) <= ATTRIBUTION_DAYS * 86_400_000;
 }
 
 /** The step a recovery now would be credited to (see `last_sent_step`), or null before any message. */

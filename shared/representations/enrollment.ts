@@ -15,6 +15,7 @@ export function enrollmentResource(enrollment: Enrollment): EnrollmentResource {
     next_step_at: enrollment.next_step_at,
     messages_sent: enrollment.messages_sent,
     skipped_steps: enrollment.skipped_steps ?? [],
+    recovered_at: enrollment.recovered_at ?? null,
     enrolled_at: enrollment.enrolled_at,
   };
 }

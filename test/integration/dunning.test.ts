@@ -45,6 +45,16 @@ async function passHours(hours: number) {
   }
 }
 
+/** The failure enrolled, its first step sent, then paid at the processor; the rest of the sequence's time passed. */
+async function paidAfterFirstStep(path: string, failure: ReturnType<typeof genericFailure>) {
+  await postGeneric(path, failure);
+  await drainEvents();
+  await passHours(1);
+  await postGeneric(path, { ...failure, id: `${failure.id}_ok`, type: 'payment.succeeded', created: nowSeconds() });
+  await drainEvents();
+  await passHours(80);
+}
+
 describe('dunning engine', () => {
   it('enrolls a hard decline, sends each step on time, and counts it on the campaign', async () => {
     // Prepare
@@ -144,18 +154,54 @@ describe('dunning engine', () => {
   it('stops the sequence when the payment is recovered, and credits the campaign', async () => {
     const { tenant, path, campaignId, keys } = await setUp();
     const email = `rec-${Date.now()}@example.com`;
-    const failure = genericFailure({ code: 'expired_card', email, amount: 4500, currency: 'usd' });
-    await postGeneric(path, failure);
-    await drainEvents();
-    await passHours(1);
-    await postGeneric(path, { ...failure, id: `${failure.id}_ok`, type: 'payment.succeeded', created: nowSeconds() });
-    await drainEvents();
-    await passHours(80);
+    await paidAfterFirstStep(path, genericFailure({ code: 'expired_card', email, amount: 4500, currency: 'usd' }));
     expect(outboxFor(email)).toHaveLength(1);
     const [enrollment] = await tenantItems(tenant, 'ENROLLMENT#');
     expect(enrollment).toMatchObject({ status: 'stopped', stop_reason: 'recovered' });
     const campaign = (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data;
     expect(campaign.stats).toMatchObject({ recovered_count: 1, total_recovered_amount: 4500, currency: 'usd', active_count: 0 });
+  });
+
+  it('credits a recovery within 7 days after the last message of a finished sequence, once; not later', async () => {
+    const { tenant, path, campaignId, keys } = await setUp({ steps: [EMAIL_STEPS[0]] });
+    const stats = async () => (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data.stats;
+    const [paidLate, paidTooLate] = [`late-${Date.now()}@example.com`, `too-late-${Date.now()}@example.com`].map((email) =>
+      genericFailure({ code: 'expired_card', email, amount: 4500, currency: 'usd' }),
+    );
+    for (const failure of [paidLate, paidTooLate]) await postGeneric(path, failure);
+    await drainEvents();
+    await passHours(2);
+    expect((await tenantItems(tenant, 'ENROLLMENT#')).map((enrollment) => enrollment.status)).toEqual(['completed', 'completed']);
+    // Three days after the only message: the campaign gets the credit, the sequence stays completed.
+    advanceClock(3 * 86400);
+    const paid = { ...paidLate!, id: `${paidLate!.id}_ok`, type: 'payment.succeeded', created: nowSeconds() };
+    await postGeneric(path, paid);
+    await drainEvents();
+    expect(await stats()).toMatchObject({ recovered_count: 1, total_recovered_amount: 4500, active_count: 0 });
+    const credited = (await call('GET', `/v1/campaigns/${campaignId}/enrollments`, { key: keys.test_read })).body.data.find(
+      (enrollment: { recovered_at: string | null }) => enrollment.recovered_at !== null,
+    );
+    expect(credited).toMatchObject({ status: 'completed', stop_reason: null, recovered_at: expect.any(String) });
+    // The recovery's event handled again (a redelivery) credits nothing more.
+    const { settleEnrollments } = await import('../../shared/domain/dunning.ts');
+    const [payment] = (await tenantItems(tenant, 'PAYMENT#')).filter((item) => item.status === 'recovered');
+    await settleEnrollments(tenant, payment as never, runtime.clock.now());
+    expect((await stats()).recovered_count).toBe(1);
+    // Eight days after: no longer the campaign's.
+    advanceClock(5 * 86400);
+    await postGeneric(path, { ...paidTooLate!, id: `${paidTooLate!.id}_ok`, type: 'payment.succeeded', created: nowSeconds() });
+    await drainEvents();
+    expect((await stats()).recovered_count).toBe(1);
+  });
+
+  it('credits a recovery while the sequence runs on when the campaign does not stop on recovery', async () => {
+    const { tenant, path, campaignId, keys } = await setUp({ stop_conditions: { stop_on_recovery: false } });
+    const email = `keeps-going-${Date.now()}@example.com`;
+    await paidAfterFirstStep(path, genericFailure({ code: 'expired_card', email, amount: 1200, currency: 'usd' }));
+    expect(outboxFor(email)).toHaveLength(3);
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'completed', recovered_at: expect.any(String) });
+    const campaign = (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data;
+    expect(campaign.stats).toMatchObject({ recovered_count: 1, total_recovered_amount: 1200, active_count: 0 });
   });
 
   it('stops when the subscription the failure was for ends: nobody is asked to keep a subscription they canceled', async () => {

@@ -29,6 +29,10 @@ export const enrollmentSchema = z
         }),
       )
       .meta({ description: 'steps that came due but sent nothing, oldest first; they do not count toward max_attempts and the sequence goes on' }),
+    recovered_at: timestamp.nullable().meta({
+      description:
+        "when the campaign was credited with recovering the failure: while the customer was in the sequence, or within 7 days after it ended having messaged them (run out of steps, max_attempts, or their card update); null otherwise",
+    }),
     enrolled_at: timestamp,
   })
   .meta({ id: 'Enrollment' });
