@@ -116,9 +116,24 @@ export async function listKeys(tenant: Tenant): Promise<ApiKeyRecord[]> {
   return records.sort((a, b) => newestFirst(a.createdAt, b.createdAt) || newestFirst(a.id, b.id));
 }
 
-export function describeCaller(grant: KeyGrant) {
+/** Who a key is (GET /v1/auth/me); the merchant's terms only for a key that stays on a server. */
+export interface Caller {
+  merchant_id: string;
+  environment: Tenant['environment'];
+  livemode: boolean;
+  key_id: string;
+  key_type: KeyGrant['kind'];
+  scopes: KeyGrant['scopes'];
+  key_expires_at: string | null;
+  rate_limit: { limit: number; window_seconds: number };
+  plan?: KeyGrant['settings']['plan'];
+  trial_ends_at?: string | null;
+  ip_allowlist?: string[];
+}
+
+export function describeCaller(grant: KeyGrant): Caller {
   const { settings } = grant;
-  return {
+  const key = {
     merchant_id: grant.tenant.merchantId,
     environment: grant.tenant.environment,
     livemode: grant.tenant.environment === 'live',
@@ -126,12 +141,12 @@ export function describeCaller(grant: KeyGrant) {
     key_type: grant.kind,
     scopes: grant.scopes,
     key_expires_at: grant.validUntil,
-    plan: settings.plan,
-    trial_ends_at: settings.trialEndsAt,
     rate_limit: {
       limit: requestsPerWindow(settings.plan, settings.rateLimitOverride),
       window_seconds: RATE_LIMIT_WINDOW_SECONDS,
     },
-    ip_allowlist: settings.ipAllowlist,
   };
+  // A publishable key lives in web pages: whoever reads it learns what it may do, not the merchant's terms or networks.
+  if (grant.kind === 'publishable') return key;
+  return { ...key, plan: settings.plan, trial_ends_at: settings.trialEndsAt, ip_allowlist: settings.ipAllowlist };
 }

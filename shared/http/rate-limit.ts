@@ -10,10 +10,10 @@ const READS = new Set(['GET', 'HEAD']);
 
 /** Counts the request in the merchant's window; refused, it throws the 429 (with the window in the context for the headers). */
 async function admit(context: ServiceContext): Promise<void> {
-  const { tenant, settings } = requireAuth(context);
+  const { tenant, kind, settings } = requireAuth(context);
   const limit = requestsPerWindow(settings.plan, settings.rateLimitOverride);
   const nowMs = runtime.clock.now().getTime();
-  const outcome = await admitRequest(tenant, limit, nowMs);
+  const outcome = await admitRequest(tenant, limit, nowMs, kind);
   context.rateWindow = describeWindow(outcome.counts, limit, nowMs);
   if (!outcome.admitted) {
     context.rateWindow.remaining = 0;

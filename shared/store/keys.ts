@@ -1,3 +1,4 @@
+import type { KeyKind } from '../domain/api-keys.ts';
 import type { Tenant } from '../domain/tenant.ts';
 
 /**
@@ -12,7 +13,12 @@ export const merchantPk = (merchantId: string): string => `MERCHANT#${merchantId
 
 /** Rate-limit logs get their own prefix so IAM can let read-only functions write them and nothing else. */
 export const RATE_LIMIT_PK_PREFIX = 'RATE#';
-export const rateLimitPk = (tenant: Tenant): string => `${RATE_LIMIT_PK_PREFIX}${tenant.merchantId}#${tenant.environment}`;
+/**
+ * The rate-limit window of a merchant's environment. Publishable keys count in a window of their own:
+ * they live in web pages, so anyone may use them, and must not spend the server keys' budget.
+ */
+export const rateLimitPk = (tenant: Tenant, kind: KeyKind = 'secret'): string =>
+  `${RATE_LIMIT_PK_PREFIX}${tenant.merchantId}#${tenant.environment}${kind === 'publishable' ? '#publishable' : ''}`;
 
 export const keyHashPk = (hash: string): string => `KEYHASH#${hash}`;
 

@@ -3,6 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../composition.ts';
 import { countInWindow, expiredSeconds, requestsIn, secondOf, type SecondCounts } from '../domain/sliding-window.ts';
+import type { KeyKind } from '../domain/api-keys.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { isConditionFailure, type Item } from './dynamo.ts';
 import { rateLimitPk } from './keys.ts';
@@ -53,8 +54,8 @@ function countsOf(item: Item | undefined): SecondCounts {
  * smaller: a refusal is then checked against the item the failed condition returns, which is exact,
  * and the request tried again removing all that has left.
  */
-export async function admitRequest(tenant: Tenant, limit: number, nowMs: number): Promise<AdmitOutcome> {
-  const pk = rateLimitPk(tenant);
+export async function admitRequest(tenant: Tenant, limit: number, nowMs: number, kind: KeyKind = 'secret'): Promise<AdmitOutcome> {
+  const pk = rateLimitPk(tenant, kind);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const expired = expiredSeconds(lastSeen.get(pk) ?? new Map(), nowMs);
     // A retry knows the item exactly (the failed condition returned it) and removes all that has left.

@@ -189,6 +189,11 @@ describe('scopes (§5 rule 4)', () => {
     const response = await call('GET', ME, { key: keys.pub });
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({ key_type: 'publishable', scopes: ['widget'], environment: 'test' });
+    // What a web page may learn: not the merchant's plan, trial or allowed networks.
+    expect(response.body.data).not.toHaveProperty('ip_allowlist');
+    expect(response.body.data).not.toHaveProperty('plan');
+    expect(response.body.data).not.toHaveProperty('trial_ends_at');
+    expect((await call('GET', ME, { key: keys.test_read })).body.data).toMatchObject({ plan: 'enterprise', ip_allowlist: [] });
   });
 });
 

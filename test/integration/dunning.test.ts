@@ -165,16 +165,15 @@ describe('dunning engine', () => {
   it('credits a recovery within 7 days after the last message of a finished sequence, once; not later', async () => {
     const { tenant, path, campaignId, keys } = await setUp({ steps: [EMAIL_STEPS[0]] });
     const stats = async () => (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data.stats;
-    const [paidLate, paidTooLate] = [`late-${Date.now()}@example.com`, `too-late-${Date.now()}@example.com`].map((email) =>
-      genericFailure({ code: 'expired_card', email, amount: 4500, currency: 'usd' }),
-    );
+    const paidLate = genericFailure({ code: 'expired_card', email: `late-${Date.now()}@example.com`, amount: 4500, currency: 'usd' });
+    const paidTooLate = genericFailure({ code: 'expired_card', email: `too-late-${Date.now()}@example.com`, amount: 4500, currency: 'usd' });
     for (const failure of [paidLate, paidTooLate]) await postGeneric(path, failure);
     await drainEvents();
     await passHours(2);
     expect((await tenantItems(tenant, 'ENROLLMENT#')).map((enrollment) => enrollment.status)).toEqual(['completed', 'completed']);
     // Three days after the only message: the campaign gets the credit, the sequence stays completed.
     advanceClock(3 * 86400);
-    const paid = { ...paidLate!, id: `${paidLate!.id}_ok`, type: 'payment.succeeded', created: nowSeconds() };
+    const paid = { ...paidLate, id: `${paidLate.id}_ok`, type: 'payment.succeeded', created: nowSeconds() };
     await postGeneric(path, paid);
     await drainEvents();
     expect(await stats()).toMatchObject({ recovered_count: 1, total_recovered_amount: 4500, active_count: 0 });
@@ -189,7 +188,7 @@ describe('dunning engine', () => {
     expect((await stats()).recovered_count).toBe(1);
     // Eight days after: no longer the campaign's.
     advanceClock(5 * 86400);
-    await postGeneric(path, { ...paidTooLate!, id: `${paidTooLate!.id}_ok`, type: 'payment.succeeded', created: nowSeconds() });
+    await postGeneric(path, { ...paidTooLate, id: `${paidTooLate.id}_ok`, type: 'payment.succeeded', created: nowSeconds() });
     await drainEvents();
     expect((await stats()).recovered_count).toBe(1);
   });

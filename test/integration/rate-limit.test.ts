@@ -72,6 +72,15 @@ describe('rate limit (§8)', () => {
     expect((await call('GET', ME, { key: other.keys.test_read })).status).toBe(200);
   });
 
+  it('counts the publishable key in a window of its own: a page that embeds it cannot spend the server keys\' budget', async () => {
+    const { keys } = await newMerchant({ plan: 'starter' });
+    for (let i = 0; i < 20; i++) expect((await call('GET', ME, { key: keys.pub })).status).toBe(200);
+    expect((await call('GET', ME, { key: keys.pub })).status).toBe(429);
+    const server = await call('GET', ME, { key: keys.test_read });
+    expect(server.status).toBe(200);
+    expect(server.headers['X-RateLimit-Remaining']).toBe('19');
+  });
+
   it('follows plan changes: growth allows 100, a custom enterprise limit applies at once', async () => {
     const { merchantId, keys } = await newMerchant({ plan: 'starter' });
     for (let i = 0; i < 20; i++) await call('GET', ME, { key: keys.test_read });

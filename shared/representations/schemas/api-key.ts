@@ -40,10 +40,10 @@ export const callerSchema = z
     key_type: z.enum(['secret', 'publishable']),
     scopes: grantedScopes,
     key_expires_at: timestamp.nullable(),
-    plan: z.enum(PLAN_NAMES as [Plan, ...Plan[]]),
-    trial_ends_at: timestamp.nullable(),
+    plan: z.enum(PLAN_NAMES as [Plan, ...Plan[]]).optional().meta({ description: 'absent for a publishable key (it lives in web pages), as are trial_ends_at and ip_allowlist' }),
+    trial_ends_at: timestamp.nullable().optional(),
     rate_limit: z.strictObject({ limit: count, window_seconds: count }),
-    ip_allowlist: z.array(z.string()),
+    ip_allowlist: z.array(z.string()).optional(),
   })
   .meta({ id: 'Caller' });
 
