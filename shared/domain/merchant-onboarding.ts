@@ -1,9 +1,9 @@
 import { newId } from '../ids.ts';
-import { insertMerchant, updateMerchantSettings, type Merchant, type MerchantChange } from '../store/merchants.ts';
+import { getMerchant, insertMerchant, updateMerchantSettings, type Merchant, type MerchantChange } from '../store/merchants.ts';
 import { issueApiKey } from './api-key-lifecycle.ts';
 import type { Scope } from './api-keys.ts';
 import { paymentUpdateUrlProblem } from './payment-update-url.ts';
-import { MAX_CUSTOM_RATE_LIMIT, type Plan } from './plans.ts';
+import { CUSTOM_RATE_LIMIT_PLAN, MAX_CUSTOM_RATE_LIMIT, type Plan } from './plans.ts';
 import type { Environment } from './tenant.ts';
 
 export interface MerchantTerms {
@@ -30,12 +30,15 @@ function checkTerms(terms: MerchantTerms): void {
   if (override !== undefined && override !== null && (!Number.isInteger(override) || override < 1 || override > MAX_CUSTOM_RATE_LIMIT)) {
     throw new RangeError(`rate limit override must be an integer from 1 to ${MAX_CUSTOM_RATE_LIMIT}`);
   }
+  if (override !== undefined && override !== null && terms.plan !== undefined && terms.plan !== CUSTOM_RATE_LIMIT_PLAN) {
+    throw new RangeError(`a custom rate limit is for the ${CUSTOM_RATE_LIMIT_PLAN} plan only (§8), not ${terms.plan}`);
+  }
   const problem = terms.paymentUpdateUrl ? paymentUpdateUrlProblem(terms.paymentUpdateUrl) : null;
   if (problem) throw new RangeError(`payment update URL ${problem}`);
 }
 
 export async function onboardMerchant(terms: MerchantTerms, now: Date): Promise<{ merchant: Merchant; keys: Record<string, string> }> {
-  checkTerms(terms);
+  checkTerms({ ...terms, plan: terms.plan ?? 'starter' });
   const id = newId('mer', now);
   const merchant: Merchant = {
     id,
@@ -64,7 +67,9 @@ export async function onboardMerchant(terms: MerchantTerms, now: Date): Promise<
 
 /** Changing the plan is an upgrade: it ends a trial unless a trial end is given with it. */
 export async function changeMerchantTerms(merchantId: string, terms: MerchantTerms, now: Date): Promise<Merchant> {
-  checkTerms(terms);
+  // A custom rate limit is checked against the plan it would apply under: the one given, else the merchant's.
+  const customLimit = terms.rateLimitOverride !== undefined && terms.rateLimitOverride !== null;
+  checkTerms(customLimit && terms.plan === undefined ? { ...terms, plan: (await getMerchant(merchantId)).plan } : terms);
   const change: MerchantChange = {};
   if (terms.plan !== undefined) change.plan = terms.plan;
   if (terms.trialEndsAt !== undefined) change.trialEndsAt = terms.trialEndsAt;

@@ -20,6 +20,9 @@ export const RATE_LIMIT_WINDOW_SECONDS = 60;
  */
 export const MAX_CUSTOM_RATE_LIMIT = 10_000;
 
+/** §8: only the top plan's limit is customisable; a custom limit kept through a downgrade applies again on the way back up. */
+export const CUSTOM_RATE_LIMIT_PLAN: Plan = 'enterprise';
+
 export function requestsPerWindow(plan: Plan, override?: number | null): number {
-  return override ?? PLANS[plan].requestsPerWindow;
+  return (plan === CUSTOM_RATE_LIMIT_PLAN ? override : null) ?? PLANS[plan].requestsPerWindow;
 }

@@ -95,6 +95,13 @@ describe('rate limit (§8)', () => {
     const capped = await call('GET', ME, { key: keys.test_read });
     expect(capped.status).toBe(429);
     expect(capped.headers['X-RateLimit-Limit']).toBe('5');
+    // §8: only the top plan's limit is customisable. A downgrade takes the plan's limit back; another plan cannot be given one.
+    await changeMerchantTerms(merchantId, { plan: 'growth' }, new Date());
+    expect((await call('GET', ME, { key: keys.test_read })).headers['X-RateLimit-Limit']).toBe('100');
+    expect((await call('GET', ME, { key: keys.test_read })).body.data.rate_limit.limit).toBe(100);
+    await expect(changeMerchantTerms(merchantId, { rateLimitOverride: 500 }, new Date())).rejects.toThrow(/enterprise plan only/);
+    await expect(changeMerchantTerms(merchantId, { plan: 'scale', rateLimitOverride: 500 }, new Date())).rejects.toThrow(/enterprise plan only/);
+    await expect(newMerchant({ plan: 'starter', rateLimitOverride: 50 })).rejects.toThrow(/enterprise plan only/);
   });
 
   it('takes a custom limit up to what one window item serves with room to spare (10,000 a minute), and refuses more', async () => {
