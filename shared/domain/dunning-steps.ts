@@ -4,7 +4,7 @@ import { metrics } from '../metrics.ts';
 import { ChannelUnavailable, PermanentSendFailure, type SendRefusal } from '../ports/messaging.ts';
 import { findCampaign, findCampaignVersion } from '../store/campaigns.ts';
 import { findCustomer } from '../store/customers.ts';
-import { campaignCountersWrite, findEnrollment, saveEnrollmentWrite, type EnrollmentRef } from '../store/enrollments.ts';
+import { campaignCountersWrite, claimMessageSlot, findEnrollment, restoreMessageSlot, saveEnrollmentWrite, type EnrollmentRef } from '../store/enrollments.ts';
 import { newEvent, recordEventWrite } from '../store/events.ts';
 import { findMerchant, type Merchant } from '../store/merchants.ts';
 import { findPayment } from '../store/payments.ts';
@@ -12,7 +12,7 @@ import { transact, type TransactItem } from '../store/transactions.ts';
 import type { CampaignStep } from './campaigns.ts';
 import type { Customer } from './customers.ts';
 import { creditRecovery, finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
-import { lastSentStep, type Enrollment, type SkipReason } from './enrollments.ts';
+import { lastSentStep, MESSAGE_SPACING_HOURS, type Enrollment, type SkipReason } from './enrollments.ts';
 import {
   calendarTemplate,
   isBuiltInTemplate,
@@ -71,7 +71,7 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     return { outcome: 'stopped', reason };
   }
   const step = version.steps[enrollment.next_step]!;
-  const delivery = await sendStep(tenant, enrollment, step, customer, payment, merchant);
+  const delivery = await sendStep(tenant, enrollment, step, customer, payment, merchant, now);
   const sent = delivery === 'sent';
   const isLast = enrollment.next_step + 1 >= version.steps.length || enrollment.messages_sent + (sent ? 1 : 0) >= version.stop_conditions.max_attempts;
   const next: Enrollment = {
@@ -113,6 +113,8 @@ function skipExplanation(reason: SkipReason, step: CampaignStep): string {
       return `the ${step.channel} provider refused the recipient for good`;
     case 'sender_rejected':
       return `the ${step.channel} provider refused this deployment's sender for good`;
+    case 'duplicate':
+      return `the campaign messaged the customer about another failure less than ${MESSAGE_SPACING_HOURS} hours ago`;
   }
 }
 
@@ -146,16 +148,22 @@ async function sendStep(
   customer: Customer,
   payment: Payment | undefined,
   merchant: Merchant | undefined,
+  now: Date,
 ): Promise<'sent' | SkipReason> {
   const { templateId, context } = messageOf(enrollment, step, customer, payment, merchant);
   const reference = stepReference(enrollment);
   const to = step.channel === 'email' ? customer.email : customer.phone;
   if (!to) return 'no_address';
-  return deliver(step, reference, () =>
+  const slot = await claimMessageSlot(tenant, enrollment, now, MESSAGE_SPACING_HOURS);
+  if (!slot) return 'duplicate';
+  const delivery = await deliver(step, reference, () =>
     step.channel === 'email'
       ? mailer.send({ tenant, to, reference, ...renderEmail(templateId, context, step.subject) })
       : smsSender.send({ tenant, to, reference, body: renderSms(templateId, context) }),
   );
+  // Only a message sent keeps the slot: a skipped one leaves it to the customer's other sequences.
+  if (delivery !== 'sent') await restoreMessageSlot(tenant, enrollment, now, slot.previous);
+  return delivery;
 }
 
 /**

@@ -41,10 +41,18 @@ export type StopReason =
 
 /**
  * Why a due step sent nothing: the customer has no address for its channel, the deployment has no
- * identity to send on it (docs/decisions.md, "Messaging channels"), or the provider refused the
- * recipient or the sender for good ("Refused sends").
+ * identity to send on it (docs/decisions.md, "Messaging channels"), the provider refused the
+ * recipient or the sender for good ("Refused sends"), or the same campaign messaged the customer
+ * about another failure within MESSAGE_SPACING_HOURS (Dunning engine, "Several failures").
  */
-export const SKIP_REASONS = ['no_address', 'channel_unavailable', 'recipient_rejected', 'sender_rejected'] as const;
+export const SKIP_REASONS = ['no_address', 'channel_unavailable', 'recipient_rejected', 'sender_rejected', 'duplicate'] as const;
+
+/**
+ * A customer with several failures is enrolled once per failure (as Stripe dunns each invoice), but
+ * one campaign's sequences do not message them side by side: a step of another failure's sequence
+ * within this many hours of the campaign's last message to them is skipped as `duplicate`.
+ */
+export const MESSAGE_SPACING_HOURS = 12;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export interface SkippedStep {

@@ -1,10 +1,10 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { CalendarOccasion } from '../domain/calendar-triggers.ts';
 import type { Enrollment, EnrollmentStatus } from '../domain/enrollments.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { campaignSk } from './campaigns.ts';
-import { queryAll } from './dynamo.ts';
+import { isConditionFailure, queryAll } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import { fetchItems } from './list-query.ts';
 import { INDEX_KEY_ATTRIBUTES } from './table-schema.ts';
@@ -114,6 +114,66 @@ export async function runningEnrollmentsPage(tenant: Tenant, campaignId: string,
 
 export function newEnrollmentWrite(tenant: Tenant, enrollment: Enrollment): TransactItem {
   return { Put: { TableName: tableName, Item: toItem(tenant, enrollment), ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** What the customer's message slot in a campaign held before a claim: put back when the claimed message is not sent. */
+export type MessageSlot = { enrollment_id: string; messaged_at: string } | null;
+
+const messageSlotSk = (enrollment: Pick<Enrollment, 'customer_id' | 'campaign_id'>): string => `MESSAGED#${enrollment.customer_id}#${enrollment.campaign_id}`;
+
+/**
+ * Takes the customer's message slot in a campaign for this enrollment: granted when the campaign has
+ * not messaged them within `spacingHours`, or when this enrollment holds it (its own steps, a re-run
+ * after a crash). Conditional, so sequences of several failures due at once send one message between
+ * them. Owned by the customer: erasure removes it with their other items. Undefined when refused.
+ */
+export async function claimMessageSlot(tenant: Tenant, enrollment: Enrollment, now: Date, spacingHours: number): Promise<{ previous: MessageSlot } | undefined> {
+  const sk = messageSlotSk(enrollment);
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: tenantPk(tenant), sk },
+        UpdateExpression: 'SET entity = :entity, gsi1pk = :owner, gsi1sk = :sk, enrollment_id = :enrollment, messaged_at = :now',
+        ConditionExpression: 'attribute_not_exists(pk) OR enrollment_id = :enrollment OR messaged_at <= :spaced',
+        ExpressionAttributeValues: {
+          ':entity': 'campaign_message_slot',
+          ':owner': customerOwnerPartition(tenant, enrollment.customer_id),
+          ':sk': sk,
+          ':enrollment': enrollment.id,
+          ':now': now.toISOString(),
+          ':spaced': new Date(now.getTime() - spacingHours * 3_600_000).toISOString(),
+        },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return { previous: Attributes ? { enrollment_id: Attributes.enrollment_id as string, messaged_at: Attributes.messaged_at as string } : null };
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Gives the slot back as it was when the message it was claimed for was not sent (no address, refused), unless it moved on since. */
+export async function restoreMessageSlot(tenant: Tenant, enrollment: Enrollment, claimedAt: Date, previous: MessageSlot): Promise<void> {
+  const claimed = { ':enrollment': enrollment.id, ':claimed': claimedAt.toISOString() };
+  const Key = { pk: tenantPk(tenant), sk: messageSlotSk(enrollment) };
+  const ConditionExpression = 'enrollment_id = :enrollment AND messaged_at = :claimed';
+  try {
+    await db.send(
+      previous === null
+        ? new DeleteCommand({ TableName: tableName, Key, ConditionExpression, ExpressionAttributeValues: claimed })
+        : new UpdateCommand({
+            TableName: tableName,
+            Key,
+            UpdateExpression: 'SET enrollment_id = :previous_enrollment, messaged_at = :previous_at',
+            ConditionExpression,
+            ExpressionAttributeValues: { ...claimed, ':previous_enrollment': previous.enrollment_id, ':previous_at': previous.messaged_at },
+          }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 export function saveEnrollmentWrite(tenant: Tenant, enrollment: Enrollment, readVersion: number): TransactItem {

@@ -104,6 +104,32 @@ describe('dunning engine', () => {
     expect(await tenantItems(tenant, 'ENROLLMENT#')).toHaveLength(1);
   });
 
+  it('messages a customer with several failures once per step time, not once per failure; a waiting sequence speaks when the other ends', async () => {
+    const { tenant, path } = await setUp();
+    const email = `several-${Date.now()}@example.com`;
+    const customerId = `cust_several_${Date.now()}`;
+    const failures = Array.from({ length: 6 }, () => genericFailure({ code: 'expired_card', email, customerId }));
+    for (const failure of failures) expect((await postGeneric(path, failure)).status).toBe(200);
+    await drainEvents();
+    // Enrolled once per failure, as Stripe dunns each invoice; the first step of all six is due together.
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toHaveLength(6);
+    await passHours(1);
+    expect(outboxFor(email).map((message) => message.content.subject)).toEqual(['Action needed']);
+    const enrollments = await tenantItems(tenant, 'ENROLLMENT#');
+    expect(enrollments.filter((enrollment) => enrollment.messages_sent === 1)).toHaveLength(1);
+    expect(enrollments.flatMap((enrollment) => (enrollment.skipped_steps ?? []).map((skip: { reason: string }) => skip.reason))).toEqual(Array(5).fill('duplicate'));
+    await passHours(24);
+    expect(outboxFor(email).map((message) => message.content.subject)).toEqual(['Action needed', 'Second reminder']);
+    // The speaking sequence's failure is paid: another failure's sequence, still owed, takes the last step.
+    const speaking = (await tenantItems(tenant, 'ENROLLMENT#')).find((enrollment) => enrollment.messages_sent === 2)!;
+    const [payment] = await tenantItems(tenant, `PAYMENT#${speaking.payment_id}`);
+    const failure = failures.find((candidate) => candidate.payment.id === payment!.psp_payment_id)!;
+    await postGeneric(path, { ...failure, id: `${failure.id}_ok`, type: 'payment.succeeded', created: nowSeconds() });
+    await drainEvents();
+    await passHours(48);
+    expect(outboxFor(email).map((message) => message.content.subject)).toEqual(['Action needed', 'Second reminder', 'Last reminder']);
+  });
+
   it('enrolls one failure into every active campaign whose trigger fires, each counted on its own campaign', async () => {
     const { tenant, path, campaignId, keys } = await setUp();
     const second = await call('POST', '/v1/campaigns', {

@@ -23,7 +23,7 @@ export const enrollmentSchema = z
           step: count.meta({ description: 'index of the step in the campaign version the enrollment joined' }),
           reason: z.enum(SKIP_REASONS).meta({
             description:
-              'no_address: no email or phone number on file for the channel; channel_unavailable: the deployment has no sender for the channel; recipient_rejected: the provider refused the message to this recipient for good (invalid or opted-out address); sender_rejected: the provider refused the sender',
+              'no_address: no email or phone number on file for the channel; channel_unavailable: the deployment has no sender for the channel; recipient_rejected: the provider refused the message to this recipient for good (invalid or opted-out address); sender_rejected: the provider refused the sender; duplicate: the campaign messaged the customer about another of their failures less than 12 hours before',
           }),
           at: timestamp,
         }),
