@@ -49,9 +49,31 @@ export function parseJsonBody(body: string | null, isBase64Encoded: boolean, con
   }
   const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
   if (text.trim() === '') return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw invalidRequest('The request body is not valid JSON');
   }
+  const unfit = unfitText(parsed, []);
+  if (unfit) throw validationFailed(`Invalid ${unfit}: text must be valid Unicode without NUL characters`, unfit);
+  return parsed;
+}
+
+const UNFIT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The dotted path of a string (or key) holding a NUL or half a surrogate pair: JSON lets `\u0000`
+ * and `\ud800` through, and they would reach emails, webhooks and the table broken or truncated.
+ */
+function unfitText(value: unknown, path: readonly (string | number)[]): string | undefined {
+  if (typeof value === 'string') return UNFIT_TEXT.test(value) ? path.join('.') || '(body)' : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const inner = [...path, Array.isArray(value) ? Number(key) : key];
+    if (UNFIT_TEXT.test(key)) return inner.join('.');
+    const found = unfitText(item, inner);
+    if (found) return found;
+  }
+  return undefined;
 }
