@@ -202,7 +202,7 @@ async function completeDuplicate(
 
 /** Who gets the credit when the processor reports a payment paid (see decisions.md). */
 function channelOf(payment: Payment): RecoveryChannel {
-  if (payment.status === 'retrying') return 'automatic_retry';
+  if (payment.status === 'retrying') return payment.retry_trigger === 'manual' ? 'manual_retry' : 'automatic_retry';
   if (payment.status === 'communication_pending') return 'dunning_campaign';
   return 'processor';
 }

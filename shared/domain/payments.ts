@@ -45,6 +45,8 @@ export interface Payment {
   psp_references: string[];
   /** When the attempt now in flight started (status retrying). */
   retry_initiated_at: string | null;
+  /** Who started the attempt in flight (status retrying): credited if the processor reports the payment paid meanwhile. Absent on payments claimed before it was kept. */
+  retry_trigger?: 'automatic' | 'manual';
   /** Attempts in a row that got no answer from the processor (for backoff); reset by any answer. */
   consecutive_no_answers: number;
   retries: RetryAttempt[];

@@ -67,7 +67,7 @@ async function claimUnwatched(tenant: Tenant, paymentId: string, trigger: RetryT
     throw stateConflict(`Payment '${payment.id}' cannot be retried: its status is '${payment.status}'.`);
   }
   const limit = PLANS[merchant.plan].recoveryAttemptsPerMonth;
-  const claimed = claimAttempt(payment, now);
+  const claimed = claimAttempt(payment, now, trigger);
   const paymentWrites = paymentChangeWrites(tenant, payment, claimed);
   const result = await transact([...paymentWrites, countRecoveryAttemptWrite(tenant, now, limit)]);
   if (result.committed) return claimed;

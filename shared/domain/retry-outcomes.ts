@@ -16,11 +16,12 @@ export function canStartRetry(payment: Payment, trigger: RetryTrigger): boolean 
   return trigger === 'manual' ? payment.status === 'pending' || payment.status === 'communication_pending' : payment.status === 'pending';
 }
 
-export function claimAttempt(payment: Payment, now: Date): Payment {
+export function claimAttempt(payment: Payment, now: Date, trigger: RetryTrigger = 'automatic'): Payment {
   const at = now.toISOString();
   return {
     ...payment,
     status: 'retrying',
+    retry_trigger: trigger,
     retry_count: payment.retry_count + 1,
     retry_initiated_at: at,
     next_retry_at: null,

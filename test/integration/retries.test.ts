@@ -129,8 +129,8 @@ describe('POST /v1/payments/{id}/retry', () => {
     await postGeneric(path, { ...failure, id: `${failure.id}_paid`, type: 'payment.succeeded' });
     await runDueJobs();
     // retry_count is the attempts made: none reached the processor. (The recovery's channel was decided when
-    // the event came, while the payment was retrying, and analytics counted it so: it stays.)
-    expect(await payment(tenant, body.payment_id)).toMatchObject({ status: 'recovered', retry_count: 0, retries: [] });
+    // the event came, while the merchant's manual retry was in flight, and analytics counted it so: it stays.)
+    expect(await payment(tenant, body.payment_id)).toMatchObject({ status: 'recovered', retry_count: 0, retries: [], recovery_channel: 'manual_retry' });
   });
 
   it('retries a payment awaiting the customer: 200 retrying, then the attempt runs and is recorded', async () => {
