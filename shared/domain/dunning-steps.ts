@@ -73,21 +73,26 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
   const step = version.steps[enrollment.next_step]!;
   const delivery = await sendStep(tenant, enrollment, step, customer, payment, merchant, now);
   const sent = delivery === 'sent';
-  const isLast = enrollment.next_step + 1 >= version.steps.length || enrollment.messages_sent + (sent ? 1 : 0) >= version.stop_conditions.max_attempts;
+  const outOfSteps = enrollment.next_step + 1 >= version.steps.length;
+  // Capped with steps left: the sequence stops on max_attempts, as it would before its next step.
+  const capped = !outOfSteps && enrollment.messages_sent + (sent ? 1 : 0) >= version.stop_conditions.max_attempts;
+  const isLast = outOfSteps || capped;
+  const ended = capped ? 'stopped' : 'completed';
   const next: Enrollment = {
     ...enrollment,
     next_step: enrollment.next_step + 1,
     messages_sent: enrollment.messages_sent + (sent ? 1 : 0),
     last_sent_step: sent ? enrollment.next_step : lastSentStep(enrollment),
     next_step_at: isLast ? null : stepDueAt(version, enrollment.next_step + 1, now).toISOString(),
-    status: isLast ? 'completed' : 'active',
+    status: isLast ? ended : 'active',
+    stop_reason: capped ? 'max_attempts' : enrollment.stop_reason,
     held: false,
     ...(sent ? {} : { skipped_steps: [...(enrollment.skipped_steps ?? []), { step: enrollment.next_step, reason: delivery, at: now.toISOString() }] }),
     updated_at: now.toISOString(),
     version: enrollment.version + 1,
   };
   const writes: TransactItem[] = [saveEnrollmentWrite(tenant, next, enrollment.version)];
-  if (isLast) writes.push(campaignCountersWrite(tenant, enrollment.campaign_id, { active: -1, ended: 'completed' }));
+  if (isLast) writes.push(campaignCountersWrite(tenant, enrollment.campaign_id, { active: -1, ended }));
   if (sent) {
     const data = { campaign_id: enrollment.campaign_id, enrollment_id: enrollment.id, customer_id: customer.id, payment_id: enrollment.payment_id, step: enrollment.next_step, channel: step.channel };
     writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));
@@ -99,6 +104,7 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     if (committed) metrics.dunningStepSkipped(tenant, { channel: step.channel, reason: delivery, reference: stepReference(enrollment) }, now);
     return { outcome: 'skipped', reason: skipExplanation(delivery, step) };
   }
+  if (capped) return { outcome: 'stopped', reason: 'max_attempts' };
   return { outcome: isLast ? 'completed' : 'sent' };
 }
 

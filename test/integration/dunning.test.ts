@@ -269,7 +269,10 @@ describe('dunning engine', () => {
     await failHard(path, email);
     await passHours(80);
     expect(outboxFor(email)).toHaveLength(1);
-    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'completed', messages_sent: 1 });
+    // Steps were left: the sequence stopped on its cap, and says so.
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'stopped', stop_reason: 'max_attempts', messages_sent: 1 });
+    const [campaign] = (await tenantItems(tenant, 'CAMPAIGN#')).filter((item) => item.entity === 'campaign');
+    expect(campaign).toMatchObject({ active_count: 0, stopped_count: 1 });
   });
 
   it('keeps an enrolled customer on the steps they joined with after the campaign is updated', async () => {
