@@ -34,10 +34,23 @@ interface Pending {
 }
 const pendingByContext = new WeakMap<ServiceContext, Pending>();
 
+/** The request as its parameters, as Stripe compares them: a JSON body re-serialised with keys re-ordered or spaced differently is the same request. */
 function fingerprintOf(event: APIGatewayProxyEvent): string {
   return createHash('sha256')
-    .update(`${event.httpMethod} ${event.path}\n${event.body ?? ''}`)
+    .update(`${event.httpMethod} ${event.path}\n${canonicalBody(event.body ?? '')}`)
     .digest('hex');
+}
+
+function canonicalBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), (_, value: unknown) =>
+      value && typeof value === 'object' && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : value,
+    );
+  } catch {
+    return body;
+  }
 }
 
 const sealScope = (pending: Pending): string =>

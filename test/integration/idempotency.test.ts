@@ -23,6 +23,16 @@ describe('Idempotency-Key on POST', () => {
     expect(await keyCount(keys.test_admin)).toBe(5);
   });
 
+  it('compares parameters, not bytes: the same JSON re-serialised replays', async () => {
+    const { keys } = await newMerchant();
+    const headers = { 'idempotency-key': 'reordered-1' };
+    const first = await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'ci', scopes: ['read'] }, headers });
+    const again = await call('POST', '/v1/api-keys', { key: keys.test_admin, rawBody: '{ "scopes": [ "read" ],\n  "name": "ci" }', headers });
+    expect(again.status).toBe(201);
+    expect(again.headers['Idempotent-Replayed']).toBe('true');
+    expect(again.body.data.id).toBe(first.body.data.id);
+  });
+
   it('refuses the same key with a different body: 422 idempotency_key_reused', async () => {
     const { keys } = await newMerchant();
     const headers = { 'idempotency-key': 'k-1' };
