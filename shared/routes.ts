@@ -66,6 +66,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: '/v1/customers/{id}', handler: 'customers/erase', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'GET', path: '/v1/webhooks', handler: 'webhook-endpoints/list', surface: 'rest', scope: ['webhooks'], table: 'read' },
   { method: 'POST', path: '/v1/webhooks', handler: 'webhook-endpoints/create', surface: 'rest', scope: ['webhooks'], table: 'write' },
+  { method: 'GET', path: '/v1/webhooks/{id}', handler: 'webhook-endpoints/get', surface: 'rest', scope: ['webhooks'], table: 'read' },
   { method: 'PUT', path: '/v1/webhooks/{id}', handler: 'webhook-endpoints/update', surface: 'rest', scope: ['webhooks'], table: 'write' },
   { method: 'DELETE', path: '/v1/webhooks/{id}', handler: 'webhook-endpoints/delete', surface: 'rest', scope: ['webhooks'], table: 'write' },
   { method: 'POST', path: '/v1/webhooks/{id}/rotate-secret', handler: 'webhook-endpoints/rotate-secret', surface: 'rest', scope: ['webhooks'], table: 'write' },

@@ -187,6 +187,9 @@ export async function updateEndpoint(tenant: Tenant, id: string, patch: Partial<
   });
 }
 
+/** GET /v1/webhooks/{id}: the endpoint, or 404 (401 when it belongs to the other environment). */
+export { getEndpoint };
+
 export async function removeEndpoint(tenant: Tenant, id: string): Promise<void> {
   await deleteEndpoint(tenant, id);
 }

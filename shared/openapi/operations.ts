@@ -69,6 +69,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
   'customers/erase': ok("Erase a customer's personal data (GDPR); payments are kept anonymised", single(customerErasureSchema)),
   'webhook-endpoints/list': ok('List outbound webhook endpoints', pageOf(webhookEndpointSchema)),
   'webhook-endpoints/create': created('Create an outbound webhook endpoint; its signing secret is in this response only', single(webhookEndpointWithSecretSchema)),
+  'webhook-endpoints/get': ok('Get an outbound webhook endpoint (its signing secret is never shown again)', single(webhookEndpointSchema)),
   'webhook-endpoints/update': ok('Update an endpoint; enabled=true also re-enables one disabled for failing', single(webhookEndpointSchema)),
   'webhook-endpoints/delete': ok('Delete an endpoint', single(deletedObject('we'))),
   'webhook-endpoints/rotate-secret': ok('Rotate the signing secret; both sign for 24 hours', single(webhookEndpointWithSecretSchema)),

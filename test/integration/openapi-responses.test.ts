@@ -51,6 +51,7 @@ describe('responses match the API description', () => {
     // Outbound endpoint first, so the events below are fanned out to it.
     const endpoint = (await documented('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/hooks', events: ['*'] } })).data;
     await documented('GET', '/v1/webhooks', { key });
+    await documented('GET', `/v1/webhooks/${endpoint.id}`, { key });
     await documented('PUT', `/v1/webhooks/${endpoint.id}`, { key, body: { description: 'all events' } });
     await documented('POST', `/v1/webhooks/${endpoint.id}/rotate-secret`, { key });
 

@@ -327,12 +327,17 @@ describe('webhook endpoints API', () => {
 
     const updated = await call('PUT', `/v1/webhooks/${ids[0]}`, { key: hooksKey, body: { events: ['payment.recovered'], enabled: false } });
     expect(updated.body.data).toMatchObject({ events: ['payment.recovered'], enabled: false, disabled_reason: 'merchant', url: 'https://example.com/0' });
+    const fetched = await call('GET', `/v1/webhooks/${ids[0]}`, { key: hooksKey });
+    expect(fetched.body.data).toEqual(updated.body.data);
+    expect(fetched.body.data).not.toHaveProperty('secret');
+    expect((await call('GET', `/v1/webhooks/${ids[0]}`, { key: keys.test_read })).status).toBe(403);
     const empty = await call('PUT', `/v1/webhooks/${ids[0]}`, { key: hooksKey, body: {} });
     expect(empty.status).toBe(400);
     expect(empty.body.error.message).toBe('Provide at least one field to update: url, events, description or enabled.');
     const deleted = await call('DELETE', `/v1/webhooks/${ids[0]}`, { key: hooksKey });
     expect(deleted.body.data).toEqual({ id: ids[0], deleted: true });
     expect((await call('DELETE', `/v1/webhooks/${ids[0]}`, { key: hooksKey })).status).toBe(404);
+    expect((await call('GET', `/v1/webhooks/${ids[0]}`, { key: hooksKey })).status).toBe(404);
     expect((await call('GET', `/v1/webhooks/${ids[0]}/deliveries`, { key: hooksKey })).status).toBe(404);
     expect((await call('GET', '/v1/webhooks/nope/deliveries', { key: hooksKey })).body.error).toMatchObject({ code: 'invalid_request', param: 'id' });
   });
@@ -343,6 +348,7 @@ describe('webhook endpoints API', () => {
     const crossed = [
       call('PUT', `/v1/webhooks/${endpoint.id}`, { key: keys.live_admin, body: { enabled: false } }),
       call('POST', `/v1/webhooks/${endpoint.id}/rotate-secret`, { key: keys.live_admin }),
+      call('GET', `/v1/webhooks/${endpoint.id}`, { key: keys.live_admin }),
       call('GET', `/v1/webhooks/${endpoint.id}/deliveries`, { key: keys.live_admin }),
       call('POST', `/v1/webhooks/${endpoint.id}/deliveries/whd_01jd3k00000000000000000000/replay`, { key: keys.live_admin }),
       call('DELETE', `/v1/webhooks/${endpoint.id}`, { key: keys.live_admin }),
