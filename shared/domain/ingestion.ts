@@ -260,7 +260,11 @@ function cancelKnownSubscription(tenant: Tenant, psp: string, event: Subscriptio
   return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
     const current = customer.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId);
     if (current && hasEnded(current)) return undefined;
-    return { customer: cancelSubscription(customer, event.subscription, now), event: 'customer.subscription_canceled' };
+    const canceled = cancelSubscription(customer, event.subscription, now);
+    const subscription = canceled.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId)!;
+    // The shape a cancel flow's churn has (cancel-completion.ts): which subscription, and where the news came from.
+    const about = { subscription: { id: subscription.id, psp_subscription_id: subscription.psp_subscription_id }, source: 'processor' };
+    return { customer: canceled, event: { type: 'customer.subscription_canceled', data: about } };
   });
 }
 
@@ -270,7 +274,7 @@ async function updateKnownCustomer(
   pspCustomerId: string,
   now: Date,
   /** Returns undefined when the event changes nothing (a replay), so nothing is written or emitted twice. */
-  change: (customer: Customer) => { customer: Customer; event?: 'customer.subscription_canceled' } | undefined,
+  change: (customer: Customer) => { customer: Customer; event?: { type: 'customer.subscription_canceled'; data: Record<string, unknown> } } | undefined,
 ): Promise<IngestionResult> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const customerId = await findCustomerIdForPsp(tenant, psp, pspCustomerId);
@@ -280,7 +284,7 @@ async function updateKnownCustomer(
     const next = change(customer);
     if (!next) return { outcome: 'duplicate', customer_id: customer.id };
     const writes = saveCustomerWrites(tenant, next.customer, customer.version);
-    if (next.event) writes.push(recordEventWrite(tenant, newEvent(tenant, next.event, customerListItem(next.customer), now)));
+    if (next.event) writes.push(recordEventWrite(tenant, newEvent(tenant, next.event.type, { ...customerListItem(next.customer), ...next.event.data }, now)));
     if ((await transact(writes)).committed) return { outcome: 'updated', customer_id: customer.id };
     if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
   }

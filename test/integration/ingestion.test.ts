@@ -238,7 +238,15 @@ describe('failed-payment ingestion (generic processor)', () => {
     const [customer] = await customers(tenant);
     expect(customer!.status).toBe('churned');
     expect(customer!.subscriptions[0].status).toBe('canceled');
-    expect((await tenantItems(tenant, 'EVENT#')).filter((e) => e.type === 'customer.subscription_canceled')).toHaveLength(1);
+    const canceled = (await tenantItems(tenant, 'EVENT#')).filter((e) => e.type === 'customer.subscription_canceled');
+    expect(canceled).toHaveLength(1);
+    // The shape a cancel flow's churn has: the customer list item, which subscription, and the source.
+    expect(canceled[0]!.data).toMatchObject({
+      id: customer!.id,
+      status: 'churned',
+      subscription: { id: customer!.subscriptions[0].id, psp_subscription_id: failure.subscription.id },
+      source: 'processor',
+    });
   });
 
   it('records a card update on a known customer and ignores unknown customers', async () => {
