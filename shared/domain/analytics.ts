@@ -87,11 +87,13 @@ export interface RecoveryQuery {
 
 const DAY_MS = 86_400_000;
 
-export function checkRange(query: { from: string; to: string; interval: Interval }): void {
+/** A query's window is checked by its interval; `interval` undefined: a report without one (campaigns), which allows a year of days. */
+export function checkRange(query: { from: string; to: string; interval?: Interval }): void {
   if (query.from > query.to) throw invalidRequest('from must not be after to', 'from');
   const days = (Date.parse(query.to) - Date.parse(query.from)) / DAY_MS + 1;
-  if (days > MAX_RANGE_DAYS[query.interval]) {
-    throw invalidRequest(`The range may span at most ${MAX_RANGE_DAYS[query.interval]} days with interval=${query.interval}`, 'to');
+  const longest = MAX_RANGE_DAYS[query.interval ?? 'day'];
+  if (days > longest) {
+    throw invalidRequest(`The range may span at most ${longest} days${query.interval ? ` with interval=${query.interval}` : ''}`, 'to');
   }
 }
 

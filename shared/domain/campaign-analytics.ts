@@ -103,7 +103,7 @@ function campaignSummary(c: Counters) {
 
 /** GET /v1/analytics/campaigns: per campaign with enrollments in the window's cohorts, ordered by campaign id (creation). */
 export async function campaignAnalytics(tenant: Tenant, query: CampaignQuery) {
-  checkRange({ ...query, interval: 'day' });
+  checkRange(query);
   const [aggregates, campaigns] = await Promise.all([campaignAggregates(tenant, query.from, query.to), listCampaignItems(tenant)]);
   const byId = new Map(campaigns.map((campaign) => [campaign.id, campaign]));
   const ids = [...new Set(aggregates.map((aggregate) => aggregate.campaign_id))].sort();

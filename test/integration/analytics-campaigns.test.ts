@@ -240,6 +240,9 @@ describe('GET /v1/analytics/campaigns', () => {
       expect(response.status, JSON.stringify(query)).toBe(400);
       expect(response.body.error).toMatchObject({ code: 'invalid_request', param });
     }
+    // The campaigns report takes no interval, and its refusal does not name one.
+    const tooLong = await call('GET', '/v1/analytics/campaigns', { key: keys.test_read, query: { from: '2025-01-01', to: '2026-01-02' } });
+    expect(tooLong.body.error.message).toBe('The range may span at most 366 days');
     const fullYear = await call('GET', '/v1/analytics/campaigns', { key: keys.test_read, query: { from: '2024-01-01', to: '2024-12-31' } });
     expect(fullYear.status).toBe(200);
     expect(fullYear.body.data.campaigns).toEqual([]);
