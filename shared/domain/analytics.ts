@@ -49,6 +49,9 @@ export function countersFor(event: ServiceEvent): Counters | undefined {
     }
     case 'payment.terminal':
       return { terminal_count: 1, terminal_amount: amount, [`terminal_count_${category}`]: 1, [`terminal_amount_${category}`]: amount };
+    case 'payment.terminal_reversed':
+      // Paid after all: out of terminal, as its payment.recovered counts it recovered.
+      return { terminal_count: -1, terminal_amount: -amount, [`terminal_count_${category}`]: -1, [`terminal_amount_${category}`]: -amount };
     case 'payment.recovered': {
       const channel = (CHANNELS as readonly string[]).includes(payment.recovery_channel ?? '') ? payment.recovery_channel! : 'processor';
       return {

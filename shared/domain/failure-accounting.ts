@@ -187,11 +187,13 @@ export function recoverPayment(payment: Payment, channel: RecoveryChannel, now: 
   return { ...payment, status: 'recovered', recovered_at: at, next_retry_at: null, recovery_channel: channel, updated_at: at, version: payment.version + 1 };
 }
 
-export function countRecovery(customer: Customer, payment: Payment, now: Date): Customer {
+/** `from`: what the payment was before it came back, an open failure or (paid after all) a terminal one. */
+export function countRecovery(customer: Customer, payment: Payment, now: Date, from: 'open' | 'terminal' = 'open'): Customer {
   return withStatus(
     {
       ...customer,
-      failed_payments: Math.max(0, customer.failed_payments - 1),
+      failed_payments: from === 'open' ? Math.max(0, customer.failed_payments - 1) : customer.failed_payments,
+      terminal_payments: from === 'terminal' ? Math.max(0, customer.terminal_payments - 1) : customer.terminal_payments,
       recovered_payments: customer.recovered_payments + 1,
       recovered_amounts: { ...customer.recovered_amounts, [payment.currency]: (customer.recovered_amounts[payment.currency] ?? 0) + payment.amount },
     },

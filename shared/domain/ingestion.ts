@@ -219,7 +219,9 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const match = await findPaymentByReferences(tenant, psp, event.references);
     const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
-    if (!payment || !isOpen(payment.status)) {
+    // A terminal payment paid after all (a new card on the invoice, an uncollectible invoice settled) comes back too.
+    const paidAfterAll = payment?.status === 'terminal';
+    if (!payment || !(isOpen(payment.status) || paidAfterAll)) {
       // A success for a charge that never failed here (a renewal paid as it should), or a repeat of one
       // already counted: nothing to recover, but a known customer's subscription may have moved on.
       // A charge not seen at all may yet fail here, late (events come out of order): it is marked settled.
@@ -235,9 +237,13 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
     const recovered = recoverPayment(payment, channelOf(payment), now);
     const writes = [
       ...paymentChangeWrites(tenant, payment, recovered),
+      ...(paidAfterAll ? [recordEventWrite(tenant, newEvent(tenant, 'payment.terminal_reversed', paymentResource(recovered), now))] : []),
       recordEventWrite(tenant, newEvent(tenant, 'payment.recovered', recoveredEventData(recovered), now)),
     ];
-    if (customer) writes.push(...saveCustomerWrites(tenant, countRecovery(withReportedSubscription(customer, event, now), recovered, now), customer.version));
+    if (customer) {
+      const counted = countRecovery(withReportedSubscription(customer, event, now), recovered, now, paidAfterAll ? 'terminal' : 'open');
+      writes.push(...saveCustomerWrites(tenant, counted, customer.version));
+    }
     const result = await transact(writes);
     if (result.committed) {
       await cancelPendingRetry(payment);

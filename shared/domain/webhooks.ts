@@ -52,8 +52,9 @@ export const DELIVERED_EVENT_TYPES = [
  * and customer.subscription_canceled. campaign.enrolled / campaign.recovered feed campaign analytics;
  * merchants see enrollments through the campaigns API and recoveries as payment.recovered.
  * campaign.status_changed has archiving and re-activation sweep a campaign's enrollments; merchants
- * made the change themselves and see it on the campaign. payment.recategorized keeps the analytics
- * cohorts by category exact; merchants read the category on the payment itself.
+ * made the change themselves and see it on the campaign. payment.recategorized and
+ * payment.terminal_reversed keep the analytics cohorts exact; merchants read the category on the
+ * payment itself, and a terminal payment paid after all reaches them as payment.recovered.
  */
 export const INTERNAL_EVENT_TYPES = [
   'CancelFlowCompleted',
@@ -62,6 +63,7 @@ export const INTERNAL_EVENT_TYPES = [
   'campaign.recovered',
   'campaign.status_changed',
   'payment.recategorized',
+  'payment.terminal_reversed',
 ] as const satisfies readonly EventType[];
 
 /** Compile-time check: a new event type must be listed as delivered or internal, so it is never exposed by accident. */

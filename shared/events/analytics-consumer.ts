@@ -6,7 +6,7 @@ import type { EventConsumer } from './consumers.ts';
 /** Keeps the recovery aggregates: one atomic ADD per event, guarded by a per-event marker (idempotent). */
 export const analyticsConsumer: EventConsumer = {
   name: 'analytics',
-  types: ['payment.failed', 'payment.recategorized', 'payment.recovered', 'payment.terminal'],
+  types: ['payment.failed', 'payment.recategorized', 'payment.recovered', 'payment.terminal', 'payment.terminal_reversed'],
   async handle(tenant, event) {
     await recordForAnalytics(tenant, event, runtime.clock.now());
   },

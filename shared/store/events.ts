@@ -20,6 +20,8 @@ export type EventType =
   | 'payment.retry_failed'
   /** Internal (never delivered to webhooks): a later decline moved an open payment to another category; analytics moves its failure with it. */
   | 'payment.recategorized'
+  /** Internal (never delivered to webhooks): a payment counted terminal was paid after all; analytics takes it out of terminal (its recovery counts as any other). */
+  | 'payment.terminal_reversed'
   | 'customer.created'
   | 'customer.deleted'
   | 'customer.retained'

@@ -171,6 +171,27 @@ describe('GET /v1/analytics/recovery', () => {
     expect((await tenantItems(tenant, 'EVENT#')).filter((event) => event.type === 'payment.recategorized')).toHaveLength(4);
   });
 
+  it('brings a terminal payment paid after all back as recovered, out of terminal in the analytics and the customer', async () => {
+    const merchant = await newMerchant();
+    const tenant: Tenant = { merchantId: merchant.merchantId, environment: 'test' };
+    const path = await connect(merchant.keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+    const failedOn = runtime.clock.now();
+    const stolen = await fail(path, { code: 'stolen_card', amount: 4100, currency: 'SEK' });
+    await drainEvents();
+    const paid = await postGeneric(path, { ...stolen.failure, id: `${stolen.failure.id}_paid`, type: 'payment.succeeded', created: nowSeconds() });
+    expect(paid.body.outcome).toBe('updated');
+    await drainEvents();
+    const [payment] = await tenantItems(tenant, `PAYMENT#${stolen.paymentId}`);
+    expect(payment).toMatchObject({ status: 'recovered', recovery_channel: 'processor', decline_category: 'terminal' });
+    const [customer] = await tenantItems(tenant, 'CUSTOMER#');
+    expect(customer).toMatchObject({ status: 'recovered', terminal_payments: 0, recovered_payments: 1, failed_payments: 0 });
+    const types = (await tenantItems(tenant, 'EVENT#')).map((event) => event.type);
+    expect(types).toEqual(expect.arrayContaining(['payment.terminal', 'payment.terminal_reversed', 'payment.recovered']));
+    const response = await call('GET', '/v1/analytics/recovery', { key: merchant.keys.test_read, query: { from: day(0, failedOn), to: day(0, failedOn), currency: 'sek' } });
+    expect(response.body.data.totals).toEqual({ failed_count: 1, recovered_count: 1, terminal_count: 0, pending_count: 0, recovery_rate: 1 });
+    expect(response.body.data.currencies[0].by_category.terminal).toMatchObject({ failed_count: 1, recovered_count: 1, terminal_count: 0 });
+  });
+
   it('filters by currency and processor, groups by week and month, needs read or analytics', async () => {
     const { keys, failedOn } = await scriptedHistory();
     const range = { from: day(-40, failedOn), to: day(40, failedOn) };
