@@ -11,7 +11,7 @@ import {
   type ReferenceMatch,
 } from '../store/payments.ts';
 import type { ProcessorConnection } from '../store/processor-connections.ts';
-import { recordSettledCharges } from '../store/settled-charges.ts';
+import { recordSettledCharges, unsettledChargeChecks } from '../store/settled-charges.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { customerListItem } from '../representations/customer.ts';
 import { paymentResource } from '../representations/payment.ts';
@@ -103,7 +103,8 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
     // order would have left it, recovered by the processor, with nothing to retry or dun.
     const settledFirst = recorded.settledAt !== undefined && Date.parse(event.occurredAt) <= Date.parse(recorded.settledAt);
     const payment = settledFirst ? recoverPayment(failed, 'processor', now) : failed;
-    const counted = countFailure(refreshed.customer, failed, now);
+    // Counted as an open failure that was then paid, whatever its code would have made of it.
+    const counted = countFailure(refreshed.customer, settledFirst ? { ...failed, status: 'pending' } : failed, now);
     const customer = settledFirst ? countRecovery(counted, payment, now) : counted;
     const events: ServiceEvent[] = [
       ...(existing ? [] : [newEvent(tenant, 'customer.created', customerListItem(customer), now)]),
@@ -114,8 +115,11 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
       ...(payment.next_retry_at === null ? [] : [newEvent(tenant, 'payment.retry_scheduled', paymentResource(payment), now)]),
     ];
     const paymentWrites = newPaymentWrites(tenant, payment, references);
+    // A success being marked right now fails this and is read on the next round (recordRecovery looks again after marking).
+    const unsettled = settledFirst ? [] : unsettledChargeChecks(tenant, psp, references);
     const result = await transact([
       ...paymentWrites,
+      ...unsettled,
       ...saveCustomerWrites(tenant, customer, existing ? existing.version : null),
       ...events.map((e) => recordEventWrite(tenant, e)),
     ]);
@@ -225,7 +229,11 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
       // A success for a charge that never failed here (a renewal paid as it should), or a repeat of one
       // already counted: nothing to recover, but a known customer's subscription may have moved on.
       // A charge not seen at all may yet fail here, late (events come out of order): it is marked settled.
-      if (!match) await recordSettledCharges(tenant, psp, event.references, event.occurredAt, now);
+      if (!match) {
+        await recordSettledCharges(tenant, psp, event.references, event.occurredAt, now);
+        // A failure recorded between the lookup and the marker missed it: recover that one now.
+        if (await findPaymentByReferences(tenant, psp, event.references)) continue;
+      }
       const refreshed = await updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
         const next = withReportedSubscription(customer, event, now);
         return isDeepStrictEqual(next, customer) ? undefined : { customer: withStatus(next, now) };

@@ -55,6 +55,9 @@ export async function queryAll(client: DynamoDBDocumentClient, input: QueryComma
   return items;
 }
 
+/** BatchGetItem reads at most this many keys per request. */
+export const BATCH_GET_LIMIT = 100;
+
 /**
  * The items found for up to 100 keys of one table, read consistently in one request; keys DynamoDB
  * hands back unprocessed (throttling) are asked again after a short backoff. Order is not kept.

@@ -4,16 +4,13 @@ import type { CalendarOccasion } from '../domain/calendar-triggers.ts';
 import type { Enrollment, EnrollmentStatus } from '../domain/enrollments.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { campaignSk } from './campaigns.ts';
-import { isConditionFailure, queryAll } from './dynamo.ts';
+import { BATCH_GET_LIMIT, isConditionFailure, queryAll } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import { fetchItems } from './list-query.ts';
 import { INDEX_KEY_ATTRIBUTES } from './table-schema.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
-
-/** BatchGetItem reads at most 100 keys per request. */
-const BATCH_GET_LIMIT = 100;
 
 /**
  * Enrollments sort under their customer and failure, so "this payment's enrollments" and "this

@@ -1,13 +1,11 @@
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { customerRefKey } from './customers.ts';
-import { batchGetConsistent } from './dynamo.ts';
+import { BATCH_GET_LIMIT, batchGetConsistent } from './dynamo.ts';
 import { paymentReferenceKeys, referenceMatch, type ReferenceMatch } from './payments.ts';
 import { settledAt, settledChargeKeys } from './settled-charges.ts';
 
 const { db, tableName } = runtime;
-
-const BATCH_GET_LIMIT = 100;
 
 /** What a failed-payment event finds already recorded. */
 export interface RecordedFailure {
@@ -28,7 +26,7 @@ export async function findRecordedFailure(tenant: Tenant, psp: string, pspCustom
   const customerKey = customerRefKey(tenant, psp, pspCustomerId);
   const referenceKeys = paymentReferenceKeys(tenant, psp, references);
   // One batch read takes 100 keys: the markers of as many charge ids as fit beside the references.
-  const settledKeys = settledChargeKeys(tenant, psp, references).slice(0, BATCH_GET_LIMIT - 1 - referenceKeys.length);
+  const settledKeys = settledChargeKeys(tenant, psp, references).slice(0, Math.max(0, BATCH_GET_LIMIT - 1 - referenceKeys.length));
   const found = await batchGetConsistent(db, tableName, [customerKey, ...referenceKeys, ...settledKeys], 'sk, customer_id, payment_id, settled_at');
   const customerRef = found.find((item) => item.sk === customerKey.sk);
   const referenceSks = new Set(referenceKeys.map((key) => key.sk));

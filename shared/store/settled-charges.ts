@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { batchWriteAll, type Item, type Key } from './dynamo.ts';
 import { epochSeconds, tenantPk } from './keys.ts';
+import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
 
@@ -13,7 +15,11 @@ const { db, tableName } = runtime;
 const SETTLED_PREFIX = 'SETTLED#';
 const MARKER_SECONDS = 7 * 24 * 60 * 60;
 
-const settledSk = (psp: string, reference: string): string => `${SETTLED_PREFIX}${psp}#${reference}`;
+/**
+ * Keyed by a hash of the charge id: a marker has no customer to be erased with, and some ids name
+ * the person or their subscription (Braintree's `sub:<subscription>:<period>`, a generic sender's own).
+ */
+const settledSk = (psp: string, reference: string): string => `${SETTLED_PREFIX}${psp}#${createHash('sha256').update(reference).digest('hex')}`;
 
 export function settledChargeKeys(tenant: Tenant, psp: string, references: readonly string[]): Key[] {
   return [...new Set(references)].map((reference) => ({ pk: tenantPk(tenant), sk: settledSk(psp, reference) }));
@@ -23,6 +29,13 @@ export function settledChargeKeys(tenant: Tenant, psp: string, references: reado
 export function settledAt(found: readonly Item[]): string | undefined {
   const times = found.filter((item) => (item.sk as string).startsWith(SETTLED_PREFIX)).map((item) => item.settled_at as string);
   return times.length === 0 ? undefined : times.reduce((latest, at) => (Date.parse(at) > Date.parse(latest) ? at : latest));
+}
+
+/** Conditions for a failure's transaction: none of its charge ids has been marked settled meanwhile. */
+export function unsettledChargeChecks(tenant: Tenant, psp: string, references: readonly string[]): TransactItem[] {
+  return settledChargeKeys(tenant, psp, references).map((Key) => ({
+    ConditionCheck: { TableName: tableName, Key, ConditionExpression: 'attribute_not_exists(pk)' },
+  }));
 }
 
 export async function recordSettledCharges(tenant: Tenant, psp: string, references: readonly string[], settledAtTime: string, now: Date): Promise<void> {

@@ -223,9 +223,29 @@ describe('failed-payment ingestion (generic processor)', () => {
     expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([]);
     const due = await runtime.local!.scheduler.due(new Date(Date.now() + 400 * 86400_000));
     expect(due.filter((job) => job.payload.payment_id === payment!.id)).toEqual([]);
+    // A terminal code the same way: paid, so recovered, counted once (not terminal as well).
+    const fraud = genericFailure({ amount: 800, currency: 'usd', code: 'stolen_card', customerId: failure.customer.id });
+    await postGeneric(path, { ...fraud, id: `${fraud.id}_ok`, type: 'payment.succeeded', payment: { ...fraud.payment, decline_code: null } });
+    expect((await postGeneric(path, { ...fraud, created: fraud.created - 30 })).body.outcome).toBe('created');
+    expect((await customers(tenant))[0]).toMatchObject({ failed_payments: 0, terminal_payments: 0, recovered_payments: 2, total_payments: 2 });
     // A failure of another charge of the same customer is not affected.
     expect((await postGeneric(path, genericFailure({ customerId: failure.customer.id }))).body.outcome).toBe('created');
-    expect((await payments(tenant)).map((p) => p.status).sort()).toEqual(['pending', 'recovered']);
+    expect((await payments(tenant)).map((p) => p.status).sort()).toEqual(['pending', 'recovered', 'recovered']);
+  });
+
+  it('ends paid whichever of a success and its older failure is recorded first when they arrive together', async () => {
+    const { tenant, path } = await setUp();
+    for (let round = 0; round < 6; round++) {
+      const failure = genericFailure({ amount: 100 + round, currency: 'usd', code: 'insufficient_funds' });
+      const success = { ...failure, id: `${failure.id}_ok`, type: 'payment.succeeded', payment: { ...failure.payment, decline_code: null } };
+      const answers = await Promise.all([postGeneric(path, success), postGeneric(path, { ...failure, created: success.created - 30 })]);
+      for (const answer of answers) expect(answer.status).toBe(200);
+    }
+    const recorded = await payments(tenant);
+    expect(recorded).toHaveLength(6);
+    expect(recorded.map((payment) => payment.status)).toEqual(Array(6).fill('recovered'));
+    const due = await runtime.local!.scheduler.due(new Date(Date.now() + 400 * 86400_000));
+    expect(due.filter((job) => recorded.some((payment) => job.payload.payment_id === payment.id))).toEqual([]);
   });
 
   it('marks the customer churned when the subscription is canceled, once', async () => {
