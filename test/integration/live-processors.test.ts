@@ -163,6 +163,12 @@ describe('Stripe live processor', () => {
     expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/payment_intents/pi_5', 'GET /v1/payment_intents/pi_6']);
   });
 
+  it('answers no_answer for a payment intent status it does not know, rather than ending the payment', async () => {
+    fake.on('GET', '/v1/payment_intents/pi_7', ok(stripePaymentIntent('pi_7', { status: 'requires_review' })));
+    const outcome = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_7', psp_references: ['pi_7'] }), stripeConnection()));
+    expect(outcome).toEqual({ outcome: 'no_answer', reason: 'Stripe payment intent pi_7 is requires_review, a status this service does not know' });
+  });
+
   it('maps an invoice needing 3-D Secure to an authentication_required decline', async () => {
     // Prepare
     fake.on(

@@ -175,8 +175,11 @@ function intentOutcome(intent: PaymentIntent): RetryOutcome {
       const error = intent.last_payment_error;
       return { outcome: 'declined', declineCode: error?.decline_code ?? error?.code ?? null };
     }
-    default: // canceled, by the merchant or by Stripe: the charge is off
-      return { outcome: 'closed', reason: `Stripe payment intent ${intent.id} is ${intent.status}: it cannot be charged again` };
+    case 'canceled': // by the merchant or by Stripe: the charge is off
+      return { outcome: 'closed', reason: `Stripe payment intent ${intent.id} is canceled: it cannot be charged again` };
+    default:
+      // A status this adapter does not know (a newer API): no verdict, asked again later.
+      return { outcome: 'no_answer', reason: `Stripe payment intent ${intent.id} is ${intent.status}, a status this service does not know` };
   }
 }
 
