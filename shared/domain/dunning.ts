@@ -207,11 +207,15 @@ export function stopReason(version: CampaignVersion, enrollment: Enrollment, pay
  * campaigns whose sequence reached the customer (`creditsRecovery`) and ends the running ones that
  * stop on recovery; a terminal outcome ends those that stop on terminal.
  */
-export async function settleEnrollments(tenant: Tenant, payment: Pick<Payment, 'id' | 'customer_id' | 'status' | 'amount' | 'currency'>, now: Date): Promise<void> {
+export async function settleEnrollments(
+  tenant: Tenant,
+  payment: Pick<Payment, 'id' | 'customer_id' | 'status' | 'amount' | 'currency' | 'recovered_at'>,
+  now: Date,
+): Promise<void> {
   if (payment.customer_id === null) return;
   for (const enrollment of await enrollmentsOf(tenant, payment.customer_id, payment.id)) {
     if (payment.status === 'recovered') {
-      if (creditsRecovery(enrollment, now)) await creditRecovery(tenant, enrollment, payment, now);
+      await creditRecovery(tenant, enrollment, payment, now);
       continue;
     }
     if (payment.status !== 'terminal' || enrollment.status !== 'active') continue;
@@ -220,8 +224,29 @@ export async function settleEnrollments(tenant: Tenant, payment: Pick<Payment, '
   }
 }
 
-/** Credits the campaign (its counts, and the last step sent for campaign analytics); a running sequence that stops on recovery ends. */
-export async function creditRecovery(tenant: Tenant, enrollment: Enrollment, payment: Pick<Payment, 'id' | 'amount' | 'currency'>, now: Date): Promise<void> {
+/** A step or a stop can save the enrollment while it is credited: the credit is tried again on the enrollment as it is then. */
+const CREDIT_ROUNDS = 5;
+
+/**
+ * Credits the campaign with the payment's recovery if the enrollment earns it (`creditsRecovery`, as
+ * of the recovery, however late its event is handled): its counts, and the last step sent for
+ * campaign analytics. A running sequence that stops on recovery ends. Once per enrollment.
+ */
+export async function creditRecovery(
+  tenant: Tenant,
+  enrollment: Enrollment,
+  payment: Pick<Payment, 'id' | 'amount' | 'currency' | 'recovered_at'>,
+  now: Date,
+): Promise<void> {
+  const recoveredAt = payment.recovered_at ? new Date(payment.recovered_at) : now;
+  let current: Enrollment | undefined = enrollment;
+  for (let round = 0; current && creditsRecovery(current, recoveredAt) && round < CREDIT_ROUNDS; round++) {
+    if (await creditOnce(tenant, current, payment, now)) return;
+    current = await findEnrollment(tenant, current);
+  }
+}
+
+async function creditOnce(tenant: Tenant, enrollment: Enrollment, payment: Pick<Payment, 'id' | 'amount' | 'currency'>, now: Date): Promise<boolean> {
   const [version, campaign] = await Promise.all([
     findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version),
     findCampaign(tenant, enrollment.campaign_id),
@@ -244,13 +269,13 @@ export async function creditRecovery(tenant: Tenant, enrollment: Enrollment, pay
   const counts = { recovered: 1, recoveredAmount: { currency: payment.currency, amount: payment.amount }, setPrimaryCurrency: campaign?.primary_currency === null };
   const marked: Enrollment = { ...enrollment, recovered_at: now.toISOString() };
   if (enrollment.status === 'active' && version?.stop_conditions.stop_on_recovery !== false) {
-    await finish(tenant, marked, 'stopped', 'recovered', now, counts, [recordEventWrite(tenant, credited)]);
-    return;
+    return finish(tenant, marked, 'stopped', 'recovered', now, counts, [recordEventWrite(tenant, credited)]);
   }
   // Credited, and otherwise left as it is: a running sequence the merchant keeps going, or one that ended.
-  await transact([
+  const result = await transact([
     saveEnrollmentWrite(tenant, { ...marked, updated_at: now.toISOString(), version: enrollment.version + 1 }, enrollment.version),
     campaignCountersWrite(tenant, enrollment.campaign_id, counts),
     recordEventWrite(tenant, credited),
   ]);
+  return result.committed;
 }

@@ -134,7 +134,7 @@ export async function runRetryAttempt(
     try {
       payment = await claimRetry(tenant, job.paymentId, job.trigger, clock());
     } catch (error) {
-      if (error instanceof AttemptLimitReached) return handOverAtLimit(tenant, current, clock());
+      if (error instanceof AttemptLimitReached) return handOverAtLimit(tenant, current, clock);
       if (error instanceof ServiceError && error.code === 'state_conflict') return { outcome: 'stale', payment_id: job.paymentId };
       throw error;
     }
@@ -227,16 +227,23 @@ function usageGivenBack(tenant: Tenant, before: Payment, after: Payment, now: Da
  * Over the month's limit, a scheduled retry cannot run: the customer is asked to act instead, with
  * the event retries running out send, so dunning (soft_decline campaigns) takes the payment over.
  */
-async function handOverAtLimit(tenant: Tenant, payment: Payment, now: Date): Promise<AttemptReport> {
-  const next: Payment = { ...payment, status: 'communication_pending', next_retry_at: null, updated_at: now.toISOString(), version: payment.version + 1 };
-  const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
-  const writes: TransactItem[] = [
-    ...paymentChangeWrites(tenant, payment, next),
-    recordEventWrite(tenant, newEvent(tenant, 'payment.retry_failed', paymentResource(next), now)),
-  ];
-  if (customer) writes.push(...saveCustomerWrites(tenant, withStatus(customer, now), customer.version));
-  await transact(writes);
-  return { outcome: 'limit_reached', payment_id: payment.id, status: next.status };
+async function handOverAtLimit(tenant: Tenant, read: Payment, clock: () => Date): Promise<AttemptReport> {
+  let payment: Payment | undefined = read;
+  // The customer (or the payment) may change under us, as ingestion moves them: read again and retry.
+  for (let round = 0; round < MAX_ATTEMPTS; round++) {
+    if (round > 0) payment = await findPayment(tenant, read.id);
+    if (!payment || payment.status !== 'pending') return { outcome: 'stale', payment_id: read.id };
+    const now = clock();
+    const next: Payment = { ...payment, status: 'communication_pending', next_retry_at: null, updated_at: now.toISOString(), version: payment.version + 1 };
+    const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+    const writes: TransactItem[] = [
+      ...paymentChangeWrites(tenant, payment, next),
+      recordEventWrite(tenant, newEvent(tenant, 'payment.retry_failed', paymentResource(next), now)),
+    ];
+    if (customer) writes.push(...saveCustomerWrites(tenant, withStatus(customer, now), customer.version));
+    if ((await transact(writes)).committed) return { outcome: 'limit_reached', payment_id: payment.id, status: next.status };
+  }
+  throw new Error(`Could not hand payment ${read.id} over to dunning at the attempt limit after repeated conflicts`);
 }
 
 /** POST /v1/payments/{id}/retry: claims the next attempt now and hands it to the retry job. */

@@ -229,6 +229,22 @@ describe('dunning engine', () => {
     expect(campaign.stats).toMatchObject({ recovered_count: 1, total_recovered_amount: 1200, active_count: 0 });
   });
 
+  it('credits a recovery once even when the enrollment it was read as has changed since (a step went out meanwhile)', async () => {
+    const { tenant, path, campaignId, keys } = await setUp({ stop_conditions: { stop_on_recovery: false } });
+    const paymentId = await failHard(path, `stale-${Date.now()}@example.com`, { amount: 700, currency: 'usd' });
+    const [asRead] = await tenantItems(tenant, 'ENROLLMENT#');
+    await passHours(1);
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]!.version).toBeGreaterThan(asRead!.version);
+    const { creditRecovery } = await import('../../shared/domain/dunning.ts');
+    const { enrollmentFromItem } = await import('../../shared/store/enrollments.ts');
+    const paid = { id: paymentId, amount: 700, currency: 'usd', recovered_at: runtime.clock.now().toISOString() };
+    await creditRecovery(tenant, enrollmentFromItem(asRead!), paid, runtime.clock.now());
+    await creditRecovery(tenant, enrollmentFromItem(asRead!), paid, runtime.clock.now());
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'active', recovered_at: expect.any(String), messages_sent: 1 });
+    const campaign = (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data;
+    expect(campaign.stats).toMatchObject({ recovered_count: 1, total_recovered_amount: 700 });
+  });
+
   it('stops when the subscription the failure was for ends: nobody is asked to keep a subscription they canceled', async () => {
     const { tenant, path } = await setUp();
     const email = `churned-${Date.now()}@example.com`;
