@@ -55,7 +55,7 @@ export function parseJsonBody(body: string | null, isBase64Encoded: boolean, con
   } catch {
     throw invalidRequest('The request body is not valid JSON');
   }
-  const unfit = unfitText(parsed, []);
+  const unfit = unfitText(parsed);
   if (unfit) throw validationFailed(`Invalid ${unfit}: text must be valid Unicode without NUL characters`, unfit);
   return parsed;
 }
@@ -65,15 +65,27 @@ const UNFIT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 /**
  * The dotted path of a string (or key) holding a NUL or half a surrogate pair: JSON lets `\u0000`
  * and `\ud800` through, and they would reach emails, webhooks and the table broken or truncated.
+ * Walked with a stack of its own, so any depth JSON.parse accepts is checked without recursion.
  */
-function unfitText(value: unknown, path: readonly (string | number)[]): string | undefined {
-  if (typeof value === 'string') return UNFIT_TEXT.test(value) ? path.join('.') || '(body)' : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const inner = [...path, Array.isArray(value) ? Number(key) : key];
-    if (UNFIT_TEXT.test(key)) return inner.join('.');
-    const found = unfitText(item, inner);
-    if (found) return found;
+function unfitText(body: unknown): string | undefined {
+  type Visit = { value: unknown; key: string | number | undefined; parent: Visit | undefined };
+  const pathOf = (visit: Visit): string => {
+    const names: (string | number)[] = [];
+    for (let at: Visit | undefined = visit; at?.key !== undefined; at = at.parent) names.unshift(at.key);
+    return names.join('.') || '(body)';
+  };
+  const pending: Visit[] = [{ value: body, key: undefined, parent: undefined }];
+  for (let visit = pending.pop(); visit; visit = pending.pop()) {
+    const { value } = visit;
+    if (typeof value === 'string') {
+      if (UNFIT_TEXT.test(value)) return pathOf(visit);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const child: Visit = { value: item, key: Array.isArray(value) ? Number(key) : key, parent: visit };
+        if (UNFIT_TEXT.test(key)) return pathOf(child);
+        pending.push(child);
+      }
+    }
   }
   return undefined;
 }

@@ -14,6 +14,14 @@ describe('error envelope (§7)', () => {
     expect(response.body.error.param).toBeUndefined();
   });
 
+  it('answers a deeply nested body in the envelope, never a 500', async () => {
+    const { keys } = await newMerchant();
+    const deep = `{"name":${'['.repeat(6_000)}"x"${']'.repeat(6_000)},"scopes":["read"]}`;
+    const response = await call('POST', '/v1/api-keys', { key: keys.test_admin, rawBody: deep });
+    expect(response.status).toBe(422);
+    expect(response.body.error).toMatchObject({ code: 'validation_error', param: 'name' });
+  });
+
   it('answers a missing required field with 400 invalid_request naming it', async () => {
     const { keys } = await newMerchant();
     const response = await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { scopes: ['read'] } });
