@@ -5,7 +5,7 @@ import type { Enrollment, EnrollmentStatus } from '../domain/enrollments.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { campaignSk } from './campaigns.ts';
 import { BATCH_GET_LIMIT, isConditionFailure, queryAll } from './dynamo.ts';
-import { customerOwnerPartition, tenantPk } from './keys.ts';
+import { customerOwnerPartition, epochSeconds, tenantPk } from './keys.ts';
 import { fetchItems } from './list-query.ts';
 import { INDEX_KEY_ATTRIBUTES } from './table-schema.ts';
 import type { TransactItem } from './transactions.ts';
@@ -131,7 +131,8 @@ export async function claimMessageSlot(tenant: Tenant, enrollment: Enrollment, n
       new UpdateCommand({
         TableName: tableName,
         Key: { pk: tenantPk(tenant), sk },
-        UpdateExpression: 'SET entity = :entity, gsi1pk = :owner, gsi1sk = :sk, enrollment_id = :enrollment, messaged_at = :now',
+        // Gone by TTL a day after it stops mattering: one per customer and campaign would otherwise outlive both.
+        UpdateExpression: 'SET entity = :entity, gsi1pk = :owner, gsi1sk = :sk, enrollment_id = :enrollment, messaged_at = :now, expires_at = :expires',
         ConditionExpression: 'attribute_not_exists(pk) OR enrollment_id = :enrollment OR messaged_at <= :spaced',
         ExpressionAttributeValues: {
           ':entity': 'campaign_message_slot',
@@ -140,6 +141,7 @@ export async function claimMessageSlot(tenant: Tenant, enrollment: Enrollment, n
           ':enrollment': enrollment.id,
           ':now': now.toISOString(),
           ':spaced': new Date(now.getTime() - spacingHours * 3_600_000).toISOString(),
+          ':expires': epochSeconds(now) + (spacingHours + 24) * 3600,
         },
         ReturnValues: 'ALL_OLD',
       }),

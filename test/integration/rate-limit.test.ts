@@ -86,29 +86,29 @@ describe('rate limit (§8)', () => {
     for (let i = 0; i < 20; i++) await call('GET', ME, { key: keys.test_read });
     expect((await call('GET', ME, { key: keys.test_read })).status).toBe(429);
     const { changeMerchantTerms } = await import('../../shared/domain/merchant-onboarding.ts');
-    await changeMerchantTerms(merchantId, { plan: 'growth' }, new Date());
+    await changeMerchantTerms(merchantId, { plan: 'growth' }, runtime.clock.now());
     const upgraded = await call('GET', ME, { key: keys.test_read });
     expect(upgraded.status).toBe(200);
     expect(upgraded.headers['X-RateLimit-Limit']).toBe('100');
     expect(upgraded.headers['X-RateLimit-Remaining']).toBe('79');
-    await changeMerchantTerms(merchantId, { plan: 'enterprise', rateLimitOverride: 5 }, new Date());
+    await changeMerchantTerms(merchantId, { plan: 'enterprise', rateLimitOverride: 5 }, runtime.clock.now());
     const capped = await call('GET', ME, { key: keys.test_read });
     expect(capped.status).toBe(429);
     expect(capped.headers['X-RateLimit-Limit']).toBe('5');
     // §8: only the top plan's limit is customisable. A downgrade takes the plan's limit back; another plan cannot be given one.
-    await changeMerchantTerms(merchantId, { plan: 'growth' }, new Date());
+    await changeMerchantTerms(merchantId, { plan: 'growth' }, runtime.clock.now());
     expect((await call('GET', ME, { key: keys.test_read })).headers['X-RateLimit-Limit']).toBe('100');
     expect((await call('GET', ME, { key: keys.test_read })).body.data.rate_limit.limit).toBe(100);
-    await expect(changeMerchantTerms(merchantId, { rateLimitOverride: 500 }, new Date())).rejects.toThrow(/enterprise plan only/);
-    await expect(changeMerchantTerms(merchantId, { plan: 'scale', rateLimitOverride: 500 }, new Date())).rejects.toThrow(/enterprise plan only/);
+    await expect(changeMerchantTerms(merchantId, { rateLimitOverride: 500 }, runtime.clock.now())).rejects.toThrow(/enterprise plan only/);
+    await expect(changeMerchantTerms(merchantId, { plan: 'scale', rateLimitOverride: 500 }, runtime.clock.now())).rejects.toThrow(/enterprise plan only/);
     await expect(newMerchant({ plan: 'starter', rateLimitOverride: 50 })).rejects.toThrow(/enterprise plan only/);
   });
 
   it('takes a custom limit up to what one window item serves with room to spare (10,000 a minute), and refuses more', async () => {
     const { merchantId, keys } = await newMerchant({ plan: 'enterprise' });
     const { changeMerchantTerms } = await import('../../shared/domain/merchant-onboarding.ts');
-    await expect(changeMerchantTerms(merchantId, { rateLimitOverride: 10_001 }, new Date())).rejects.toThrow('rate limit override must be an integer from 1 to 10000');
-    await changeMerchantTerms(merchantId, { rateLimitOverride: 10_000 }, new Date());
+    await expect(changeMerchantTerms(merchantId, { rateLimitOverride: 10_001 }, runtime.clock.now())).rejects.toThrow('rate limit override must be an integer from 1 to 10000');
+    await changeMerchantTerms(merchantId, { rateLimitOverride: 10_000 }, runtime.clock.now());
     expect((await call('GET', ME, { key: keys.test_read })).headers['X-RateLimit-Limit']).toBe('10000');
   });
 
