@@ -53,13 +53,17 @@ async function failure(webhookPath: string, code: string) {
   return { paymentId: response.body.payment_id as string, customerId: response.body.customer_id as string, event };
 }
 
-/** One event item as the table's stream would deliver it: taken from the local feed and put back. */
-function peekEventItem(): Record<string, unknown> {
+/**
+ * The payment.failed event of one payment as the table's stream would deliver it: taken from the
+ * local feed and put back. Its payment must be one no other function settles during the run, so the
+ * consumer does a failure's work (enrollment included) in every round, not a settled payment's.
+ */
+function peekFailedEvent(paymentId: string): Record<string, unknown> {
   const feed = runtime.local!.events;
   const items = feed.take();
   feed.capture(items);
-  const item = items.find((candidate) => candidate.type === 'payment.failed') ?? items[0];
-  if (!item) throw new Error('seeding wrote no event to deliver');
+  const item = items.find((candidate) => candidate.type === 'payment.failed' && (candidate.data as { id?: string }).id === paymentId);
+  if (!item) throw new Error(`seeding wrote no payment.failed for ${paymentId}`);
   return item;
 }
 
@@ -109,7 +113,9 @@ export async function seedFixture(): Promise<BenchFixture> {
 
   const main = await failure(webhookPath, 'insufficient_funds');
   const spare = await failure(webhookPath, 'expired_card');
-  const streamRecord = toStreamRecord(peekEventItem());
+  // A hard decline of its own, dunned by the bench campaign and touched by no route or job.
+  const streamed = await failure(webhookPath, 'expired_card');
+  const streamRecord = toStreamRecord(peekFailedEvent(streamed.paymentId));
   await drainEvents();
 
   const cancelFlow = await activeFlow(key);
