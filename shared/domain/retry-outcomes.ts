@@ -16,7 +16,7 @@ export function canStartRetry(payment: Payment, trigger: RetryTrigger): boolean 
   return trigger === 'manual' ? payment.status === 'pending' || payment.status === 'communication_pending' : payment.status === 'pending';
 }
 
-export function claimAttempt(payment: Payment, now: Date, trigger: RetryTrigger = 'automatic'): Payment {
+export function claimAttempt(payment: Payment, now: Date, trigger: RetryTrigger): Payment {
   const at = now.toISOString();
   return {
     ...payment,

@@ -13,7 +13,7 @@ async function admit(context: ServiceContext): Promise<void> {
   const { tenant, kind, settings } = requireAuth(context);
   const limit = requestsPerWindow(settings.plan, settings.rateLimitOverride);
   const nowMs = runtime.clock.now().getTime();
-  const outcome = await admitRequest(tenant, limit, nowMs, kind);
+  const outcome = await admitRequest(tenant, kind, limit, nowMs);
   context.rateWindow = describeWindow(outcome.counts, limit, nowMs);
   if (!outcome.admitted) {
     context.rateWindow.remaining = 0;

@@ -91,6 +91,7 @@ export async function batchWriteAll(client: DynamoDBDocumentClient, tableName: s
   for (let start = 0; start < requests.length; start += 25) {
     let pending: BatchWriteRequests | undefined = requests.slice(start, start + 25);
     for (let attempt = 0; pending?.length; attempt++) {
+      if (attempt >= 10) throw new Error(`DynamoDB left ${pending.length} writes unprocessed after 10 tries`);
       if (attempt > 0) await sleep(Math.min(1_000, 25 * 2 ** attempt));
       const result: { UnprocessedItems?: Record<string, BatchWriteRequests> } = await client.send(
         new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),

@@ -17,7 +17,7 @@ export const RATE_LIMIT_PK_PREFIX = 'RATE#';
  * The rate-limit window of a merchant's environment. Publishable keys count in a window of their own:
  * they live in web pages, so anyone may use them, and must not spend the server keys' budget.
  */
-export const rateLimitPk = (tenant: Tenant, kind: KeyKind = 'secret'): string =>
+export const rateLimitPk = (tenant: Tenant, kind: KeyKind): string =>
   `${RATE_LIMIT_PK_PREFIX}${tenant.merchantId}#${tenant.environment}${kind === 'publishable' ? '#publishable' : ''}`;
 
 export const keyHashPk = (hash: string): string => `KEYHASH#${hash}`;

@@ -54,7 +54,7 @@ function countsOf(item: Item | undefined): SecondCounts {
  * smaller: a refusal is then checked against the item the failed condition returns, which is exact,
  * and the request tried again removing all that has left.
  */
-export async function admitRequest(tenant: Tenant, limit: number, nowMs: number, kind: KeyKind = 'secret'): Promise<AdmitOutcome> {
+export async function admitRequest(tenant: Tenant, kind: KeyKind, limit: number, nowMs: number): Promise<AdmitOutcome> {
   const pk = rateLimitPk(tenant, kind);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const expired = expiredSeconds(lastSeen.get(pk) ?? new Map(), nowMs);

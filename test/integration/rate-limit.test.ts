@@ -168,7 +168,7 @@ describe('rate limit (§8)', () => {
 describe('the window item (shared/store/rate-limits.ts)', () => {
   const aTenant = (): Tenant => ({ merchantId: newId('mer'), environment: 'test' });
   const windowItem = async (tenant: Tenant) =>
-    (await runtime.db.send(new GetCommand({ TableName: runtime.tableName, Key: { pk: rateLimitPk(tenant), sk: 'RATE' }, ConsistentRead: true }))).Item!;
+    (await runtime.db.send(new GetCommand({ TableName: runtime.tableName, Key: { pk: rateLimitPk(tenant, 'secret'), sk: 'RATE' }, ConsistentRead: true }))).Item!;
   const secondsKept = (item: Record<string, unknown>) => Object.keys(item).filter((name) => /^s\d+$/.test(name)).length;
 
   /** DynamoDB's size of an item of strings and numbers: names and strings by their UTF-8 bytes, numbers by about one byte per two digits, plus one. */
@@ -185,7 +185,7 @@ describe('the window item (shared/store/rate-limits.ts)', () => {
     let now = runtime.clock.now().getTime();
     // Act: three requests a second for 200 s, as one instance sees them
     for (let second = 0; second < 200; second++, now += 1_000) {
-      for (let i = 0; i < 3; i++) expect((await admitRequest(tenant, 1_000, now + i)).admitted).toBe(true);
+      for (let i = 0; i < 3; i++) expect((await admitRequest(tenant, 'secret', 1_000, now + i)).admitted).toBe(true);
     }
     // Assess
     const item = await windowItem(tenant);
@@ -203,14 +203,14 @@ describe('the window item (shared/store/rate-limits.ts)', () => {
     await runtime.db.send(
       new PutCommand({
         TableName: runtime.tableName,
-        Item: { pk: rateLimitPk(tenant), sk: 'RATE', total: 20, [`s${old}`]: 12, [`s${old + 1}`]: 8, log: Array.from({ length: 20 }, (_, i) => now - 120_000 + i) },
+        Item: { pk: rateLimitPk(tenant, 'secret'), sk: 'RATE', total: 20, [`s${old}`]: 12, [`s${old + 1}`]: 8, log: Array.from({ length: 20 }, (_, i) => now - 120_000 + i) },
       }),
     );
     // Act: this process has never seen the tenant's item
-    const outcome = await admitRequest(tenant, 20, now);
+    const outcome = await admitRequest(tenant, 'secret', 20, now);
     // Assess
     expect(outcome.admitted).toBe(true);
-    expect(await windowItem(tenant)).toEqual({ pk: rateLimitPk(tenant), sk: 'RATE', total: 1, [`s${secondOf(now)}`]: 1 });
+    expect(await windowItem(tenant)).toEqual({ pk: rateLimitPk(tenant, 'secret'), sk: 'RATE', total: 1, [`s${secondOf(now)}`]: 1 });
   });
 
   it('refuses exactly at the limit when the window is full, whatever the instance knew', async () => {
@@ -218,12 +218,12 @@ describe('the window item (shared/store/rate-limits.ts)', () => {
     const tenant = aTenant();
     const now = runtime.clock.now().getTime();
     await runtime.db.send(
-      new PutCommand({ TableName: runtime.tableName, Item: { pk: rateLimitPk(tenant), sk: 'RATE', total: 5, [`s${secondOf(now) - 59}`]: 3, [`s${secondOf(now) - 1}`]: 2 } }),
+      new PutCommand({ TableName: runtime.tableName, Item: { pk: rateLimitPk(tenant, 'secret'), sk: 'RATE', total: 5, [`s${secondOf(now) - 59}`]: 3, [`s${secondOf(now) - 1}`]: 2 } }),
     );
     // Act
-    const refused = await admitRequest(tenant, 5, now);
-    const stillRefused = await admitRequest(tenant, 5, now + 1_000);
-    const admitted = await admitRequest(tenant, 5, (secondOf(now) - 59 + 61) * 1000);
+    const refused = await admitRequest(tenant, 'secret', 5, now);
+    const stillRefused = await admitRequest(tenant, 'secret', 5, now + 1_000);
+    const admitted = await admitRequest(tenant, 'secret', 5, (secondOf(now) - 59 + 61) * 1000);
     // Assess
     expect([refused.admitted, stillRefused.admitted, admitted.admitted]).toEqual([false, false, true]);
     const item = await windowItem(tenant);

@@ -104,7 +104,7 @@ describe('a payment retried until something stops it (property)', () => {
           // After an answer, the next attempt waits the cooldown; after no answer, only the backoff.
           if (previousGotAnswer) expect(due.getTime()).toBeGreaterThanOrEqual(now.getTime() + (payment.cooldown_hours ?? 0) * 3600_000);
           now = due;
-          const claimed = claimAttempt(payment, now);
+          const claimed = claimAttempt(payment, now, 'automatic');
           previousGotAnswer = outcome.outcome !== 'no_answer';
           const result = applyOutcome({
             payment: claimed,
@@ -146,7 +146,7 @@ function claimedSoftPayment(now: Date, timeZone: string | null = null): Payment 
     timeZone,
     now,
   });
-  return claimAttempt(payment, now);
+  return claimAttempt(payment, now, 'automatic');
 }
 
 describe('a retry declined with another code', () => {
@@ -162,7 +162,7 @@ describe('a retry declined with another code', () => {
 
   it("stops when the attempts made already use up the new row's budget", () => {
     let payment = claimedSoftPayment(now);
-    for (let attempt = 1; attempt < 3; attempt++) payment = claimAttempt(declinedWith(payment, 'insufficient_funds').payment, now);
+    for (let attempt = 1; attempt < 3; attempt++) payment = claimAttempt(declinedWith(payment, 'insufficient_funds').payment, now, 'automatic');
     // Third attempt declined as reenter_transaction (2 retries): three made, none left.
     const result = declinedWith(payment, 'reenter_transaction');
     expect(result.payment).toMatchObject({ retry_count: 3, max_retries: 2, status: 'communication_pending', next_retry_at: null });
@@ -212,7 +212,7 @@ describe('an attempt the processor does not answer', () => {
       if (silence < MAX_CONSECUTIVE_NO_ANSWERS) {
         expect(result.payment.status).toBe('pending');
         now = result.nextAttemptAt!;
-        payment = claimAttempt(result.payment, now);
+        payment = claimAttempt(result.payment, now, 'automatic');
         continue;
       }
       expect(result.payment).toMatchObject({ status: 'communication_pending', next_retry_at: null, consecutive_no_answers: MAX_CONSECUTIVE_NO_ANSWERS });
