@@ -240,10 +240,13 @@ export async function creditRecovery(
 ): Promise<void> {
   const recoveredAt = payment.recovered_at ? new Date(payment.recovered_at) : now;
   let current: Enrollment | undefined = enrollment;
-  for (let round = 0; current && creditsRecovery(current, recoveredAt) && round < CREDIT_ROUNDS; round++) {
+  for (let round = 0; round < CREDIT_ROUNDS; round++) {
+    if (!current || !creditsRecovery(current, recoveredAt)) return;
     if (await creditOnce(tenant, current, payment, now)) return;
     current = await findEnrollment(tenant, current);
   }
+  // Thrown, so the event (or the step job) is delivered again: a credit is safe to repeat (recovered_at).
+  throw new Error(`Could not credit the recovery of ${payment.id} to enrollment ${enrollment.id} after ${CREDIT_ROUNDS} conflicting rounds`);
 }
 
 async function creditOnce(tenant: Tenant, enrollment: Enrollment, payment: Pick<Payment, 'id' | 'amount' | 'currency'>, now: Date): Promise<boolean> {
@@ -266,8 +269,15 @@ async function creditOnce(tenant: Tenant, enrollment: Enrollment, payment: Pick<
     },
     now,
   );
-  const counts = { recovered: 1, recoveredAmount: { currency: payment.currency, amount: payment.amount }, setPrimaryCurrency: campaign?.primary_currency === null };
-  const marked: Enrollment = { ...enrollment, recovered_at: now.toISOString() };
+  // A sequence the terminal outcome stopped, paid after all: its campaign's outcome moves from terminal to recovered.
+  const wasTerminal = enrollment.status === 'stopped' && enrollment.stop_reason === 'terminal';
+  const counts = {
+    recovered: 1,
+    recoveredAmount: { currency: payment.currency, amount: payment.amount },
+    setPrimaryCurrency: campaign?.primary_currency === null,
+    ...(wasTerminal ? { terminal: -1 } : {}),
+  };
+  const marked: Enrollment = { ...enrollment, recovered_at: now.toISOString(), ...(wasTerminal ? { stop_reason: 'recovered' as const } : {}) };
   if (enrollment.status === 'active' && version?.stop_conditions.stop_on_recovery !== false) {
     return finish(tenant, marked, 'stopped', 'recovered', now, counts, [recordEventWrite(tenant, credited)]);
   }

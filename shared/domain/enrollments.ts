@@ -117,12 +117,15 @@ const ENDED_REACHING_THE_CUSTOMER: ReadonlySet<StopReason | null> = new Set([nul
 /**
  * Whether a recovery of the enrollment's failure now counts for its campaign: while the customer is
  * in the sequence (whatever `stop_on_recovery` says), or within ATTRIBUTION_DAYS after a sequence
- * that messaged them ended by running out of steps, reaching `max_attempts` or their card update.
- * Once per enrollment.
+ * that messaged them ended by running out of steps, reaching `max_attempts` or their card update,
+ * and a sequence its terminal outcome stopped when the processor reports it paid after all. Once per
+ * enrollment.
  */
 export function creditsRecovery(enrollment: Enrollment, now: Date): boolean {
   if (enrollment.recovered_at) return false;
   if (enrollment.status === 'active') return true;
+  // Stopped by a terminal outcome the processor later undid (paid after all): the sequence's outcome follows the payment's.
+  if (enrollment.status === 'stopped' && enrollment.stop_reason === 'terminal') return true;
   if (enrollment.status === 'removed' || enrollment.messages_sent === 0 || !ENDED_REACHING_THE_CUSTOMER.has(enrollment.stop_reason)) return false;
   return now.getTime() - Date.parse(enrollment.updated_at) <= ATTRIBUTION_DAYS * 86_400_000;
 }

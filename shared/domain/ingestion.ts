@@ -86,7 +86,7 @@ export async function ingestProcessorEvent(connection: ProcessorConnection, rece
 async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, now: Date): Promise<IngestionResult> {
   const references = [...new Set([event.payment.pspPaymentId, ...event.payment.references])];
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const recorded = await findRecordedFailure(tenant, psp, event.customer.pspCustomerId, references);
+    const recorded = await findRecordedFailure(tenant, psp, event.customer.pspCustomerId, references, now);
     if (recorded.payment) return completeDuplicate(tenant, psp, event, references, now, recorded.payment);
     const existing = recorded.customerId === undefined ? undefined : await findCustomer(tenant, recorded.customerId);
     const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now);
@@ -116,7 +116,7 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
     ];
     const paymentWrites = newPaymentWrites(tenant, payment, references);
     // A success being marked right now fails this and is read on the next round (recordRecovery looks again after marking).
-    const unsettled = settledFirst ? [] : unsettledChargeChecks(tenant, psp, references);
+    const unsettled = settledFirst ? [] : unsettledChargeChecks(recorded.markerKeys, event.occurredAt, now);
     const result = await transact([
       ...paymentWrites,
       ...unsettled,

@@ -11,6 +11,7 @@ import { customerListItem } from '../representations/customer.ts';
 import { paymentResource } from '../representations/payment.ts';
 import { recoveredEventData } from '../representations/payment-events.ts';
 import type { RetryOutcome } from '../ports/payment-processor.ts';
+import { pauseAfterConflict } from './contention.ts';
 import { ServiceError, stateConflict } from './errors.ts';
 import { withStatus } from './failure-accounting.ts';
 import type { Payment } from './payments.ts';
@@ -231,7 +232,10 @@ async function handOverAtLimit(tenant: Tenant, read: Payment, clock: () => Date)
   let payment: Payment | undefined = read;
   // The customer (or the payment) may change under us, as ingestion moves them: read again and retry.
   for (let round = 0; round < MAX_ATTEMPTS; round++) {
-    if (round > 0) payment = await findPayment(tenant, read.id);
+    if (round > 0) {
+      await pauseAfterConflict(round - 1);
+      payment = await findPayment(tenant, read.id);
+    }
     if (!payment || payment.status !== 'pending') return { outcome: 'stale', payment_id: read.id };
     const now = clock();
     const next: Payment = { ...payment, status: 'communication_pending', next_retry_at: null, updated_at: now.toISOString(), version: payment.version + 1 };

@@ -80,11 +80,11 @@ function unfitText(body: unknown): string | undefined {
     if (typeof value === 'string') {
       if (UNFIT_TEXT.test(value)) return pathOf(visit);
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) {
-        const child: Visit = { value: item, key: Array.isArray(value) ? Number(key) : key, parent: visit };
-        if (UNFIT_TEXT.test(key)) return pathOf(child);
-        pending.push(child);
-      }
+      const children = Object.entries(value).map(([key, item]): Visit => ({ value: item, key: Array.isArray(value) ? Number(key) : key, parent: visit }));
+      const badKey = children.find((child) => typeof child.key === 'string' && UNFIT_TEXT.test(child.key));
+      if (badKey) return pathOf(badKey);
+      // Pushed last to first, so fields are checked in document order and the first offending one is named.
+      for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]!);
     }
   }
   return undefined;

@@ -71,6 +71,7 @@ export async function batchGetConsistent(
   const items: Item[] = [];
   let pending: Record<string, unknown>[] = keys.map(({ pk, sk }) => ({ pk, sk }));
   for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt >= 10) throw new Error(`DynamoDB left ${pending.length} keys unprocessed after 10 tries`);
     if (attempt > 0) await sleep(Math.min(1_000, 25 * 2 ** attempt));
     const { Responses, UnprocessedKeys } = await client.send(
       new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true, ProjectionExpression: projection } } }),

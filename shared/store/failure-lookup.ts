@@ -1,7 +1,7 @@
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { customerRefKey } from './customers.ts';
-import { BATCH_GET_LIMIT, batchGetConsistent } from './dynamo.ts';
+import { BATCH_GET_LIMIT, batchGetConsistent, type Key } from './dynamo.ts';
 import { paymentReferenceKeys, referenceMatch, type ReferenceMatch } from './payments.ts';
 import { settledAt, settledChargeKeys } from './settled-charges.ts';
 
@@ -15,6 +15,8 @@ export interface RecordedFailure {
   payment: ReferenceMatch | undefined;
   /** When a success for one of the event's charge ids arrived first (settled-charges.ts): the time it reports. */
   settledAt: string | undefined;
+  /** The settled-charge markers read, which the failure's transaction checks again. */
+  markerKeys: Key[];
 }
 
 /**
@@ -22,17 +24,18 @@ export interface RecordedFailure {
  * read, so ingesting a failure costs this read and its transaction (plus the customer's item when it
  * is known). The transaction's conditions still decide; this read only picks the likely path.
  */
-export async function findRecordedFailure(tenant: Tenant, psp: string, pspCustomerId: string, references: readonly string[]): Promise<RecordedFailure> {
+export async function findRecordedFailure(tenant: Tenant, psp: string, pspCustomerId: string, references: readonly string[], now: Date): Promise<RecordedFailure> {
   const customerKey = customerRefKey(tenant, psp, pspCustomerId);
   const referenceKeys = paymentReferenceKeys(tenant, psp, references);
   // One batch read takes 100 keys: the markers of as many charge ids as fit beside the references.
   const settledKeys = settledChargeKeys(tenant, psp, references).slice(0, Math.max(0, BATCH_GET_LIMIT - 1 - referenceKeys.length));
-  const found = await batchGetConsistent(db, tableName, [customerKey, ...referenceKeys, ...settledKeys], 'sk, customer_id, payment_id, settled_at');
+  const found = await batchGetConsistent(db, tableName, [customerKey, ...referenceKeys, ...settledKeys], 'sk, customer_id, payment_id, settled_at, expires_at');
   const customerRef = found.find((item) => item.sk === customerKey.sk);
   const referenceSks = new Set(referenceKeys.map((key) => key.sk));
   return {
     customerId: customerRef?.customer_id as string | undefined,
     payment: referenceMatch(psp, references, found.filter((item) => referenceSks.has(item.sk as string))),
-    settledAt: settledAt(found),
+    settledAt: settledAt(found, now),
+    markerKeys: settledKeys,
   };
 }

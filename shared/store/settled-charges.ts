@@ -25,16 +25,27 @@ export function settledChargeKeys(tenant: Tenant, psp: string, references: reado
   return [...new Set(references)].map((reference) => ({ pk: tenantPk(tenant), sk: settledSk(psp, reference) }));
 }
 
-/** When the latest of the found items settled its charge (the success event's time), if any of them is a marker. */
-export function settledAt(found: readonly Item[]): string | undefined {
-  const times = found.filter((item) => (item.sk as string).startsWith(SETTLED_PREFIX)).map((item) => item.settled_at as string);
+/** When the latest live marker among the found items settled its charge (the success event's time), if any. Expired ones wait only for TTL's sweep. */
+export function settledAt(found: readonly Item[], now: Date): string | undefined {
+  const times = found
+    .filter((item) => (item.sk as string).startsWith(SETTLED_PREFIX) && Number(item.expires_at) > epochSeconds(now))
+    .map((item) => item.settled_at as string);
   return times.length === 0 ? undefined : times.reduce((latest, at) => (Date.parse(at) > Date.parse(latest) ? at : latest));
 }
 
-/** Conditions for a failure's transaction: none of its charge ids has been marked settled meanwhile. */
-export function unsettledChargeChecks(tenant: Tenant, psp: string, references: readonly string[]): TransactItem[] {
-  return settledChargeKeys(tenant, psp, references).map((Key) => ({
-    ConditionCheck: { TableName: tableName, Key, ConditionExpression: 'attribute_not_exists(pk)' },
+/**
+ * Conditions for a failure's transaction on the markers its lookup read: none appeared meanwhile
+ * that settles it (a success no older than the failure, still live). A marker of an earlier success
+ * leaves a newer failure free to be recorded.
+ */
+export function unsettledChargeChecks(markers: readonly Key[], failedAt: string, now: Date): TransactItem[] {
+  return markers.map((Key) => ({
+    ConditionCheck: {
+      TableName: tableName,
+      Key,
+      ConditionExpression: 'attribute_not_exists(pk) OR settled_at < :failed_at OR expires_at <= :now',
+      ExpressionAttributeValues: { ':failed_at': new Date(failedAt).toISOString(), ':now': epochSeconds(now) },
+    },
   }));
 }
 
@@ -44,7 +55,7 @@ export async function recordSettledCharges(tenant: Tenant, psp: string, referenc
     db,
     tableName,
     settledChargeKeys(tenant, psp, references).map((key) => ({
-      PutRequest: { Item: { ...key, entity: 'settled_charge', settled_at: settledAtTime, expires_at: expiresAt } },
+      PutRequest: { Item: { ...key, entity: 'settled_charge', settled_at: new Date(settledAtTime).toISOString(), expires_at: expiresAt } },
     })),
   );
 }

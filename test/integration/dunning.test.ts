@@ -229,6 +229,25 @@ describe('dunning engine', () => {
     expect(campaign.stats).toMatchObject({ recovered_count: 1, total_recovered_amount: 1200, active_count: 0 });
   });
 
+  it('moves a sequence stopped by a terminal outcome to recovered when the processor reports the payment paid after all', async () => {
+    const { tenant, path, campaignId, keys } = await setUp();
+    const failure = genericFailure({ code: 'expired_card', email: `undone-${Date.now()}@example.com`, amount: 1300, currency: 'usd', lastFour: '9979' });
+    const { body } = await postGeneric(path, failure);
+    await drainEvents();
+    expect((await call('POST', `/v1/payments/${body.payment_id}/retry`, { key: keys.test_write })).status).toBe(200);
+    await runDueJobs();
+    await drainEvents();
+    const stats = async () => (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data.stats;
+    expect(await stats()).toMatchObject({ terminal_count: 1, recovered_count: 0 });
+    const paid = { ...failure, id: `${failure.id}_ok`, type: 'payment.succeeded', created: nowSeconds() };
+    await postGeneric(path, paid);
+    await drainEvents();
+    await postGeneric(path, { ...paid, id: `${paid.id}_again` });
+    await drainEvents();
+    expect(await stats()).toMatchObject({ terminal_count: 0, recovered_count: 1, total_recovered_amount: 1300 });
+    expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'stopped', stop_reason: 'recovered', recovered_at: expect.any(String) });
+  });
+
   it('credits a recovery once even when the enrollment it was read as has changed since (a step went out meanwhile)', async () => {
     const { tenant, path, campaignId, keys } = await setUp({ stop_conditions: { stop_on_recovery: false } });
     const paymentId = await failHard(path, `stale-${Date.now()}@example.com`, { amount: 700, currency: 'usd' });

@@ -233,6 +233,17 @@ describe('failed-payment ingestion (generic processor)', () => {
     expect((await payments(tenant)).map((p) => p.status).sort()).toEqual(['pending', 'recovered', 'recovered']);
   });
 
+  it('records a failure newer than a success of the same charge as a new failure', async () => {
+    const { tenant, path } = await setUp();
+    const failure = genericFailure({ amount: 900, currency: 'usd', code: 'insufficient_funds' });
+    const success = { ...failure, id: `${failure.id}_ok`, type: 'payment.succeeded', payment: { ...failure.payment, decline_code: null } };
+    expect((await postGeneric(path, success)).body.outcome).toBe('ignored');
+    const later = await postGeneric(path, { ...failure, created: success.created + 60 });
+    expect(later.status).toBe(200);
+    expect(later.body.outcome).toBe('created');
+    expect((await payments(tenant)).map((payment) => payment.status)).toEqual(['pending']);
+  });
+
   it('ends paid whichever of a success and its older failure is recorded first when they arrive together', async () => {
     const { tenant, path } = await setUp();
     for (let round = 0; round < 6; round++) {

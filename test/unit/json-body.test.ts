@@ -21,6 +21,8 @@ describe('JSON request bodies', () => {
     expect(refusal('{"steps":[{"subject":"ok"},{"subject":"\\ud800"}]}')).toEqual({ code: 'validation_error', param: 'steps.1.subject' });
     expect(refusal('{"a":{"\\udc00":1}}')).toEqual({ code: 'validation_error', param: 'a.\udc00' });
     expect(refusal('"\\u0000"')).toEqual({ code: 'validation_error', param: '(body)' });
+    // The first offending field in document order is named.
+    expect(refusal('{"name":"\\u0000","description":"\\u0000","a":{"b":"\\u0000"}}')).toEqual({ code: 'validation_error', param: 'name' });
   });
 
   it('checks any depth JSON.parse takes, without running out of stack', () => {
