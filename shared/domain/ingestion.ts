@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { findCustomer, findCustomerIdForPsp, saveCustomerWrites } from '../store/customers.ts';
+import { enrollmentsOf } from '../store/enrollments.ts';
 import { newEvent, recordEventWrite, type ServiceEvent } from '../store/events.ts';
 import { findRecordedFailure } from '../store/failure-lookup.ts';
 import {
@@ -204,11 +205,15 @@ async function completeDuplicate(
   throw lockTimeout(`Could not update payment for ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
 }
 
-/** Who gets the credit when the processor reports a payment paid (see decisions.md). */
-function channelOf(payment: Payment): RecoveryChannel {
+/**
+ * Who gets the credit when the processor reports a payment paid (see decisions.md): a retry of ours
+ * in flight, else a campaign that messaged the customer about this failure, else the processor.
+ */
+async function channelOf(tenant: Tenant, payment: Payment): Promise<RecoveryChannel> {
   if (payment.status === 'retrying') return payment.retry_trigger === 'manual' ? 'manual_retry' : 'automatic_retry';
-  if (payment.status === 'communication_pending') return 'dunning_campaign';
-  return 'processor';
+  if (payment.customer_id === null) return 'processor';
+  const enrollments = await enrollmentsOf(tenant, payment.customer_id, payment.id);
+  return enrollments.some((enrollment) => enrollment.messages_sent > 0) ? 'dunning_campaign' : 'processor';
 }
 
 /**
@@ -242,7 +247,7 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
       return payment ? { outcome: 'duplicate', payment_id: payment.id } : { outcome: 'ignored' };
     }
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
-    const recovered = recoverPayment(payment, channelOf(payment), now);
+    const recovered = recoverPayment(payment, await channelOf(tenant, payment), now);
     const writes = [
       ...paymentChangeWrites(tenant, payment, recovered),
       ...(paidAfterAll ? [recordEventWrite(tenant, newEvent(tenant, 'payment.terminal_reversed', paymentResource(recovered), now))] : []),

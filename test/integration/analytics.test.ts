@@ -17,12 +17,18 @@ async function fail(path: string, overrides: Parameters<typeof genericFailure>[0
 /**
  * A scripted history, all through the real inbound webhooks, retry jobs and event consumers:
  *   EUR: two soft declines recovered by automatic retries (1000, 2000), an expired card recovered by a manual retry (3000)
- *   USD: an expired card the customer paid while dunned (5000), a fraud decline (terminal, 7000), an unknown code still pending (1100)
+ *   USD: an expired card the customer paid after the campaign's message (5000), a fraud decline (terminal, 7000), an unknown code still pending (1100)
  */
 async function scriptedHistory() {
   const merchant = await newMerchant();
   const tenant: Tenant = { merchantId: merchant.merchantId, environment: 'test' };
   const path = await connect(merchant.keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+  // A campaign that messages hard declines at once: the dunned customer has had its message when they pay.
+  const campaign = await call('POST', '/v1/campaigns', {
+    key: merchant.keys.test_write,
+    body: { name: 'Card problems', trigger: 'payment_failed', steps: [{ channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Action needed', delay_hours: 0 }] },
+  });
+  expect((await call('POST', `/v1/campaigns/${campaign.body.data.id}/activate`, { key: merchant.keys.test_write })).status).toBe(200);
   const failedOn = runtime.clock.now();
   await fail(path, { code: 'insufficient_funds', amount: 1000, currency: 'EUR', lastFour: '4242' });
   await fail(path, { code: 'insufficient_funds', amount: 2000, currency: 'EUR', lastFour: '4242' });

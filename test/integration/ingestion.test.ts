@@ -233,6 +233,14 @@ describe('failed-payment ingestion (generic processor)', () => {
     expect((await payments(tenant)).map((p) => p.status).sort()).toEqual(['pending', 'recovered', 'recovered']);
   });
 
+  it('credits a payment awaiting the customer that no campaign has messaged to the processor, not to dunning', async () => {
+    const { tenant, path } = await setUp();
+    const failure = genericFailure({ code: 'expired_card' });
+    await postGeneric(path, failure);
+    await postGeneric(path, { ...failure, id: `${failure.id}_ok`, type: 'payment.succeeded', payment: { ...failure.payment, decline_code: null } });
+    expect((await payments(tenant))[0]).toMatchObject({ status: 'recovered', recovery_channel: 'processor' });
+  });
+
   it('records a failure newer than a success of the same charge as a new failure', async () => {
     const { tenant, path } = await setUp();
     const failure = genericFailure({ amount: 900, currency: 'usd', code: 'insufficient_funds' });
