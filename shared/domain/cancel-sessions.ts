@@ -15,8 +15,12 @@ import type { Environment, Tenant } from './tenant.ts';
 export const SESSION_IDLE_SECONDS = 3600;
 /** How long a completed session's token still answers 400 (instead of 404) on advance and complete. */
 export const COMPLETED_TOKEN_SECONDS = 24 * 3600;
-/** response_json is kept on the session and copied into the feedback; this bounds both (and the queued completion). */
-export const RESPONSE_JSON_MAX_LENGTH = 8192;
+/**
+ * response_json is kept on the session (with its accepted offer a second time) and copied into the
+ * feedback; this bounds both (and the queued completion). In bytes as UTF-8: ten answers beside a
+ * flow's 128 KB of steps must fit DynamoDB's 400 KB item, whatever the script.
+ */
+export const RESPONSE_JSON_MAX_BYTES = 8192;
 export const FEEDBACK_TEXT_MAX_LENGTH = 5000;
 
 /** A v4 UUID as crypto.randomUUID writes it; anything else cannot be a token and is 404 without a read. */
@@ -97,6 +101,11 @@ export function advanceChange(session: CancelSession, input: AdvanceInput, now: 
       `The cancel flow has no step ${step}: all ${session.steps.length} steps are answered. Complete the session instead.`,
     );
   }
+  const stepType = session.steps[step - 1]!.step_type;
+  // Optional (§4.5), but when sent it names the step the widget answered: another one is an answer to the wrong step.
+  if (input.step_type !== undefined && input.step_type !== stepType) {
+    throw invalidRequest(`Step ${step} of this cancel flow is a ${stepType} step, not ${input.step_type}.`, 'step_type');
+  }
   const responseJson = input.response_json ?? '{}';
   const parsed: unknown = JSON.parse(responseJson);
   const names = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && Object.hasOwn(parsed, 'accepted_offer');
@@ -104,7 +113,7 @@ export function advanceChange(session: CancelSession, input: AdvanceInput, now: 
   const offerJson = offered === undefined || offered === null ? null : JSON.stringify(offered);
   const response: SessionResponse = {
     step,
-    step_type: input.step_type ?? session.steps[step - 1]!.step_type,
+    step_type: stepType,
     response_json: responseJson,
     accepted_offer_json: offerJson,
     recorded_at: now.toISOString(),

@@ -1,9 +1,19 @@
 import * as z from '../zod.ts';
 import { requiredText } from '../body-fields.ts';
-import { FEEDBACK_TEXT_MAX_LENGTH, OUTCOMES, RESPONSE_JSON_MAX_LENGTH } from '../domain/cancel-sessions.ts';
+import { FEEDBACK_TEXT_MAX_LENGTH, OUTCOMES, RESPONSE_JSON_MAX_BYTES } from '../domain/cancel-sessions.ts';
 import { ENVIRONMENTS } from '../domain/tenant.ts';
+import { unfitText } from './parse.ts';
 
 /** Request bodies of the cancel-session API (§4.5, snake_case). Every failure is a 400 with `param` (edge-handler.ts). */
+/** The answer's decoded text too: its accepted offer is stored and shown as its own value. */
+function hasFitText(text: string): boolean {
+  try {
+    return unfitText(JSON.parse(text)) === undefined;
+  } catch {
+    return true; // not JSON: isJson's to report
+  }
+}
+
 function isJson(text: string): boolean {
   try {
     JSON.parse(text);
@@ -27,8 +37,10 @@ export const startSessionBody = z.strictObject({
 export const advanceSessionBody = z.strictObject({
   response_json: z
     .string({ error: 'must be a JSON-encoded string' })
-    .max(RESPONSE_JSON_MAX_LENGTH, { error: `must be at most ${RESPONSE_JSON_MAX_LENGTH} characters` })
+    .refine((text) => Buffer.byteLength(text, 'utf8') <= RESPONSE_JSON_MAX_BYTES, { error: `must be at most ${RESPONSE_JSON_MAX_BYTES} bytes as UTF-8` })
     .refine(isJson, { error: 'must be valid JSON (a JSON-encoded string)' })
+    .refine(hasFitText, { error: 'must hold only valid Unicode without NUL characters' })
+    .meta({ description: 'The answer as JSON text, at most 8,192 bytes as UTF-8; an accepted_offer in it is stored on the session' })
     .optional(),
   step_type: requiredText(64).optional(),
 });

@@ -48,9 +48,10 @@ const nothing = z.strictObject({});
 /** Browsers cache a preflight answer this long (Chromium caps it at 2 hours). */
 const PREFLIGHT_MAX_AGE_SECONDS = 3600;
 
-function parseEdgeInput<T>(schema: z.ZodType<T>, input: unknown, source: 'path' | 'body'): T {
+/** §4.5's statuses only: an input the merchant API would answer 422 is a 400 here. */
+function asEdgeInput<T>(parse: () => T): T {
   try {
-    return parseInput(schema, input, source);
+    return parse();
   } catch (error) {
     if (error instanceof ServiceError && error.code === 'validation_error') throw invalidRequest(error.message, error.param);
     throw error;
@@ -114,9 +115,9 @@ export function edgeHandler<P = Record<string, never>, B = Record<string, never>
   action: (input: EdgeInput<P, B>) => Promise<EdgeReply>,
 ) {
   const run = async (event: APIGatewayProxyEvent, context: EdgeContext): Promise<APIGatewayProxyResult> => {
-    const params = parseEdgeInput((schemas.params ?? nothing) as z.ZodType<P>, event.pathParameters ?? {}, 'path');
-    const rawBody = parseJsonBody(event.body, event.isBase64Encoded, header(event, 'content-type'));
-    const body = parseEdgeInput((schemas.body ?? nothing) as z.ZodType<B>, rawBody, 'body');
+    const params = asEdgeInput(() => parseInput((schemas.params ?? nothing) as z.ZodType<P>, event.pathParameters ?? {}, 'path'));
+    const rawBody = asEdgeInput(() => parseJsonBody(event.body, event.isBase64Encoded, header(event, 'content-type')));
+    const body = asEdgeInput(() => parseInput((schemas.body ?? nothing) as z.ZodType<B>, rawBody, 'body'));
     const reply = await action({ params, body, now: runtime.clock.now(), requestId: context.requestId });
     context.corsOrigins = reply.corsOrigins;
     return jsonResult(reply.status, reply.body);

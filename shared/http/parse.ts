@@ -67,7 +67,7 @@ const UNFIT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
  * and `\ud800` through, and they would reach emails, webhooks and the table broken or truncated.
  * Walked with a stack of its own, so any depth JSON.parse accepts is checked without recursion.
  */
-function unfitText(body: unknown): string | undefined {
+export function unfitText(body: unknown): string | undefined {
   type Visit = { value: unknown; key: string | number | undefined; parent: Visit | undefined };
   const pathOf = (visit: Visit): string => {
     const names: (string | number)[] = [];

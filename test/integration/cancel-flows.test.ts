@@ -94,6 +94,23 @@ describe('/v1/cancel-flows', () => {
       const response = await advance(token, { response_json: JSON.stringify({ reason: `k${step}_r0`, note: 'n'.repeat(8150) }) });
       expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(200);
     }
+    // The same in a script of three bytes a character, each answer's accepted offer kept a second time: still one item.
+    const { token: euro } = await startSession(merchantId);
+    for (let step = 0; step < 10; step++) {
+      const response = await advance(euro, { response_json: JSON.stringify({ accepted_offer: '€'.repeat(2700) }) });
+      expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(200);
+    }
+  });
+
+  it('refuses an allowed origin a page could not be served from: a wildcard, a host over 253 characters (422)', async () => {
+    const { keys } = await newMerchant();
+    for (const origin of ['https://*.example.com', `https://${'a'.repeat(3000)}.com`, `https://${Array.from({ length: 80 }, () => 'abcd').join('.')}.com`, 'https://-bad.example.com']) {
+      const refused = await call('POST', '/v1/cancel-flows', { key: keys.test_write, body: flowBody({ allowed_origins: [origin] }) });
+      expect(refused.status, origin.slice(0, 40)).toBe(422);
+      expect(refused.body.error.param).toBe('allowed_origins.0');
+    }
+    const fine = await call('POST', '/v1/cancel-flows', { key: keys.test_write, body: flowBody({ allowed_origins: ['https://app.example.com', 'http://localhost:3000', 'https://[::1]:8443'] }) });
+    expect(fine.status).toBe(201);
   });
 
   it('needs write scope to change flows and read scope to see them', async () => {

@@ -142,11 +142,27 @@ describe('GET and advance', () => {
   it('answers 400 for response_json that is not valid JSON, or not a string, and records nothing', async () => {
     const { merchantId } = await setUp();
     const { token } = await startSession(merchantId);
-    for (const body of [{ response_json: '{not json' }, { response_json: { reason: 'x' } }, { response_json: 'x'.repeat(9000) }]) {
+    const refused = [
+      { response_json: '{not json' },
+      { response_json: { reason: 'x' } },
+      { response_json: 'x'.repeat(9000) },
+      // 3,000 characters, 9,000 bytes as UTF-8.
+      { response_json: JSON.stringify('€'.repeat(3000)) },
+      // Text the decoded answer would store broken: its accepted offer is kept as its own value.
+      { response_json: '{"accepted_offer":"\\u0000\\ud800"}' },
+    ];
+    for (const body of refused) {
       const response = await advance(token, body);
       expect(response.status).toBe(400);
       expect(response.body.error).toMatchObject({ code: 'invalid_request', param: 'response_json' });
     }
+    // The edge answers 400 where the merchant API would say 422 (§4.5's statuses), for the body's own text too.
+    const withNul = await advance(token, { response_json: '{}', step_type: 'a\u0000b' });
+    expect(withNul.status).toBe(400);
+    expect(withNul.body.error).toMatchObject({ code: 'invalid_request', param: 'step_type' });
+    const wrongStep = await advance(token, { step_type: 'offer' });
+    expect(wrongStep.status).toBe(400);
+    expect(wrongStep.body.error).toMatchObject({ code: 'invalid_request', param: 'step_type' });
     expect((await getSession(token)).body.session).toMatchObject({ currentStep: 1, responses: [] });
   });
 

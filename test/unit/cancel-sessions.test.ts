@@ -54,13 +54,14 @@ describe('session expiry', () => {
 });
 
 describe('advance', () => {
-  it("records the response under the flow's step type unless the client names one, and moves on", () => {
+  it("records the response under the flow's step type, refuses one naming another step's type, and moves on", () => {
     const first = advanceChange(session(), { response_json: '{"reason":"price"}' }, NOW);
     expect(first).toEqual({
       response: { step: 1, step_type: 'survey', response_json: '{"reason":"price"}', accepted_offer_json: null, recorded_at: NOW.toISOString() },
     });
-    const named = advanceChange(session(), { step_type: 'custom' }, NOW);
-    expect(named.response).toMatchObject({ step_type: 'custom', response_json: '{}' });
+    const named = advanceChange(session(), { step_type: 'survey' }, NOW);
+    expect(named.response).toMatchObject({ step_type: 'survey', response_json: '{}' });
+    expect(() => advanceChange(session(), { step_type: 'offer' }, NOW)).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'step_type' }));
     const next = applyAdvance(session(), first, new Date(NOW.getTime() + 60_000));
     expect(next.current_step).toBe(2);
     expect(next.expires_at).toBe(expiryAfter(new Date(NOW.getTime() + 60_000)));
