@@ -35,6 +35,7 @@ import { isAnonymised, isOpen, type Payment, type RecoveryChannel } from './paym
 import type { ProcessorEvent } from './processor-events.ts';
 import { lockTimeout } from './errors.ts';
 import { pauseAfterConflict } from './contention.ts';
+import { wellFormedText } from './well-formed-text.ts';
 import { lateOutcomeEvents, recategorization } from './payment-change-events.ts';
 import { cancelPendingRetry, routeFailure } from './recovery-routing.ts';
 import type { Tenant } from './tenant.ts';
@@ -58,7 +59,7 @@ type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
 /** What one verified processor event changes. Every path is safe to replay and to run concurrently with itself. */
 export async function ingestProcessorEvent(connection: ProcessorConnection, received: ProcessorEvent, now: Date): Promise<IngestionResult> {
   const { tenant, psp } = connection;
-  const event = timed(received);
+  const event = timed(wellFormedText(received));
   switch (event.kind) {
     case 'payment_failed':
       return recordFailure(tenant, psp, event, now);

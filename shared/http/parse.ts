@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import { invalidRequest, validationFailed, type ServiceError } from '../domain/errors.ts';
+import { isFitText } from '../domain/well-formed-text.ts';
 
 /** Where an input came from decides its error: bad path or query → 400, a bad body field → 422 (§7). */
 export type InputSource = 'path' | 'query' | 'body';
@@ -60,8 +61,6 @@ export function parseJsonBody(body: string | null, isBase64Encoded: boolean, con
   return parsed;
 }
 
-const UNFIT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 /**
  * The dotted path of a string (or key) holding a NUL or half a surrogate pair: JSON lets `\u0000`
  * and `\ud800` through, and they would reach emails, webhooks and the table broken or truncated.
@@ -78,10 +77,10 @@ export function unfitText(body: unknown): string | undefined {
   for (let visit = pending.pop(); visit; visit = pending.pop()) {
     const { value } = visit;
     if (typeof value === 'string') {
-      if (UNFIT_TEXT.test(value)) return pathOf(visit);
+      if (!isFitText(value)) return pathOf(visit);
     } else if (value !== null && typeof value === 'object') {
       const children = Object.entries(value).map(([key, item]): Visit => ({ value: item, key: Array.isArray(value) ? Number(key) : key, parent: visit }));
-      const badKey = children.find((child) => typeof child.key === 'string' && UNFIT_TEXT.test(child.key));
+      const badKey = children.find((child) => typeof child.key === 'string' && !isFitText(child.key));
       if (badKey) return pathOf(badKey);
       // Pushed last to first, so fields are checked in document order and the first offending one is named.
       for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]!);

@@ -233,6 +233,14 @@ describe('failed-payment ingestion (generic processor)', () => {
     expect((await payments(tenant)).map((p) => p.status).sort()).toEqual(['pending', 'recovered', 'recovered']);
   });
 
+  it('takes a processor event with broken text rather than lose its failure: NUL dropped, half a surrogate pair replaced', async () => {
+    const { tenant, path } = await setUp();
+    const failure = genericFailure({ code: 'expired_card' });
+    const broken = { ...failure, customer: { ...failure.customer, name: 'Ada\u0000 Love\udc00lace' } };
+    expect((await postGeneric(path, broken)).body.outcome).toBe('created');
+    expect((await customers(tenant))[0]).toMatchObject({ name: 'Ada Love\ufffdlace' });
+  });
+
   it('credits a payment awaiting the customer that no campaign has messaged to the processor, not to dunning', async () => {
     const { tenant, path } = await setUp();
     const failure = genericFailure({ code: 'expired_card' });

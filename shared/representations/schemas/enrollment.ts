@@ -31,7 +31,7 @@ export const enrollmentSchema = z
       .meta({ description: 'steps that came due but sent nothing, oldest first; they do not count toward max_attempts and the sequence goes on' }),
     recovered_at: timestamp.nullable().meta({
       description:
-        "when the campaign was credited with recovering the failure: while the customer was in the sequence, or within 7 days after it ended having messaged them (run out of steps, max_attempts, or their card update); null otherwise",
+        "when the campaign was credited with recovering the failure (set as the credit is recorded; judged by when the payment was recovered): while the customer was in the sequence, within 7 days after it ended having messaged them (run out of steps, max_attempts, or their card update), or when a sequence stopped by a terminal outcome saw the payment paid after all; null otherwise",
     }),
     enrolled_at: timestamp,
   })
