@@ -5,22 +5,19 @@ import { ENVIRONMENTS } from '../domain/tenant.ts';
 import { unfitText } from './parse.ts';
 
 /** Request bodies of the cancel-session API (§4.5, snake_case). Every failure is a 400 with `param` (edge-handler.ts). */
-/** The answer's decoded text too: its accepted offer is stored and shown as its own value. */
-function hasFitText(text: string): boolean {
-  try {
-    return unfitText(JSON.parse(text)) === undefined;
-  } catch {
-    return true; // not JSON: isJson's to report
-  }
-}
 
-function isJson(text: string): boolean {
+/**
+ * Why an answer cannot be stored, if it cannot: not JSON, or decoded text that messages, webhooks
+ * or the table would get broken (its accepted offer is stored and shown as its own value).
+ */
+function answerProblem(text: string): string | undefined {
+  let value: unknown;
   try {
-    JSON.parse(text);
-    return true;
+    value = JSON.parse(text);
   } catch {
-    return false;
+    return 'must be valid JSON (a JSON-encoded string)';
   }
+  return unfitText(value) === undefined ? undefined : 'must hold only valid Unicode without NUL characters';
 }
 
 /**
@@ -38,8 +35,7 @@ export const advanceSessionBody = z.strictObject({
   response_json: z
     .string({ error: 'must be a JSON-encoded string' })
     .refine((text) => Buffer.byteLength(text, 'utf8') <= RESPONSE_JSON_MAX_BYTES, { error: `must be at most ${RESPONSE_JSON_MAX_BYTES} bytes as UTF-8` })
-    .refine(isJson, { error: 'must be valid JSON (a JSON-encoded string)' })
-    .refine(hasFitText, { error: 'must hold only valid Unicode without NUL characters' })
+    .refine((text) => answerProblem(text) === undefined, { error: (issue) => answerProblem(issue.input as string) })
     .meta({ description: 'The answer as JSON text, at most 8,192 bytes as UTF-8; an accepted_offer in it is stored on the session' })
     .optional(),
   step_type: requiredText(64).optional(),
