@@ -15,8 +15,8 @@ import { calendarScanJobId, type CalendarScanJob } from '../shared/domain/calend
 import { campaignSweepJobId, type CampaignSweepJob } from '../shared/domain/campaign-sweeps.ts';
 import { readSession, tokenHash } from '../shared/domain/cancel-session-lifecycle.ts';
 import { completionOf } from '../shared/domain/cancel-sessions.ts';
-import { MAX_CUSTOM_RATE_LIMIT } from '../shared/domain/plans.ts';
-import type { Tenant } from '../shared/domain/tenant.ts';
+import { MAX_CUSTOM_RATE_LIMIT } from '../shared/model/plans.ts';
+import type { Tenant } from '../shared/model/tenant.ts';
 import { newId } from '../shared/ids.ts';
 import type { JobEvent, JobKind } from '../shared/ports/scheduler.ts';
 import { call, newMerchant } from '../test/support/api.ts';

@@ -6,7 +6,7 @@
  * warm-up calls have loaded the modules and filled the key cache as a warm Lambda would have.
  */
 import { runtime } from '../shared/composition.ts';
-import { MAX_CUSTOM_RATE_LIMIT } from '../shared/domain/plans.ts';
+import { MAX_CUSTOM_RATE_LIMIT } from '../shared/model/plans.ts';
 import { call, newMerchant, type ApiResponse } from '../test/support/api.ts';
 import { activeFlow, advance, answer, startSession } from '../test/support/cancel-flows.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../test/support/webhooks.ts';

@@ -6,11 +6,11 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dispatch } from '../bin/local/dispatch.ts';
 import { runtime } from '../shared/composition.ts';
-import { customerStatus, type Customer } from '../shared/domain/customers.ts';
+import { customerStatus, type Customer } from '../shared/model/customer.ts';
 import { newCustomer, newPayment } from '../shared/domain/failure-accounting.ts';
 import { onboardMerchant } from '../shared/domain/merchant-onboarding.ts';
-import { isOpen, type Payment, type PaymentStatus } from '../shared/domain/payments.ts';
-import type { Tenant } from '../shared/domain/tenant.ts';
+import { isOpen, type Payment, type PaymentStatus } from '../shared/model/payment.ts';
+import type { Tenant } from '../shared/model/tenant.ts';
 import { customerDimensions, customerItem } from '../shared/store/customers.ts';
 import { counterItems } from '../shared/store/list-counters.ts';
 import { paymentDimensions, paymentItem } from '../shared/store/payments.ts';

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { MAX_CUSTOM_RATE_LIMIT } from '../shared/domain/plans.ts';
+import { MAX_CUSTOM_RATE_LIMIT } from '../shared/model/plans.ts';
 import { startLocalServer, type RunningServer } from '../test/support/local-server.ts';
 import { GENERIC_SECRET, genericFailure, genericSignature } from '../test/support/webhooks.ts';
 

@@ -1,5 +1,5 @@
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
-import type { ErrorCode } from '../shared/domain/errors.ts';
+import type { ErrorCode } from '../shared/model/errors.ts';
 
 interface EnvelopedResponse {
   type: ResponseType;

@@ -2,7 +2,7 @@ import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { CHANNEL_VARIABLES } from '../shared/adapters/channel-config.ts';
-import type { CampaignChannel } from '../shared/domain/campaigns.ts';
+import type { CampaignChannel } from '../shared/model/campaign.ts';
 import type { EmailChannelConfig, SmsChannelConfig } from './stack-config.ts';
 
 export interface MessagingProps {

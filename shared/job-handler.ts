@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import * as z from './zod.ts';
 import { runtime } from './composition.ts';
-import { ENVIRONMENTS, type Tenant } from './domain/tenant.ts';
+import { ENVIRONMENTS, type Tenant } from './model/tenant.ts';
 import { describeError, log, setLogContext } from './log.ts';
 import { metrics } from './metrics.ts';
 import type { JobEvent } from './ports/scheduler.ts';

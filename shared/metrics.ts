@@ -1,10 +1,10 @@
 import { optionalEnv, requireEnv } from './config.ts';
-import type { CampaignChannel } from './domain/campaigns.ts';
+import type { CampaignChannel } from './model/campaign.ts';
 import type { DeclineCategory } from './domain/decline-classification.ts';
-import type { SkipReason } from './domain/enrollments.ts';
-import type { RecoveryChannel } from './domain/payments.ts';
+import type { SkipReason } from './model/enrollment.ts';
+import type { RecoveryChannel } from './model/payment.ts';
 import type { AttemptReport } from './domain/retry-execution.ts';
-import type { Tenant } from './domain/tenant.ts';
+import type { Tenant } from './model/tenant.ts';
 import { emfLine, type MetricSet } from './emf.ts';
 import { currentLogContext, logLevelEnabled } from './log.ts';
 import type { JobKind } from './ports/scheduler.ts';

@@ -1,4 +1,4 @@
-import type { ScopeRequirement } from './domain/api-keys.ts';
+import type { ScopeRequirement } from './model/api-key.ts';
 
 /**
  * Every endpoint the service exposes, once. The CDK stack makes one Lambda per entry and the local

@@ -1,9 +1,9 @@
-import { SCOPES, type Scope } from '../../shared/domain/api-keys.ts';
+import { SCOPES, type Scope } from '../../shared/model/api-key.ts';
 import type { NewKeyRequest } from '../../shared/domain/api-key-lifecycle.ts';
 import { parseAllowlistEntry } from '../../shared/domain/ip-allowlist.ts';
 import type { MerchantTerms } from '../../shared/domain/merchant-onboarding.ts';
-import { PLAN_NAMES, type Plan } from '../../shared/domain/plans.ts';
-import { ENVIRONMENTS, type Environment, type Tenant } from '../../shared/domain/tenant.ts';
+import { PLAN_NAMES, type Plan } from '../../shared/model/plans.ts';
+import { ENVIRONMENTS, type Environment, type Tenant } from '../../shared/model/tenant.ts';
 
 /** Turns the ops CLI's flags into domain requests, refusing bad values with a RangeError the CLI reports as usage. */
 type Flags = Partial<Record<string, string | boolean>>;

@@ -1,6 +1,6 @@
 import { runtime } from '../../shared/composition.ts';
 import { activateCancelFlow, createCancelFlow } from '../../shared/domain/cancel-flow-lifecycle.ts';
-import type { CancelFlowDefinition } from '../../shared/domain/cancel-flows.ts';
+import type { CancelFlowDefinition } from '../../shared/model/cancel-flow.ts';
 import { onboardMerchant } from '../../shared/domain/merchant-onboarding.ts';
 import { findActiveCancelFlowId } from '../../shared/store/cancel-flows.ts';
 import { findMerchant } from '../../shared/store/merchants.ts';

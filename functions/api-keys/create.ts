@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { SCOPES } from '#shared/domain/api-keys';
+import { SCOPES } from '#shared/model/api-key';
 import { issueApiKey } from '#shared/domain/api-key-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { created, showingSecret } from '#shared/http/responses';

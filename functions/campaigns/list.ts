@@ -1,7 +1,7 @@
 import * as z from '#shared/zod';
 import { listCampaigns } from '#shared/domain/campaign-lifecycle';
-import { CAMPAIGN_SORTS, CAMPAIGN_STATUSES, CAMPAIGN_TRIGGERS } from '#shared/domain/campaigns';
-import { slicePage } from '#shared/domain/pagination';
+import { CAMPAIGN_SORTS, CAMPAIGN_STATUSES, CAMPAIGN_TRIGGERS } from '#shared/model/campaign';
+import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
 import { pageQuery } from '#shared/http/query-schemas';

@@ -1,7 +1,7 @@
 import * as z from '#shared/zod';
 import { listCancelFeedback } from '#shared/domain/cancel-feedback-listing';
 import { OUTCOMES } from '#shared/domain/cancel-sessions';
-import { slicePage } from '#shared/domain/pagination';
+import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
 import { pageQuery } from '#shared/http/query-schemas';

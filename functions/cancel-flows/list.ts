@@ -1,7 +1,7 @@
 import * as z from '#shared/zod';
 import { listTenantCancelFlows } from '#shared/domain/cancel-flow-lifecycle';
-import { CANCEL_FLOW_STATUSES } from '#shared/domain/cancel-flows';
-import { slicePage } from '#shared/domain/pagination';
+import { CANCEL_FLOW_STATUSES } from '#shared/model/cancel-flow';
+import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
 import { pageQuery } from '#shared/http/query-schemas';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ServiceError } from '#shared/domain/errors';
+import { ServiceError } from '#shared/model/errors';
 import { merchantGate } from '#shared/http/merchant-gate';
 import { publicHandler } from '#shared/http/public-handler';
 import { methodsForPath, type Surface } from '#shared/routes';

@@ -1,6 +1,6 @@
 import * as z from '#shared/zod';
 import { listProcessorConnections } from '#shared/domain/processor-setup';
-import { slicePage } from '#shared/domain/pagination';
+import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
 import { pageQuery } from '#shared/http/query-schemas';

@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { WebhookRejected } from '#shared/domain/processor-events';
+import { WebhookRejected } from '#shared/model/processor-event';
 import { rawBody, webhookReceiver } from '#shared/http/webhook-receiver';
 import { parseBraintreeWebhook } from '#shared/processors/braintree-webhook';
 

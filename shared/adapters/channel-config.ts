@@ -1,5 +1,5 @@
 import { optionalEnv } from '../config.ts';
-import type { CampaignChannel } from '../domain/campaigns.ts';
+import type { CampaignChannel } from '../model/campaign.ts';
 import { ChannelUnavailable, type EmailMessage, type Mailer, type SentMessage, type SmsMessage, type SmsSender } from '../ports/messaging.ts';
 
 /** Where each channel's AWS configuration is read from; CDK (lib/messaging.ts) sets the same names. */

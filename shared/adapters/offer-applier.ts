@@ -1,5 +1,5 @@
 import { runtime } from '../composition.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import type { OfferApplier } from '../ports/offer-applier.ts';
 import { createStripeOfferApplier } from './aws/stripe-offer-applier.ts';
 import { createLocalOfferApplier } from './local/local-offer-applier.ts';

@@ -1,5 +1,5 @@
 import { runtime } from '../composition.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import type { PaymentProcessor } from '../ports/payment-processor.ts';
 import { liveProcessorFor } from './live-processors.ts';
 import { sandboxProcessor } from './sandbox-processor.ts';

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { runtime } from '../composition.ts';
-import { classifyAddress, isLocalHostName } from '../domain/address-policy.ts';
+import { classifyAddress, isLocalHostName } from '../model/address-policy.ts';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../ports/webhook-sender.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;

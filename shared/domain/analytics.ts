@@ -1,9 +1,9 @@
 import type { ServiceEvent } from '../store/events.ts';
 import { addOnce, recoveryAggregates, recoveryAggregateSk, type Counters, type RecoveryAggregate } from '../store/analytics.ts';
 import type { DeclineCategory } from './decline-classification.ts';
-import { invalidRequest } from './errors.ts';
-import type { RecoveryChannel } from './payments.ts';
-import type { Tenant } from './tenant.ts';
+import { invalidRequest } from '../model/errors.ts';
+import type { RecoveryChannel } from '../model/payment.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * Recovery analytics, counted by failure cohort: every counter of a payment (its failure, and later

@@ -18,10 +18,10 @@ import {
   WIDGET_SCOPE,
   type KeyKind,
   type Scope,
-} from './api-keys.ts';
-import { stateConflict, validationFailed } from './errors.ts';
-import { requestsPerWindow, RATE_LIMIT_WINDOW_SECONDS } from './plans.ts';
-import type { Tenant } from './tenant.ts';
+} from '../model/api-key.ts';
+import { stateConflict, validationFailed } from '../model/errors.ts';
+import { requestsPerWindow, RATE_LIMIT_WINDOW_SECONDS } from '../model/plans.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 export interface NewKeyRequest {
   name: string;

@@ -4,10 +4,10 @@ import { findCampaignVersion, listCampaignItems, tenantsWithCalendarCampaigns, t
 import { calendarCandidates, findCustomer } from '../store/customers.ts';
 import { enrollmentKey, existingEnrollments, type EnrollmentRef } from '../store/enrollments.ts';
 import { calendarOccasions, calendarScanRange, isCalendarTrigger, type CalendarOccasion, type CalendarTrigger } from './calendar-triggers.ts';
-import type { Campaign } from './campaigns.ts';
-import type { Customer } from './customers.ts';
+import type { Campaign } from '../model/campaign.ts';
+import type { Customer } from '../model/customer.ts';
 import { enroll } from './dunning.ts';
-import type { Tenant } from './tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * The daily calendar scan (card_expiring, pre_dunning). A recurring schedule runs the sweep once a

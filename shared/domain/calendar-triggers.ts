@@ -1,6 +1,6 @@
-import type { CampaignDefinition, CampaignTrigger, TriggerConditions } from './campaigns.ts';
-import { hasEnded, type Customer, type PaymentMethod, type Subscription } from './customers.ts';
-import { sameCard, type StopReason } from './enrollments.ts';
+import type { CampaignDefinition, CampaignTrigger, TriggerConditions } from '../model/campaign.ts';
+import { hasEnded, type Customer, type PaymentMethod, type Subscription } from '../model/customer.ts';
+import { sameCard, type StopReason } from '../model/enrollment.ts';
 
 /**
  * The calendar triggers (§2.2 `card_expiring`, `pre_dunning`): enrolled by the daily calendar scan,

@@ -3,7 +3,7 @@ import { addOnce, campaignAggregates, campaignAggregateSk, type Counters } from 
 import { listCampaignItems } from '../store/campaigns.ts';
 import type { ServiceEvent } from '../store/events.ts';
 import { checkRange, get, rate, sum } from './analytics.ts';
-import type { Tenant } from './tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * Campaign analytics, counted by enrollment cohort: every counter of an enrollment (its enrollment,

@@ -25,11 +25,11 @@ import {
   type DefinitionInput,
   type SortOrder,
   type StatusChange,
-} from './campaigns.ts';
+} from '../model/campaign.ts';
 import type { CampaignStatusChanged } from './campaign-sweeps.ts';
-import { ServiceError, stateConflict } from './errors.ts';
-import { PLANS, type Plan } from './plans.ts';
-import type { Tenant } from './tenant.ts';
+import { ServiceError, stateConflict } from '../model/errors.ts';
+import { PLANS, type Plan } from '../model/plans.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { MERCHANT_WRITE_SCALE, pauseAfterConflict } from './contention.ts';
 
 export { getCampaign } from '../store/campaigns.ts';

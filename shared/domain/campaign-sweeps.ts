@@ -3,11 +3,11 @@ import { monotonicMs } from '../ports/clock.ts';
 import { findCampaign, findCampaignVersion, type CampaignVersion } from '../store/campaigns.ts';
 import { findEnrollment, runningEnrollmentsPage, saveEnrollmentWrite } from '../store/enrollments.ts';
 import { transact } from '../store/transactions.ts';
-import type { CampaignStatus } from './campaigns.ts';
+import type { CampaignStatus } from '../model/campaign.ts';
 import { finish, scheduleStep } from './dunning.ts';
-import type { Enrollment } from './enrollments.ts';
+import type { Enrollment } from '../model/enrollment.ts';
 import { shiftOutOfQuietHours } from './quiet-hours.ts';
-import type { Tenant } from './tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * What a campaign's status change does to the customers enrolled in it (§3.1): archiving removes

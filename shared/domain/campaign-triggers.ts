@@ -1,7 +1,7 @@
 import { cardInvalidFrom } from './calendar-triggers.ts';
-import type { CampaignDefinition } from './campaigns.ts';
+import type { CampaignDefinition } from '../model/campaign.ts';
 import type { DeclineCategory } from './decline-classification.ts';
-import type { PaymentMethod } from './customers.ts';
+import type { PaymentMethod } from '../model/customer.ts';
 
 /**
  * Which active campaigns a failure enrolls into (§2.2 triggers and trigger_conditions). Pure: the

@@ -8,8 +8,8 @@ import { listConnections } from '../store/processor-connections.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { churnedCustomer, feedbackOf, matchSubscription, type CancelFeedback, type CustomerMatch } from './cancel-feedback.ts';
 import { tenantOf, type CancelCompletion } from './cancel-sessions.ts';
-import { hasEnded, type Customer } from './customers.ts';
-import type { Tenant } from './tenant.ts';
+import { hasEnded, type Customer } from '../model/customer.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * Storing a cancel-session completion (§4.5 "On completion"), as one transaction: the session deleted

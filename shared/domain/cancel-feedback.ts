@@ -1,6 +1,6 @@
-import type { OfferConfig } from './cancel-flow-steps.ts';
+import type { OfferConfig } from '../model/cancel-flow-steps.ts';
 import { acceptedOfferOf, type CancelCompletion, type Outcome, type SessionResponse } from './cancel-sessions.ts';
-import { hasEnded, type Customer, type Subscription } from './customers.ts';
+import { hasEnded, type Customer, type Subscription } from '../model/customer.ts';
 import { withStatus } from './failure-accounting.ts';
 
 /**

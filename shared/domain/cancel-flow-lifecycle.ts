@@ -9,9 +9,9 @@ import {
   listCancelFlows,
   saveCancelFlow,
 } from '../store/cancel-flows.ts';
-import { newCancelFlow, refusal, type CancelFlow, type CancelFlowDefinition, type CancelFlowStatus } from './cancel-flows.ts';
-import { stateConflict, type ServiceError } from './errors.ts';
-import type { Tenant } from './tenant.ts';
+import { newCancelFlow, refusal, type CancelFlow, type CancelFlowDefinition, type CancelFlowStatus } from '../model/cancel-flow.ts';
+import { stateConflict, type ServiceError } from '../model/errors.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { MERCHANT_WRITE_SCALE, pauseAfterConflict } from './contention.ts';
 
 export { getCancelFlow } from '../store/cancel-flows.ts';

@@ -12,7 +12,7 @@ import {
   type CancelSession,
   type SessionStart,
 } from './cancel-sessions.ts';
-import { invalidRequest, ServiceError } from './errors.ts';
+import { invalidRequest, ServiceError } from '../model/errors.ts';
 import { pauseAfterConflict, type BackoffScale } from './contention.ts';
 
 /**

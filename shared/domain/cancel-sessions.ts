@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { CancelCompletion, CancelSession, SessionResponse } from './cancel-completion-schema.ts';
-import type { CancelFlowStep, OfferConfig } from './cancel-flow-steps.ts';
-import type { CancelFlow } from './cancel-flows.ts';
-import { invalidRequest } from './errors.ts';
-import type { Environment, Tenant } from './tenant.ts';
+import type { CancelCompletion, CancelSession, SessionResponse } from '../model/cancel-session.ts';
+import type { CancelFlowStep, OfferConfig } from '../model/cancel-flow-steps.ts';
+import type { CancelFlow } from '../model/cancel-flow.ts';
+import { invalidRequest } from '../model/errors.ts';
+import type { Environment, Tenant } from '../model/tenant.ts';
 
 /**
  * Cancel sessions (§2.5, §3.4, §4.5): one subscriber walking through the active cancel flow. Pure
@@ -32,7 +32,7 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 export const OUTCOMES = ['saved', 'churned'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export type { CancelCompletion, CancelSession, SessionResponse } from './cancel-completion-schema.ts';
+export type { CancelCompletion, CancelSession, SessionResponse } from '../model/cancel-session.ts';
 
 export const tenantOf = (session: Pick<CancelSession, 'merchant_id' | 'environment'>): Tenant => ({
   merchantId: session.merchant_id,

@@ -7,9 +7,9 @@ import { deleteIdempotencyRecordsContaining } from '../store/idempotency.ts';
 import { deletePaymentReferenceWrites, findPayment, paymentChangeWrites } from '../store/payments.ts';
 import { transact } from '../store/transactions.ts';
 import { paymentResource } from '../representations/payment.ts';
-import type { Customer } from './customers.ts';
-import { isOpen, type Payment } from './payments.ts';
-import type { Tenant } from './tenant.ts';
+import type { Customer } from '../model/customer.ts';
+import { isOpen, type Payment } from '../model/payment.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * DELETE /v1/customers/{id} (§4.2, GDPR erasure). Personal data is deleted; payments and the events

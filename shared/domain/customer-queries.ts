@@ -1,10 +1,10 @@
 import { queryCustomers } from '../store/customer-lists.ts';
 import { getCustomer } from '../store/customers.ts';
 import { paymentsOfCustomer } from '../store/payments.ts';
-import type { Customer, CustomerFilters, CustomerSort } from './customers.ts';
-import { createdWindow, type ListRequest, type ListResult } from './listing.ts';
-import { isOpen, type Payment } from './payments.ts';
-import type { Tenant } from './tenant.ts';
+import type { Customer, CustomerFilters, CustomerSort } from '../model/customer.ts';
+import { createdWindow, type ListRequest, type ListResult } from '../model/listing.ts';
+import { isOpen, type Payment } from '../model/payment.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 export interface CustomerListParams extends Omit<CustomerFilters, 'created'>, ListRequest<CustomerSort> {
   created_after?: string;

@@ -9,10 +9,10 @@ import { newEvent, recordEventWrite } from '../store/events.ts';
 import { findMerchant, type Merchant } from '../store/merchants.ts';
 import { findPayment } from '../store/payments.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
-import type { CampaignStep } from './campaigns.ts';
-import type { Customer } from './customers.ts';
+import type { CampaignStep } from '../model/campaign.ts';
+import type { Customer } from '../model/customer.ts';
 import { creditRecovery, finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
-import { lastSentStep, MESSAGE_SPACING_HOURS, type Enrollment, type SkipReason } from './enrollments.ts';
+import { lastSentStep, MESSAGE_SPACING_HOURS, type Enrollment, type SkipReason } from '../model/enrollment.ts';
 import {
   calendarTemplate,
   isBuiltInTemplate,
@@ -22,8 +22,8 @@ import {
   type MessageOccasion,
   type TemplateContext,
 } from './message-templates.ts';
-import type { Payment } from './payments.ts';
-import type { Tenant } from './tenant.ts';
+import type { Payment } from '../model/payment.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * Sending a due dunning step: the only part of the engine that talks to the mail and sms channels,

@@ -15,12 +15,12 @@ import { findPayment, getPayment } from '../store/payments.ts';
 import { transact, type TransactItem } from '../store/transactions.ts';
 import { calendarStopReason, type CalendarOccasion } from './calendar-triggers.ts';
 import { triggerFires, type EnrollmentOccasion } from './campaign-triggers.ts';
-import { hasEnded, type Customer } from './customers.ts';
-import { creditsRecovery, lastSentStep, sameCard, type Enrollment, type StopReason } from './enrollments.ts';
-import { notFound, stateConflict } from './errors.ts';
-import { isOpen, type Payment } from './payments.ts';
+import { hasEnded, type Customer } from '../model/customer.ts';
+import { creditsRecovery, lastSentStep, sameCard, type Enrollment, type StopReason } from '../model/enrollment.ts';
+import { notFound, stateConflict } from '../model/errors.ts';
+import { isOpen, type Payment } from '../model/payment.ts';
 import { shiftOutOfQuietHours } from './quiet-hours.ts';
-import type { Tenant } from './tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * The dunning engine: enrolls customers into active campaigns when failures arrive, sends each step

@@ -1,9 +1,9 @@
 import { getCampaign } from '../store/campaigns.ts';
 import { getCustomer } from '../store/customers.ts';
 import { campaignEnrollmentsPage, customerEnrollmentsPage } from '../store/enrollment-lists.ts';
-import { enrollmentTotals, type Enrollment, type EnrollmentListRequest } from './enrollments.ts';
-import type { ListResult } from './listing.ts';
-import type { Tenant } from './tenant.ts';
+import { enrollmentTotals, type Enrollment, type EnrollmentListRequest } from '../model/enrollment.ts';
+import type { ListResult } from '../model/listing.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * GET /v1/customers/{id}/enrollments: 404 for an unknown customer (401 from the other environment),

@@ -2,9 +2,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { newId } from '../ids.ts';
 import { nextRetryAt } from './retry-policy.ts';
 import { classifyDecline, type DeclineClassification } from './decline-classification.ts';
-import { customerStatus, hasEnded, type Customer, type Subscription } from './customers.ts';
-import { isOpen, type Payment, type PaymentStatus, type RecoveryChannel } from './payments.ts';
-import type { CustomerSnapshot, FailedCharge, SubscriptionSnapshot } from './processor-events.ts';
+import { customerStatus, hasEnded, type Customer, type Subscription } from '../model/customer.ts';
+import { isOpen, type Payment, type PaymentStatus, type RecoveryChannel } from '../model/payment.ts';
+import type { CustomerSnapshot, FailedCharge, SubscriptionSnapshot } from '../model/processor-event.ts';
 
 /**
  * Pure bookkeeping for what a processor reports: the payment a failure creates, and how payments and

@@ -17,7 +17,7 @@ import { transact, type TransactItem } from '../store/transactions.ts';
 import { customerListItem } from '../representations/customer.ts';
 import { paymentResource } from '../representations/payment.ts';
 import { recoveredEventData } from '../representations/payment-events.ts';
-import { hasEnded, toPaymentMethod, type Customer } from './customers.ts';
+import { hasEnded, toPaymentMethod, type Customer } from '../model/customer.ts';
 import {
   cancelSubscription,
   countFailure,
@@ -31,14 +31,14 @@ import {
   updateSubscription,
   withStatus,
 } from './failure-accounting.ts';
-import { isAnonymised, isOpen, type Payment, type RecoveryChannel } from './payments.ts';
-import type { ProcessorEvent } from './processor-events.ts';
-import { lockTimeout } from './errors.ts';
+import { isAnonymised, isOpen, type Payment, type RecoveryChannel } from '../model/payment.ts';
+import type { ProcessorEvent } from '../model/processor-event.ts';
+import { lockTimeout } from '../model/errors.ts';
 import { pauseAfterConflict } from './contention.ts';
-import { wellFormedText } from './well-formed-text.ts';
+import { wellFormedText } from '../model/well-formed-text.ts';
 import { lateOutcomeEvents, recategorization } from './payment-change-events.ts';
 import { cancelPendingRetry, routeFailure } from './recovery-routing.ts';
-import type { Tenant } from './tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 export interface IngestionResult {
   outcome: 'created' | 'duplicate' | 'updated' | 'ignored';

@@ -1,8 +1,8 @@
 import { newEvent, type ServiceEvent } from '../store/events.ts';
 import { paymentResource } from '../representations/payment.ts';
 import { recategorizedEventData } from '../representations/payment-events.ts';
-import { isOpen, type Payment } from './payments.ts';
-import type { Tenant } from './tenant.ts';
+import { isOpen, type Payment } from '../model/payment.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * An open payment moved to another category (a retry declined with another code, a code arriving for

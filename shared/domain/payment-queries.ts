@@ -1,10 +1,10 @@
 import { findCustomer, getCustomer } from '../store/customers.ts';
 import { queryPayments } from '../store/payment-lists.ts';
 import { getPayment } from '../store/payments.ts';
-import type { Customer } from './customers.ts';
-import { createdWindow, type ListRequest, type ListResult } from './listing.ts';
-import type { Payment, PaymentFilters, PaymentSort } from './payments.ts';
-import type { Tenant } from './tenant.ts';
+import type { Customer } from '../model/customer.ts';
+import { createdWindow, type ListRequest, type ListResult } from '../model/listing.ts';
+import type { Payment, PaymentFilters, PaymentSort } from '../model/payment.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /** The list parameters as a request states them: the creation window as the two timestamps. */
 export interface PaymentListParams extends Omit<PaymentFilters, 'created'>, ListRequest<PaymentSort> {

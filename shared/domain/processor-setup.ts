@@ -6,7 +6,7 @@ import {
   type ProcessorConnection,
   type ProcessorCredentials,
 } from '../store/processor-connections.ts';
-import type { Tenant } from './tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /** Processors with their own webhook format and decline table; every other name is a generic processor. */
 export const NATIVE_PROCESSORS = ['stripe', 'braintree'] as const;

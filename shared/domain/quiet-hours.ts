@@ -1,4 +1,4 @@
-import { addLocalDays, atWallTime, wallTime } from './local-time.ts';
+import { addLocalDays, atWallTime, wallTime } from '../model/local-time.ts';
 
 export interface QuietWindow {
   enabled: boolean;

@@ -1,6 +1,6 @@
 import { scheduler } from '../adapters/scheduler.ts';
-import type { Tenant } from './tenant.ts';
-import type { Payment } from './payments.ts';
+import type { Tenant } from '../model/tenant.ts';
+import type { Payment } from '../model/payment.ts';
 
 /** One schedule per attempt of one payment: scheduling it again (a replayed webhook) moves, never duplicates, it. */
 export const retryJobId = (paymentId: string, attempt: number): string => `retry-${paymentId}-${attempt}`;

@@ -12,14 +12,14 @@ import { paymentResource } from '../representations/payment.ts';
 import { recoveredEventData } from '../representations/payment-events.ts';
 import type { RetryOutcome } from '../ports/payment-processor.ts';
 import { pauseAfterConflict } from './contention.ts';
-import { ServiceError, stateConflict } from './errors.ts';
+import { ServiceError, stateConflict } from '../model/errors.ts';
 import { withStatus } from './failure-accounting.ts';
-import type { Payment } from './payments.ts';
+import type { Payment } from '../model/payment.ts';
 import { recategorization } from './payment-change-events.ts';
-import { PLANS } from './plans.ts';
+import { PLANS } from '../model/plans.ts';
 import { retryJobId } from './recovery-routing.ts';
 import { applyOutcome, attemptAfterSettlement, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
-import type { Tenant } from './tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 const MAX_ATTEMPTS = 6;
 

@@ -1,7 +1,7 @@
 import { classifyDecline } from './decline-classification.ts';
 import { countRecovery, countTerminal, withStatus } from './failure-accounting.ts';
-import type { Customer } from './customers.ts';
-import { isAnonymised, type Payment, type RetryAttempt } from './payments.ts';
+import type { Customer } from '../model/customer.ts';
+import { isAnonymised, type Payment, type RetryAttempt } from '../model/payment.ts';
 import type { RetryOutcome } from '../ports/payment-processor.ts';
 import { MAX_CONSECUTIVE_NO_ANSWERS, nextRetryAt, noAnswerRerunAt } from './retry-policy.ts';
 

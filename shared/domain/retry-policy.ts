@@ -1,4 +1,4 @@
-import { addLocalDays, atWallTime, isTimeZone, wallTime } from './local-time.ts';
+import { addLocalDays, atWallTime, isTimeZone, wallTime } from '../model/local-time.ts';
 
 /**
  * When the next silent retry of a soft decline runs (docs/retry-policy.md has the reasoning).

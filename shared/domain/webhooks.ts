@@ -24,9 +24,9 @@ import {
   saveEndpoint,
   type WebhookEndpoint,
 } from '../store/webhook-endpoints.ts';
-import { classifyAddress, isLocalHostName } from './address-policy.ts';
-import { notFound, stateConflict, validationFailed } from './errors.ts';
-import type { Tenant } from './tenant.ts';
+import { classifyAddress, isLocalHostName } from '../model/address-policy.ts';
+import { notFound, stateConflict, validationFailed } from '../model/errors.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { signatureHeader, SIGNATURE_HEADER } from './webhook-signing.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { settleAll } from '../settle-all.ts';
 import type { EventType, ServiceEvent } from '../store/events.ts';
 

@@ -1,6 +1,6 @@
 import { runtime } from '../composition.ts';
 import { enrollForFailure, settleEnrollments } from '../domain/dunning.ts';
-import type { Payment } from '../domain/payments.ts';
+import type { Payment } from '../model/payment.ts';
 import type { EventConsumer } from './consumers.ts';
 
 /**

@@ -1,6 +1,6 @@
 import * as z from '../zod.ts';
 import { CATEGORIES, CHANNELS } from '../domain/analytics.ts';
-import { CAMPAIGN_CHANNELS } from '../domain/campaigns.ts';
+import { CAMPAIGN_CHANNELS } from '../model/campaign.ts';
 import { log } from '../log.ts';
 import { metrics } from '../metrics.ts';
 import type { ServiceEvent } from '../store/events.ts';

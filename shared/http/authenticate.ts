@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { runtime } from '../composition.ts';
-import { hashKey, parseKeyShape } from '../domain/api-keys.ts';
-import { invalidApiKey } from '../domain/errors.ts';
+import { hashKey, parseKeyShape } from '../model/api-key.ts';
+import { invalidApiKey } from '../model/errors.ts';
 import { setLogContext } from '../log.ts';
 import { findGrant } from '../store/api-keys.ts';
 import { header, type ServiceMiddleware } from './context.ts';

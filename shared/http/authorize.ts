@@ -1,6 +1,6 @@
 import { runtime } from '../composition.ts';
-import { scopeSatisfied } from '../domain/api-keys.ts';
-import { ServiceError } from '../domain/errors.ts';
+import { scopeSatisfied } from '../model/api-key.ts';
+import { ServiceError } from '../model/errors.ts';
 import { routeFor } from '../routes.ts';
 import { requireAuth, type ServiceMiddleware } from './context.ts';
 

@@ -7,7 +7,7 @@ import {
   isIanaTimeZone,
   TEMPLATE_ID_PATTERN,
   TRIGGER_DECLINE_CATEGORIES,
-} from '../domain/campaigns.ts';
+} from '../model/campaign.ts';
 
 /**
  * The campaign definition fields of POST and PUT /v1/campaigns (§4.1). Single-field rules live here

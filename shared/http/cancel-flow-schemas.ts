@@ -1,6 +1,6 @@
 import * as z from '../zod.ts';
 import { updateBody } from '../body-fields.ts';
-import { allowedOrigins, cancelFlowName, cancelFlowSteps } from '../domain/cancel-flow-steps.ts';
+import { allowedOrigins, cancelFlowName, cancelFlowSteps } from '../model/cancel-flow-steps.ts';
 
 /**
  * Bodies of POST and PUT /v1/cancel-flows. The step and origin rules are the domain's

@@ -1,7 +1,7 @@
 import * as z from '../zod.ts';
 import { requiredText } from '../body-fields.ts';
 import { FEEDBACK_TEXT_MAX_LENGTH, OUTCOMES, RESPONSE_JSON_MAX_BYTES } from '../domain/cancel-sessions.ts';
-import { ENVIRONMENTS } from '../domain/tenant.ts';
+import { ENVIRONMENTS } from '../model/tenant.ts';
 import { unfitText } from './parse.ts';
 
 /** Request bodies of the cancel-session API (§4.5, snake_case). Every failure is a 400 with `param` (edge-handler.ts). */

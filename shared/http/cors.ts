@@ -1,5 +1,5 @@
 import { optionalEnv } from '../config.ts';
-import { isWebOrigin } from '../domain/cancel-flows.ts';
+import { isWebOrigin } from '../model/cancel-flow.ts';
 import { isRegisteredOrigin } from '../store/cors-origins.ts';
 
 /**

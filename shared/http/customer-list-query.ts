@@ -1,5 +1,5 @@
 import * as z from '../zod.ts';
-import { CUSTOMER_SORTS, CUSTOMER_STATUSES } from '../domain/customers.ts';
+import { CUSTOMER_SORTS, CUSTOMER_STATUSES } from '../model/customer.ts';
 import { createdRange, processorName } from './list-filters.ts';
 import { oneOf, pageQuery, queryValue, sortOrder } from './query-schemas.ts';
 

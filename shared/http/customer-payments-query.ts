@@ -1,5 +1,5 @@
 import * as z from '../zod.ts';
-import { PAYMENT_SORTS, PAYMENT_STATUSES } from '../domain/payments.ts';
+import { PAYMENT_SORTS, PAYMENT_STATUSES } from '../model/payment.ts';
 import { oneOf, pageQuery, sortOrder } from './query-schemas.ts';
 
 /** GET /v1/customers/{id}/payments: the payment list's status and orders, within one customer. */

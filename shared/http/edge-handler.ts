@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from '../zod.ts';
 import { runtime } from '../composition.ts';
-import { invalidRequest, ServiceError } from '../domain/errors.ts';
+import { invalidRequest, ServiceError } from '../model/errors.ts';
 import { describeError, log } from '../log.ts';
 import { ROUTES } from '../routes.ts';
 import { header, type ServiceContext, type ServiceMiddleware } from './context.ts';

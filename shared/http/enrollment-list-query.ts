@@ -1,5 +1,5 @@
 import * as z from '../zod.ts';
-import { ENROLLMENT_STATUSES } from '../domain/enrollments.ts';
+import { ENROLLMENT_STATUSES } from '../model/enrollment.ts';
 import { oneOf, pageQuery } from './query-schemas.ts';
 
 /** A customer's or a campaign's enrollments: always newest first, like Stripe's lists. */

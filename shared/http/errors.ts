@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { ServiceError, type ErrorCode } from '../domain/errors.ts';
+import { ServiceError, type ErrorCode } from '../model/errors.ts';
 import { describeError, log } from '../log.ts';
 import { jsonResult } from './responses.ts';
 

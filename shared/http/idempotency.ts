@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { runtime } from '../composition.ts';
-import { invalidRequest, ServiceError } from '../domain/errors.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import { invalidRequest, ServiceError } from '../model/errors.ts';
+import type { Tenant } from '../model/tenant.ts';
 import {
   claimIdempotencyKey,
   recordIdempotentResponse,

@@ -1,4 +1,4 @@
-import { ServiceError } from '../domain/errors.ts';
+import { ServiceError } from '../model/errors.ts';
 import { ipAllowed } from '../domain/ip-allowlist.ts';
 import { requireAuth, type ServiceMiddleware } from './context.ts';
 

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
-import { invalidRequest, validationFailed, type ServiceError } from '../domain/errors.ts';
-import { isFitText } from '../domain/well-formed-text.ts';
+import { invalidRequest, validationFailed, type ServiceError } from '../model/errors.ts';
+import { isFitText } from '../model/well-formed-text.ts';
 
 /** Where an input came from decides its error: bad path or query → 400, a bad body field → 422 (§7). */
 export type InputSource = 'path' | 'query' | 'body';

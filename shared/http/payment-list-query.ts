@@ -1,5 +1,5 @@
 import * as z from '../zod.ts';
-import { DECLINE_CATEGORIES, PAYMENT_SORTS, PAYMENT_STATUSES } from '../domain/payments.ts';
+import { DECLINE_CATEGORIES, PAYMENT_SORTS, PAYMENT_STATUSES } from '../model/payment.ts';
 import { createdRange, processorName } from './list-filters.ts';
 import { oneOf, pageQuery, queryValue, sortOrder } from './query-schemas.ts';
 

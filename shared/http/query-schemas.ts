@@ -1,6 +1,6 @@
 import * as z from '../zod.ts';
-import { SORT_ORDERS } from '../domain/listing.ts';
-import { PAGE_BOUNDS, PER_PAGE_BOUNDS } from '../domain/pagination.ts';
+import { SORT_ORDERS } from '../model/listing.ts';
+import { PAGE_BOUNDS, PER_PAGE_BOUNDS } from '../model/pagination.ts';
 
 // Query parameters shared by the list endpoints, apart from the path schemas (schemas.ts): only the
 // functions that take them build them at cold start. Helpers used by some lists only are functions,

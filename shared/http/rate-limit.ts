@@ -1,7 +1,7 @@
 import { runtime } from '../composition.ts';
-import { rateLimited } from '../domain/errors.ts';
-import { requestsPerWindow } from '../domain/plans.ts';
-import { describeWindow, secondsUntilAdmitted } from '../domain/sliding-window.ts';
+import { rateLimited } from '../model/errors.ts';
+import { requestsPerWindow } from '../model/plans.ts';
+import { describeWindow, secondsUntilAdmitted } from '../model/sliding-window.ts';
 import { admitRequest } from '../store/rate-limits.ts';
 import { requireAuth, type ServiceContext, type ServiceMiddleware } from './context.ts';
 

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { PageRequest } from '../domain/pagination.ts';
+import type { PageRequest } from '../model/pagination.ts';
 
 /** What a handler's action returns; the middleware turns it into the Lambda proxy result. */
 export interface Reply {

@@ -7,7 +7,7 @@ import { header, requireAuth, type ServiceContext, type ServiceMiddleware } from
 import { withContract } from './contract.ts';
 import { idempotency } from './idempotency.ts';
 import { merchantGate } from './merchant-gate.ts';
-import { invalidRequest } from '../domain/errors.ts';
+import { invalidRequest } from '../model/errors.ts';
 import { parseInput, parseJsonBody } from './parse.ts';
 import { jsonResult, type Reply } from './responses.ts';
 

@@ -1,5 +1,5 @@
-import type { CampaignChannel } from '../domain/campaigns.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { CampaignChannel } from '../model/campaign.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /** Outreach to a customer. Amazon SES (v2) and AWS End User Messaging SMS in AWS; the local outbox locally. */
 export interface EmailMessage {

@@ -1,5 +1,5 @@
-import type { OfferConfig } from '../domain/cancel-flow-steps.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { OfferConfig } from '../model/cancel-flow-steps.ts';
+import type { Tenant } from '../model/tenant.ts';
 import type { ProcessorConnection } from '../store/processor-connections.ts';
 
 /**

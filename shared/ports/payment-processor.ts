@@ -1,5 +1,5 @@
-import type { Payment } from '../domain/payments.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Payment } from '../model/payment.ts';
+import type { Tenant } from '../model/tenant.ts';
 import type { ProcessorConnection } from '../store/processor-connections.ts';
 
 /**

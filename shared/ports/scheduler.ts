@@ -1,4 +1,4 @@
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * One-time jobs at a point in time (payment retries, campaign steps, a tenant's calendar scan).

@@ -8,7 +8,7 @@
  * proxy may trim, so the payload with a '\n' appended also counts, as in the package.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { WebhookRejected } from '../domain/processor-events.ts';
+import { WebhookRejected } from '../model/processor-event.ts';
 
 export interface BraintreeWebhookKeys {
   publicKey: string;

@@ -9,14 +9,14 @@
  * replays are absorbed by de-duplication on the derived event id instead.
  */
 import * as z from '../zod.ts';
-import { minorUnitDigits, parseDecimalAmount } from '../domain/money.ts';
+import { minorUnitDigits, parseDecimalAmount } from '../model/money.ts';
 import {
   WebhookRejected,
   type CustomerSnapshot,
   type PaymentMethodSnapshot,
   type ProcessorEvent,
   type SubscriptionSnapshot,
-} from '../domain/processor-events.ts';
+} from '../model/processor-event.ts';
 import { subscriptionReference } from './braintree-references.ts';
 import { verifyBraintreeSignature, type BraintreeWebhookKeys } from './braintree-signature.ts';
 import { readBraintreeXml, type BraintreeValue } from './braintree-xml.ts';

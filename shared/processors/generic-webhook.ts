@@ -7,7 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from '../zod.ts';
-import { WebhookRejected, type ProcessorEvent } from '../domain/processor-events.ts';
+import { WebhookRejected, type ProcessorEvent } from '../model/processor-event.ts';
 
 export const GENERIC_SIGNATURE_HEADER = 'X-Recovery-Signature';
 export const GENERIC_SIGNATURE_TOLERANCE_SECONDS = 300;

@@ -12,7 +12,7 @@
  * replayable for as long as it is ahead).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { WebhookRejected } from '../domain/processor-events.ts';
+import { WebhookRejected } from '../model/processor-event.ts';
 
 /** Stripe's own default; a signature older than this (by the service clock) is refused. */
 export const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;

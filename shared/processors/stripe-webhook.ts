@@ -16,7 +16,7 @@ import {
   type PaymentMethodSnapshot,
   type ProcessorEvent,
   type SubscriptionSnapshot,
-} from '../domain/processor-events.ts';
+} from '../model/processor-event.ts';
 import { verifyStripeSignature } from './stripe-signature.ts';
 
 export const STRIPE_SIGNATURE_HEADER = 'Stripe-Signature';

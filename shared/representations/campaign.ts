@@ -1,4 +1,4 @@
-import { channelsOf, delayFrom, recoveryRate, totalRecovered, type Campaign, type CampaignStep } from '../domain/campaigns.ts';
+import { channelsOf, delayFrom, recoveryRate, totalRecovered, type Campaign, type CampaignStep } from '../model/campaign.ts';
 import type {
   ActivatedCampaign,
   ArchivedCampaign,

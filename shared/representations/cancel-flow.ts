@@ -1,4 +1,4 @@
-import type { CancelFlow } from '../domain/cancel-flows.ts';
+import type { CancelFlow } from '../model/cancel-flow.ts';
 import type { CancelFlowResource } from './schemas/cancel-flow.ts';
 
 /** The cancel flow as the merchant API shows it (snake_case, every field; flows are small). */

@@ -1,4 +1,4 @@
-import { totalRecovered, type Customer } from '../domain/customers.ts';
+import { totalRecovered, type Customer } from '../model/customer.ts';
 import type { RecoverySummary } from '../domain/customer-queries.ts';
 import type { CustomerDetail, CustomerListItem } from './schemas/customer.ts';
 

@@ -1,4 +1,4 @@
-import type { Enrollment } from '../domain/enrollments.ts';
+import type { Enrollment } from '../model/enrollment.ts';
 import type { EnrollmentResource } from './schemas/enrollment.ts';
 
 export function enrollmentResource(enrollment: Enrollment): EnrollmentResource {

@@ -1,4 +1,4 @@
-import type { Payment } from '../domain/payments.ts';
+import type { Payment } from '../model/payment.ts';
 import { paymentResource } from './payment.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { Customer } from '../domain/customers.ts';
-import type { Payment } from '../domain/payments.ts';
+import type { Customer } from '../model/customer.ts';
+import type { Payment } from '../model/payment.ts';
 import type { CustomerPaymentItem, PaymentDetail, PaymentResource } from './schemas/payment.ts';
 
 /** §2.4: the payment object of lists and events. */

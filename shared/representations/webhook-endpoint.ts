@@ -1,4 +1,4 @@
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import type { WebhookDelivery } from '../store/webhook-deliveries.ts';
 import type { WebhookEndpoint } from '../store/webhook-endpoints.ts';
 import type { WebhookDeliveryResource, WebhookEndpointResource } from './schemas/webhook-endpoint.ts';

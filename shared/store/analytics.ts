@@ -1,5 +1,5 @@
 import { runtime } from '../composition.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { queryAll } from './dynamo.ts';
 import { epochSeconds, tenantPk } from './keys.ts';
 import { transact } from './transactions.ts';

@@ -1,8 +1,8 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { GrantedScope, KeyKind } from '../domain/api-keys.ts';
-import { stateConflict } from '../domain/errors.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { GrantedScope, KeyKind } from '../model/api-key.ts';
+import { stateConflict } from '../model/errors.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { cancelledPositions, queryAll } from './dynamo.ts';
 import { InstanceCache } from './instance-cache.ts';

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import { isCalendarTrigger } from '../domain/calendar-triggers.ts';
-import { definitionOf, type Campaign, type CampaignCounts, type CampaignDefinition } from '../domain/campaigns.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import { definitionOf, type Campaign, type CampaignCounts, type CampaignDefinition } from '../model/campaign.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { batchWriteAll, queryAll } from './dynamo.ts';
 import { recordEventWrite, type ServiceEvent } from './events.ts';

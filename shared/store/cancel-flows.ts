@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import { originChanges, type CancelFlow } from '../domain/cancel-flows.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import { originChanges, type CancelFlow } from '../model/cancel-flow.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { registerOriginWrite, unregisterOriginWrite } from './cors-origins.ts';
 import { missingResource } from './cross-environment.ts';
 import { tenantPk } from './keys.ts';

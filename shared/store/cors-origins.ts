@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import { invalidApiKey, notFound, type ServiceError } from '../domain/errors.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import { invalidApiKey, notFound, type ServiceError } from '../model/errors.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { otherEnvironment, tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;

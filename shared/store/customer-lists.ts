@@ -1,7 +1,7 @@
-import { type Customer, type CustomerFilters, type CustomerListRequest } from '../domain/customers.ts';
-import type { ListResult } from '../domain/listing.ts';
-import { pageOffset } from '../domain/pagination.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import { type Customer, type CustomerFilters, type CustomerListRequest } from '../model/customer.ts';
+import type { ListResult } from '../model/listing.ts';
+import { pageOffset } from '../model/pagination.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { CUSTOMER_SK_PREFIX, customerFromItem, customerPartition } from './customers.ts';
 import { tenantPk } from './keys.ts';
 import { CounterView } from './list-counters.ts';

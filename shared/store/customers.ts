@@ -1,8 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import { calendarCandidate, cardExpiryMonth, monthKey } from '../domain/calendar-triggers.ts';
-import { totalRecovered, type Customer } from '../domain/customers.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import { totalRecovered, type Customer } from '../model/customer.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import type { Key } from './dynamo.ts';
 import { tenantPk } from './keys.ts';

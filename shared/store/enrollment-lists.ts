@@ -1,7 +1,7 @@
-import { ENROLLMENT_STATUSES, type Enrollment, type EnrollmentListRequest, type EnrollmentStatus, type EnrollmentTotals } from '../domain/enrollments.ts';
-import type { ListResult } from '../domain/listing.ts';
-import { pageOffset, slicePage } from '../domain/pagination.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import { ENROLLMENT_STATUSES, type Enrollment, type EnrollmentListRequest, type EnrollmentStatus, type EnrollmentTotals } from '../model/enrollment.ts';
+import type { ListResult } from '../model/listing.ts';
+import { pageOffset, slicePage } from '../model/pagination.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { byCampaignPk, enrollmentFromItem, enrollmentsOf } from './enrollments.ts';
 import { compareKeys, readSegmentPage, segmentTotal, type Segment } from './list-query.ts';
 

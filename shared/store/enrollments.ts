@@ -1,8 +1,8 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { CalendarOccasion } from '../domain/calendar-triggers.ts';
-import type { Enrollment, EnrollmentStatus } from '../domain/enrollments.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Enrollment, EnrollmentStatus } from '../model/enrollment.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { campaignSk } from './campaigns.ts';
 import { BATCH_GET_LIMIT, isConditionFailure, queryAll } from './dynamo.ts';
 import { customerOwnerPartition, epochSeconds, tenantPk } from './keys.ts';

@@ -1,5 +1,5 @@
 import { runtime } from '../composition.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { customerRefKey } from './customers.ts';
 import { BATCH_GET_LIMIT, batchGetConsistent, type Key } from './dynamo.ts';
 import { paymentReferenceKeys, referenceMatch, type ReferenceMatch } from './payments.ts';

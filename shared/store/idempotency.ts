@@ -2,7 +2,7 @@ import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedExcepti
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../composition.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure } from './dynamo.ts';
 import { epochSeconds, tenantPk } from './keys.ts';
 

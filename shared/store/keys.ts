@@ -1,5 +1,5 @@
-import type { KeyKind } from '../domain/api-keys.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { KeyKind } from '../model/api-key.ts';
+import type { Tenant } from '../model/tenant.ts';
 
 /**
  * Partition keys. Everything a merchant owns lives under its tenant partition (merchant + environment),

@@ -1,6 +1,6 @@
 import { runtime } from '../composition.ts';
-import type { TimeWindow } from '../domain/listing.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { TimeWindow } from '../model/listing.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { queryAll } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';

@@ -1,6 +1,6 @@
 import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { TimeWindow } from '../domain/listing.ts';
+import type { TimeWindow } from '../model/listing.ts';
 import { idTimePart } from '../ids.ts';
 import { countedAs, type Bucket, type CounterView } from './list-counters.ts';
 import { GLOBAL_INDEXES, TABLE_KEYS, type GlobalIndexName } from './table-schema.ts';

@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import { notFound, stateConflict } from '../domain/errors.ts';
-import type { Plan } from '../domain/plans.ts';
-import { ENVIRONMENTS, type Tenant } from '../domain/tenant.ts';
+import { notFound, stateConflict } from '../model/errors.ts';
+import type { Plan } from '../model/plans.ts';
+import { ENVIRONMENTS, type Tenant } from '../model/tenant.ts';
 import { forgetGrants } from './api-keys.ts';
 import { cancelledPositions, isConditionFailure, queryAll } from './dynamo.ts';
 import { keyHashPk, merchantPk, tenantPk } from './keys.ts';

@@ -1,7 +1,7 @@
-import type { ListResult } from '../domain/listing.ts';
-import { pageOffset } from '../domain/pagination.ts';
-import { PAYMENT_STATUSES, type Payment, type PaymentFilters, type PaymentListRequest } from '../domain/payments.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { ListResult } from '../model/listing.ts';
+import { pageOffset } from '../model/pagination.ts';
+import { PAYMENT_STATUSES, type Payment, type PaymentFilters, type PaymentListRequest } from '../model/payment.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { tenantPk } from './keys.ts';
 import { CounterView } from './list-counters.ts';
 import {

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { Payment } from '../domain/payments.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Payment } from '../model/payment.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { batchGetConsistent, isConditionFailure, queryAll, type Item, type Key } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';

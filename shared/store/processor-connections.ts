@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import { stateConflict } from '../domain/errors.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import { stateConflict } from '../model/errors.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { cancelledPositions } from './dynamo.ts';
 import { InstanceCache } from './instance-cache.ts';
 import { tenantPk } from './keys.ts';

@@ -2,9 +2,9 @@ import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedExcepti
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../composition.ts';
-import { countInWindow, expiredSeconds, requestsIn, secondOf, type SecondCounts } from '../domain/sliding-window.ts';
-import type { KeyKind } from '../domain/api-keys.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import { countInWindow, expiredSeconds, requestsIn, secondOf, type SecondCounts } from '../model/sliding-window.ts';
+import type { KeyKind } from '../model/api-key.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure, type Item } from './dynamo.ts';
 import { rateLimitPk } from './keys.ts';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { runtime } from '../composition.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { batchWriteAll, type Item, type Key } from './dynamo.ts';
 import { epochSeconds, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';

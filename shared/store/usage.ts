@@ -1,5 +1,5 @@
 import { runtime } from '../composition.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 

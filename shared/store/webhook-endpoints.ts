@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { Tenant } from '../domain/tenant.ts';
+import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { isConditionFailure, queryAll } from './dynamo.ts';
 import { tenantPk } from './keys.ts';

@@ -1,7 +1,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
-import { hashKey } from '../../shared/domain/api-keys.ts';
+import { hashKey } from '../../shared/model/api-key.ts';
 import { KEY_CACHE_SECONDS } from '../../shared/store/api-keys.ts';
 import { advanceClock, call, newMerchant } from '../support/api.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
 import { scanCalendar } from '../../shared/domain/calendar-scan.ts';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { call, newMerchant } from '../support/api.ts';
 import { activeFlow, advance, flowBody, startSession } from '../support/cancel-flows.ts';
 import { tenantItems } from '../support/tenant-items.ts';

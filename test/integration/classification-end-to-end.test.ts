@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { newMerchant } from '../support/api.ts';
 import { A_HARD, A_SOFT, A_TERMINAL, B_HARD, B_SOFT, B_TERMINAL, GENERIC, GENERIC_DEFAULTS } from '../support/spec-decline-tables.ts';
 import { stripeChargeFailure } from '../support/stripe-events.ts';

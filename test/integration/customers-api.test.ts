@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, newMerchant } from '../support/api.ts';
 import { byKey, merchantWithProcessors, readAllPages, recordFailure, recordSuccess, storedCustomers, storedPayments } from '../support/recovery-data.ts';
 import { genericFailure, postGeneric } from '../support/webhooks.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
 import { campaignSweepJobId, sweepCampaign, type CampaignSweepJob } from '../../shared/domain/campaign-sweeps.ts';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { requestCounter } from '../support/dynamodb-requests.ts';
 import { tenantItems } from '../support/tenant-items.ts';

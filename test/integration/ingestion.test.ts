@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant } from '../support/api.ts';
 import { postBraintreeFailure, postBraintreeNotification } from '../support/braintree-events.ts';
 import { stripeChargeFailure } from '../support/stripe-events.ts';

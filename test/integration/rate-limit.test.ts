@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
-import { secondOf } from '../../shared/domain/sliding-window.ts';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import { secondOf } from '../../shared/model/sliding-window.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { newId } from '../../shared/ids.ts';
 import { admitRequest } from '../../shared/store/rate-limits.ts';
 import { rateLimitPk } from '../../shared/store/keys.ts';

@@ -9,7 +9,7 @@ const previousLevel = vi.hoisted(() => {
 });
 
 import { runtime } from '../../shared/composition.ts';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { useMetricSink } from '../../shared/metrics.ts';
 import { enrollmentResource } from '../../shared/representations/enrollment.ts';
 import { enrollmentSchema } from '../../shared/representations/schemas/enrollment.ts';

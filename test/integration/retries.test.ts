@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
 import { usagePeriod } from '../../shared/store/usage.ts';
 import { advanceClock, call, newMerchant, runDueJobs } from '../support/api.ts';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeOfferApplier } from '../../shared/adapters/aws/stripe-offer-applier.ts';
-import type { OfferConfig } from '../../shared/domain/cancel-flow-steps.ts';
+import type { OfferConfig } from '../../shared/model/cancel-flow-steps.ts';
 import type { OfferRequest } from '../../shared/ports/offer-applier.ts';
 import type { ProcessorConnection } from '../../shared/store/processor-connections.ts';
 import { ok, startFakeStripe, stripeError, type FakeStripe } from '../support/fake-stripe.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';

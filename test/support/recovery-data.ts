@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, newMerchant } from './api.ts';
 import { tenantItems } from './tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from './webhooks.ts';

@@ -1,5 +1,5 @@
 import { runtime } from '../../shared/composition.ts';
-import type { Tenant } from '../../shared/domain/tenant.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { queryAll } from '../../shared/store/dynamo.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, isPublicAddress } from '../../shared/domain/address-policy.ts';
+import { classifyAddress, isPublicAddress } from '../../shared/model/address-policy.ts';
 
 const octet = fc.integer({ min: 0, max: 255 });
 const v4 = (a: fc.Arbitrary<number>, b: fc.Arbitrary<number> = octet) => fc.tuple(a, b, octet, octet).map((parts) => parts.join('.'));

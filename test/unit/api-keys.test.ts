@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateKey, hashKey, parseKeyShape, scopeSatisfied } from '../../shared/domain/api-keys.ts';
+import { generateKey, hashKey, parseKeyShape, scopeSatisfied } from '../../shared/model/api-key.ts';
 import { newId } from '../../shared/ids.ts';
 
 describe('API key shapes (§5)', () => {

@@ -1,7 +1,7 @@
 import braintree from 'braintree';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WebhookRejected } from '../../shared/domain/processor-events.ts';
+import { WebhookRejected } from '../../shared/model/processor-event.ts';
 import { verifyBraintreeSignature } from '../../shared/processors/braintree-signature.ts';
 import { signBraintreePayload, signedBraintreeNotification } from '../support/braintree-signing.ts';
 

@@ -1,7 +1,7 @@
 import braintree from 'braintree';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WebhookRejected, type ProcessorEvent } from '../../shared/domain/processor-events.ts';
+import { WebhookRejected, type ProcessorEvent } from '../../shared/model/processor-event.ts';
 import { subscriptionReference } from '../../shared/processors/braintree-references.ts';
 import { parseBraintreeWebhook, toMinorUnits } from '../../shared/processors/braintree-webhook.ts';
 import {

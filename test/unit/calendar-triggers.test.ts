@@ -8,7 +8,7 @@ import {
   PRE_DUNNING_LEAD_DAYS,
   type CalendarOccasion,
 } from '../../shared/domain/calendar-triggers.ts';
-import type { Customer, PaymentMethod, Subscription } from '../../shared/domain/customers.ts';
+import type { Customer, PaymentMethod, Subscription } from '../../shared/model/customer.ts';
 import { lastDailyRun } from '../../shared/jobs.ts';
 
 const NOW = new Date('2026-11-22T14:00:00Z');

@@ -22,8 +22,8 @@ import {
   type CampaignDefinition,
   type CampaignStatus,
   type CampaignStep,
-} from '../../shared/domain/campaigns.ts';
-import { ServiceError } from '../../shared/domain/errors.ts';
+} from '../../shared/model/campaign.ts';
+import { ServiceError } from '../../shared/model/errors.ts';
 import { createCampaignBody, updateCampaignBody } from '../../shared/http/campaign-schemas.ts';
 import { parseInput } from '../../shared/http/parse.ts';
 

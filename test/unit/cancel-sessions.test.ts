@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addMonths } from '../../shared/adapters/aws/stripe-offer-applier.ts';
 import { churnedCustomer, feedbackOf, matchSubscription } from '../../shared/domain/cancel-feedback.ts';
-import { cancelFlowStep } from '../../shared/domain/cancel-flow-steps.ts';
-import { isWebOrigin, newCancelFlow, originChanges, refusal, type CancelFlow } from '../../shared/domain/cancel-flows.ts';
+import { cancelFlowStep } from '../../shared/model/cancel-flow-steps.ts';
+import { isWebOrigin, newCancelFlow, originChanges, refusal, type CancelFlow } from '../../shared/model/cancel-flow.ts';
 import {
   acceptedOfferOf,
   advanceChange,
@@ -16,8 +16,8 @@ import {
   stepView,
   type CancelSession,
 } from '../../shared/domain/cancel-sessions.ts';
-import type { Customer } from '../../shared/domain/customers.ts';
-import { ServiceError } from '../../shared/domain/errors.ts';
+import type { Customer } from '../../shared/model/customer.ts';
+import { ServiceError } from '../../shared/model/errors.ts';
 
 const NOW = new Date('2026-12-01T10:00:00.250Z');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customerStatus, type Subscription } from '../../shared/domain/customers.ts';
+import { customerStatus, type Subscription } from '../../shared/model/customer.ts';
 import { renews } from '../../shared/domain/calendar-triggers.ts';
 import { churnedCustomer } from '../../shared/domain/cancel-feedback.ts';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_COUNTERS } from '../../shared/domain/campaigns.ts';
-import { enrollmentTotals } from '../../shared/domain/enrollments.ts';
+import { EMPTY_COUNTERS } from '../../shared/model/campaign.ts';
+import { enrollmentTotals } from '../../shared/model/enrollment.ts';
 
 describe("a campaign's enrollment totals from its counters", () => {
   it('gives every status its count when the counters account for every enrollment', () => {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WebhookRejected, type ProcessorEvent } from '../../shared/domain/processor-events.ts';
+import { WebhookRejected, type ProcessorEvent } from '../../shared/model/processor-event.ts';
 import { parseGenericWebhook, signGenericPayload, verifyGenericSignature } from '../../shared/processors/generic-webhook.ts';
 
 const SECRET = 'generic_unit_secret_0123456789';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../shared/domain/errors.ts';
+import { ServiceError } from '../../shared/model/errors.ts';
 import { parseJsonBody } from '../../shared/http/parse.ts';
 
 const parse = (text: string) => parseJsonBody(text, false, 'application/json');

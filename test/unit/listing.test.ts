@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anonymizePayment, scrub } from '../../shared/domain/customer-erasure.ts';
 import { recoverySummary } from '../../shared/domain/customer-queries.ts';
-import { createdWindow } from '../../shared/domain/listing.ts';
-import type { Payment } from '../../shared/domain/payments.ts';
+import { createdWindow } from '../../shared/model/listing.ts';
+import type { Payment } from '../../shared/model/payment.ts';
 import { idTimePart, newId } from '../../shared/ids.ts';
 import { countedAs, withPairs } from '../../shared/store/list-counters.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_TEMPLATES, calendarTemplate, renderEmail, renderSms, templateForAction } from '../../shared/domain/message-templates.ts';
-import { paymentUpdateUrlProblem, safePaymentUpdateUrl } from '../../shared/domain/payment-update-url.ts';
+import { paymentUpdateUrlProblem, safePaymentUpdateUrl } from '../../shared/model/payment-update-url.ts';
 import { A_HARD, B_HARD } from '../support/spec-decline-tables.ts';
-import { formatMoney, parseDecimalAmount, toDecimalString } from '../../shared/domain/money.ts';
+import { formatMoney, parseDecimalAmount, toDecimalString } from '../../shared/model/money.ts';
 
 const context = { customerName: 'Ada', merchantName: 'Acme', amount: 1999, currency: 'usd', updateUrl: 'https://acme.example/billing' };
 

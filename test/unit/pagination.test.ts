@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { slicePage } from '../../shared/domain/pagination.ts';
+import { slicePage } from '../../shared/model/pagination.ts';
 import { pageQuery } from '../../shared/http/query-schemas.ts';
 
 const query = z.strictObject(pageQuery);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wallTime } from '../../shared/domain/local-time.ts';
+import { wallTime } from '../../shared/model/local-time.ts';
 import { inQuietHours, shiftOutOfQuietHours } from '../../shared/domain/quiet-hours.ts';
 
 const berlin = (start: number, end: number) => ({ enabled: true, start_hour: start, end_hour: end, timezone: 'Europe/Berlin' });
@@ -49,7 +49,7 @@ describe('quiet hours', () => {
 
 describe('wall-clock times across DST', () => {
   it('resolves a repeated hour to its first occurrence and moves a skipped one forward by the gap', async () => {
-    const { atWallTime } = await import('../../shared/domain/local-time.ts');
+    const { atWallTime } = await import('../../shared/model/local-time.ts');
     expect(atWallTime('Europe/Berlin', 2026, 10, 25, 2, 30).toISOString()).toBe('2026-10-25T00:30:00.000Z');
     expect(atWallTime('Europe/Berlin', 2026, 3, 29, 2, 30).toISOString()).toBe('2026-03-29T01:30:00.000Z'); // 03:30 CEST
     expect(atWallTime('America/New_York', 2026, 11, 1, 1, 30).toISOString()).toBe('2026-11-01T05:30:00.000Z');

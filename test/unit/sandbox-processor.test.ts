@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sandboxProcessor } from '../../shared/adapters/sandbox-processor.ts';
 import { classifyDecline } from '../../shared/domain/decline-classification.ts';
-import type { Payment } from '../../shared/domain/payments.ts';
+import type { Payment } from '../../shared/model/payment.ts';
 import type { RetryRequest } from '../../shared/ports/payment-processor.ts';
 
 function request(psp: string, cardLastFour: string): RetryRequest {

@@ -7,7 +7,7 @@ import {
   secondOf,
   secondsUntilAdmitted,
   type SecondCounts,
-} from '../../shared/domain/sliding-window.ts';
+} from '../../shared/model/sliding-window.ts';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0) + 250;
 const WINDOW_MS = 60_000;

@@ -2,8 +2,8 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqsCompletionQueue } from '../../shared/adapters/aws/sqs-completion-queue.ts';
-import { newCancelFlow } from '../../shared/domain/cancel-flows.ts';
-import { cancelCompletionSchema } from '../../shared/domain/cancel-completion-schema.ts';
+import { newCancelFlow } from '../../shared/model/cancel-flow.ts';
+import { cancelCompletionSchema } from '../../shared/model/cancel-session.ts';
 import { completionOf, hashToken, newSession } from '../../shared/domain/cancel-sessions.ts';
 
 const NOW = new Date('2026-12-01T10:00:00.000Z');

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { WebhookRejected } from '../../shared/domain/processor-events.ts';
+import { WebhookRejected } from '../../shared/model/processor-event.ts';
 import { STRIPE_SIGNATURE_TOLERANCE_SECONDS, verifyStripeSignature } from '../../shared/processors/stripe-signature.ts';
 
 const SECRET = 'whsec_signature_unit_0123456789';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { WebhookRejected, type ProcessorEvent } from '../../shared/domain/processor-events.ts';
+import { WebhookRejected, type ProcessorEvent } from '../../shared/model/processor-event.ts';
 import { parseStripeWebhook } from '../../shared/processors/stripe-webhook.ts';
 
 const SECRET = 'whsec_unit_test_secret_0123456789';

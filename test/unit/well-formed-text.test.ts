@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wellFormedText } from '../../shared/domain/well-formed-text.ts';
+import { wellFormedText } from '../../shared/model/well-formed-text.ts';
 
 describe('processor text made well-formed', () => {
   it('drops NUL and replaces half a surrogate pair, in every string of the event, keys included', () => {

@@ -15,9 +15,9 @@
  * and when the sale repeats the same amount on the same card Braintree's duplicate check (when the
  * merchant has it on) rejects it.
  */
-import type { Payment } from '../../domain/payments.ts';
+import type { Payment } from '../../model/payment.ts';
 import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
-import { toDecimalString } from '../../domain/money.ts';
+import { toDecimalString } from '../../model/money.ts';
 import { subscriptionReference } from '../../processors/braintree-references.ts';
 import {
   BRAINTREE_PRODUCTION,

@@ -1,4 +1,4 @@
-import type { CampaignChannel } from '../../domain/campaigns.ts';
+import type { CampaignChannel } from '../../model/campaign.ts';
 import { PermanentSendFailure, type SendRefusal } from '../../ports/messaging.ts';
 
 /** What a classifier reads of an SDK error: its name and, for End User Messaging, its `Reason` field. */

@@ -11,7 +11,7 @@
  * attempt) safe.
  */
 import * as z from '../../zod.ts';
-import type { Payment } from '../../domain/payments.ts';
+import type { Payment } from '../../model/payment.ts';
 import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
 import { withinDeadline } from './retry-deadline.ts';
 import { createStripeApi, StripeApiError, stripePath, type StripeApi, type StripeEndpoint } from './stripe-api.ts';

@@ -1,6 +1,6 @@
 import * as z from '../../zod.ts';
 import { CATEGORIES, CHANNELS, INTERVALS } from '../../domain/analytics.ts';
-import { CAMPAIGN_STATUSES } from '../../domain/campaigns.ts';
+import { CAMPAIGN_STATUSES } from '../../model/campaign.ts';
 import { amount, count, currency, prefixedId, rate } from './common.ts';
 
 const day = z.iso.date();

@@ -1,8 +1,8 @@
 import * as z from '../../zod.ts';
-import { SCOPES, WIDGET_SCOPE } from '../../domain/api-keys.ts';
+import { SCOPES, WIDGET_SCOPE } from '../../model/api-key.ts';
 import type { describeCaller } from '../../domain/api-key-lifecycle.ts';
-import { PLAN_NAMES, type Plan } from '../../domain/plans.ts';
-import { ENVIRONMENTS } from '../../domain/tenant.ts';
+import { PLAN_NAMES, type Plan } from '../../model/plans.ts';
+import { ENVIRONMENTS } from '../../model/tenant.ts';
 import { count, prefixedId, timestamp, type Assert, type Same } from './common.ts';
 
 const grantedScopes = z.array(z.enum([...SCOPES, WIDGET_SCOPE]));

@@ -1,5 +1,5 @@
 import * as z from '../../zod.ts';
-import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CAMPAIGN_TRIGGERS, TRIGGER_DECLINE_CATEGORIES } from '../../domain/campaigns.ts';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CAMPAIGN_TRIGGERS, TRIGGER_DECLINE_CATEGORIES } from '../../model/campaign.ts';
 import { amount, count, currency, prefixedId, rate, timestamp } from './common.ts';
 
 const id = prefixedId('cmp');

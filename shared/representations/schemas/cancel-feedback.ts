@@ -1,5 +1,5 @@
 import * as z from '../../zod.ts';
-import { offerConfig } from '../../domain/cancel-flow-steps.ts';
+import { offerConfig } from '../../model/cancel-flow-steps.ts';
 import { OUTCOMES } from '../../domain/cancel-sessions.ts';
 import { count, prefixedId, timestamp } from './common.ts';
 

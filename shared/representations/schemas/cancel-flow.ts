@@ -1,6 +1,6 @@
 import * as z from '../../zod.ts';
-import { confirmConfig, offerConfig, surveyConfig } from '../../domain/cancel-flow-steps.ts';
-import { CANCEL_FLOW_STATUSES } from '../../domain/cancel-flows.ts';
+import { confirmConfig, offerConfig, surveyConfig } from '../../model/cancel-flow-steps.ts';
+import { CANCEL_FLOW_STATUSES } from '../../model/cancel-flow.ts';
 import { count, prefixedId, timestamp } from './common.ts';
 
 /** A flow's step as stored (the domain's own step schemas) with its output-only position. */

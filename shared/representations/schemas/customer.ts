@@ -1,5 +1,5 @@
 import * as z from '../../zod.ts';
-import { CUSTOMER_STATUSES } from '../../domain/customers.ts';
+import { CUSTOMER_STATUSES } from '../../model/customer.ts';
 import type { eraseCustomer } from '../../domain/customer-erasure.ts';
 import { amount, count, currency, prefixedId, rate, timestamp, type Assert, type Same } from './common.ts';
 

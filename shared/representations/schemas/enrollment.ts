@@ -1,5 +1,5 @@
 import * as z from '../../zod.ts';
-import { ENROLLMENT_STATUSES, SKIP_REASONS, type StopReason } from '../../domain/enrollments.ts';
+import { ENROLLMENT_STATUSES, SKIP_REASONS, type StopReason } from '../../model/enrollment.ts';
 import { count, prefixedId, timestamp, type Assert, type Same } from './common.ts';
 
 const STOP_REASONS = ['recovered', 'terminal', 'card_updated', 'max_attempts', 'archived', 'no_contact', 'occasion_passed', 'subscription_ended'] as const;

@@ -1,5 +1,5 @@
 import * as z from '../../zod.ts';
-import type { ErrorCode } from '../../domain/errors.ts';
+import type { ErrorCode } from '../../model/errors.ts';
 import type { ErrorBody } from '../../http/errors.ts';
 import type { Assert, Same } from './common.ts';
 

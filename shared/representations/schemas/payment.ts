@@ -1,5 +1,5 @@
 import * as z from '../../zod.ts';
-import { DECLINE_CATEGORIES, PAYMENT_STATUSES } from '../../domain/payments.ts';
+import { DECLINE_CATEGORIES, PAYMENT_STATUSES } from '../../model/payment.ts';
 import { amount, count, currency, prefixedId, timestamp } from './common.ts';
 
 /** §2.4: the payment object of lists and events. */

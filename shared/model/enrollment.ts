@@ -1,6 +1,6 @@
-import type { CalendarOccasion } from './calendar-triggers.ts';
-import type { CampaignCounters } from './campaigns.ts';
-import type { PaymentMethod } from './customers.ts';
+import type { CalendarOccasion } from '../domain/calendar-triggers.ts';
+import type { CampaignCounters } from './campaign.ts';
+import type { PaymentMethod } from './customer.ts';
 import type { PageRequest } from './pagination.ts';
 
 /** A customer's passage through one campaign for one failure (or one manual enrollment). */

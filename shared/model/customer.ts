@@ -1,5 +1,5 @@
 import type { ListRequest, TimeWindow } from './listing.ts';
-import type { PaymentMethodSnapshot } from './processor-events.ts';
+import type { PaymentMethodSnapshot } from './processor-event.ts';
 
 /** §2.3. Stored and served in the spec's own field names. */
 export const CUSTOMER_STATUSES = ['active', 'recovered', 'churned'] as const;

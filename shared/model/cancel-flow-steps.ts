@@ -1,6 +1,6 @@
 import * as z from '../zod.ts';
 import { requiredText, wholeNumber } from '../body-fields.ts';
-import { isWebOrigin, OFFER_TYPES, STEP_TYPES } from './cancel-flows.ts';
+import { isWebOrigin, OFFER_TYPES, STEP_TYPES } from './cancel-flow.ts';
 
 /**
  * What a cancel flow may contain: its steps, name and allowed origins, as zod schemas, with the types
