@@ -81,7 +81,7 @@ async function run(argv: string[]): Promise<unknown> {
   const { parseMerchantTerms, parseKeyRequest } = await import('./local/ops-arguments.ts');
   const now = runtime.clock.now();
   if (noun === 'merchant' && verb === 'create' && target === undefined) {
-    const { onboardMerchant } = await import('../shared/domain/merchant-onboarding.ts');
+    const { onboardMerchant } = await import('../shared/domain/access/merchant-onboarding.ts');
     const { merchant, keys } = await onboardMerchant(parseMerchantTerms(values), now);
     return {
       merchant_id: merchant.id,
@@ -93,7 +93,7 @@ async function run(argv: string[]): Promise<unknown> {
     };
   }
   if (noun === 'merchant' && verb === 'update' && target !== undefined) {
-    const { changeMerchantTerms } = await import('../shared/domain/merchant-onboarding.ts');
+    const { changeMerchantTerms } = await import('../shared/domain/access/merchant-onboarding.ts');
     const merchant = await changeMerchantTerms(target, parseMerchantTerms(values), now);
     return {
       merchant_id: merchant.id,
@@ -105,7 +105,7 @@ async function run(argv: string[]): Promise<unknown> {
     };
   }
   if (noun === 'key' && verb === 'create' && target === undefined) {
-    const { issueApiKey } = await import('../shared/domain/api-key-lifecycle.ts');
+    const { issueApiKey } = await import('../shared/domain/access/api-key-lifecycle.ts');
     const { tenant, request } = parseKeyRequest(values);
     const { record, secret } = await issueApiKey(tenant, request, now);
     return { id: record.id, merchant_id: tenant.merchantId, environment: tenant.environment, type: record.kind, scopes: record.scopes, secret };

@@ -1,7 +1,7 @@
 import { SCOPES, type Scope } from '../../shared/model/api-key.ts';
-import type { NewKeyRequest } from '../../shared/domain/api-key-lifecycle.ts';
-import { parseAllowlistEntry } from '../../shared/domain/ip-allowlist.ts';
-import type { MerchantTerms } from '../../shared/domain/merchant-onboarding.ts';
+import type { NewKeyRequest } from '../../shared/domain/access/api-key-lifecycle.ts';
+import { parseAllowlistEntry } from '../../shared/domain/access/ip-allowlist.ts';
+import type { MerchantTerms } from '../../shared/domain/access/merchant-onboarding.ts';
 import { PLAN_NAMES, type Plan } from '../../shared/model/plans.ts';
 import { ENVIRONMENTS, type Environment, type Tenant } from '../../shared/model/tenant.ts';
 

@@ -1,7 +1,7 @@
 import { runtime } from '../../shared/composition.ts';
-import { activateCancelFlow, createCancelFlow } from '../../shared/domain/cancel-flow-lifecycle.ts';
+import { activateCancelFlow, createCancelFlow } from '../../shared/domain/cancel-flows/cancel-flow-lifecycle.ts';
 import type { CancelFlowDefinition } from '../../shared/model/cancel-flow.ts';
-import { onboardMerchant } from '../../shared/domain/merchant-onboarding.ts';
+import { onboardMerchant } from '../../shared/domain/access/merchant-onboarding.ts';
 import { findActiveCancelFlowId } from '../../shared/store/cancel-flows.ts';
 import { findMerchant } from '../../shared/store/merchants.ts';
 import type { Credentials } from './credentials.ts';

@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { campaignAnalytics } from '#shared/domain/campaign-analytics';
+import { campaignAnalytics } from '#shared/domain/analytics/campaign-analytics';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { isoDate } from '#shared/http/time-schemas';

@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { INTERVALS, recoveryAnalytics } from '#shared/domain/analytics';
+import { INTERVALS, recoveryAnalytics } from '#shared/domain/analytics/recovery-analytics';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { isoDate } from '#shared/http/time-schemas';

@@ -1,6 +1,6 @@
 import * as z from '#shared/zod';
 import { SCOPES } from '#shared/model/api-key';
-import { issueApiKey } from '#shared/domain/api-key-lifecycle';
+import { issueApiKey } from '#shared/domain/access/api-key-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { created, showingSecret } from '#shared/http/responses';
 import { isoTimestamp } from '#shared/http/time-schemas';

@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { listKeys } from '#shared/domain/api-key-lifecycle';
+import { listKeys } from '#shared/domain/access/api-key-lifecycle';
 import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';

@@ -1,4 +1,4 @@
-import { revokeApiKey } from '#shared/domain/api-key-lifecycle';
+import { revokeApiKey } from '#shared/domain/access/api-key-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

@@ -1,4 +1,4 @@
-import { rotateApiKey } from '#shared/domain/api-key-lifecycle';
+import { rotateApiKey } from '#shared/domain/access/api-key-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok, showingSecret } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

@@ -1,4 +1,4 @@
-import { describeCaller } from '#shared/domain/api-key-lifecycle';
+import { describeCaller } from '#shared/domain/access/api-key-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 

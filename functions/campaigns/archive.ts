@@ -1,4 +1,4 @@
-import { changeCampaignStatus } from '#shared/domain/campaign-lifecycle';
+import { changeCampaignStatus } from '#shared/domain/campaigns/campaign-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

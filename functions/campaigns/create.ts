@@ -1,4 +1,4 @@
-import { createCampaign } from '#shared/domain/campaign-lifecycle';
+import { createCampaign } from '#shared/domain/campaigns/campaign-lifecycle';
 import { createCampaignBody } from '#shared/http/campaign-schemas';
 import { restHandler } from '#shared/http/rest-handler';
 import { created } from '#shared/http/responses';

@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { enrollManually } from '#shared/domain/dunning';
+import { enrollManually } from '#shared/domain/dunning/dunning';
 import { restHandler } from '#shared/http/rest-handler';
 import { created } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

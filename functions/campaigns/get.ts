@@ -1,4 +1,4 @@
-import { getCampaign } from '#shared/domain/campaign-lifecycle';
+import { getCampaign } from '#shared/domain/campaigns/campaign-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { listCampaigns } from '#shared/domain/campaign-lifecycle';
+import { listCampaigns } from '#shared/domain/campaigns/campaign-lifecycle';
 import { CAMPAIGN_SORTS, CAMPAIGN_STATUSES, CAMPAIGN_TRIGGERS } from '#shared/model/campaign';
 import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';

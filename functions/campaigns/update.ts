@@ -1,4 +1,4 @@
-import { updateCampaign } from '#shared/domain/campaign-lifecycle';
+import { updateCampaign } from '#shared/domain/campaigns/campaign-lifecycle';
 import { updateCampaignBody } from '#shared/http/campaign-schemas';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';

@@ -1,6 +1,6 @@
 import * as z from '#shared/zod';
-import { listCancelFeedback } from '#shared/domain/cancel-feedback-listing';
-import { OUTCOMES } from '#shared/domain/cancel-sessions';
+import { listCancelFeedback } from '#shared/domain/cancel-flows/cancel-feedback-listing';
+import { OUTCOMES } from '#shared/domain/cancel-flows/cancel-sessions';
 import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';

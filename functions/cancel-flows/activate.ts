@@ -1,4 +1,4 @@
-import { activateCancelFlow } from '#shared/domain/cancel-flow-lifecycle';
+import { activateCancelFlow } from '#shared/domain/cancel-flows/cancel-flow-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

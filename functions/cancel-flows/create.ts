@@ -1,4 +1,4 @@
-import { createCancelFlow } from '#shared/domain/cancel-flow-lifecycle';
+import { createCancelFlow } from '#shared/domain/cancel-flows/cancel-flow-lifecycle';
 import { createCancelFlowBody } from '#shared/http/cancel-flow-schemas';
 import { restHandler } from '#shared/http/rest-handler';
 import { created } from '#shared/http/responses';

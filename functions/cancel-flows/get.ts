@@ -1,4 +1,4 @@
-import { getCancelFlow } from '#shared/domain/cancel-flow-lifecycle';
+import { getCancelFlow } from '#shared/domain/cancel-flows/cancel-flow-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

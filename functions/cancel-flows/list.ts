@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { listTenantCancelFlows } from '#shared/domain/cancel-flow-lifecycle';
+import { listTenantCancelFlows } from '#shared/domain/cancel-flows/cancel-flow-lifecycle';
 import { CANCEL_FLOW_STATUSES } from '#shared/model/cancel-flow';
 import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';

@@ -1,4 +1,4 @@
-import { updateCancelFlow } from '#shared/domain/cancel-flow-lifecycle';
+import { updateCancelFlow } from '#shared/domain/cancel-flows/cancel-flow-lifecycle';
 import { updateCancelFlowBody } from '#shared/http/cancel-flow-schemas';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';

@@ -1,5 +1,5 @@
-import { advanceSession } from '#shared/domain/cancel-session-lifecycle';
-import { sessionView } from '#shared/domain/cancel-sessions';
+import { advanceSession } from '#shared/domain/cancel-flows/cancel-session-lifecycle';
+import { sessionView } from '#shared/domain/cancel-flows/cancel-sessions';
 import { advanceSessionBody } from '#shared/http/cancel-session-schemas';
 import { edgeHandler, tokenParam } from '#shared/http/edge-handler';
 import type { AdvancedSession } from '#shared/representations/schemas/cancel-session';

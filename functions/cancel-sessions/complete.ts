@@ -1,4 +1,4 @@
-import { completeSession } from '#shared/domain/cancel-session-completion';
+import { completeSession } from '#shared/domain/cancel-flows/cancel-session-completion';
 import { completeSessionBody } from '#shared/http/cancel-session-schemas';
 import { edgeHandler, tokenParam } from '#shared/http/edge-handler';
 import type { CompletedSession } from '#shared/representations/schemas/cancel-session';

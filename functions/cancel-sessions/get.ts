@@ -1,5 +1,5 @@
-import { readSession } from '#shared/domain/cancel-session-lifecycle';
-import { sessionView, stepView } from '#shared/domain/cancel-sessions';
+import { readSession } from '#shared/domain/cancel-flows/cancel-session-lifecycle';
+import { sessionView, stepView } from '#shared/domain/cancel-flows/cancel-sessions';
 import { edgeHandler, tokenParam } from '#shared/http/edge-handler';
 import type { SessionState } from '#shared/representations/schemas/cancel-session';
 

@@ -1,5 +1,5 @@
-import { startSession } from '#shared/domain/cancel-session-lifecycle';
-import { sessionView } from '#shared/domain/cancel-sessions';
+import { startSession } from '#shared/domain/cancel-flows/cancel-session-lifecycle';
+import { sessionView } from '#shared/domain/cancel-flows/cancel-sessions';
 import { startSessionBody } from '#shared/http/cancel-session-schemas';
 import { edgeHandler } from '#shared/http/edge-handler';
 import type { StartedSession } from '#shared/representations/schemas/cancel-session';

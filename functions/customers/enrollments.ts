@@ -1,4 +1,4 @@
-import { listCustomerEnrollments } from '#shared/domain/enrollment-queries';
+import { listCustomerEnrollments } from '#shared/domain/campaigns/enrollment-queries';
 import { enrollmentListQuery } from '#shared/http/enrollment-list-query';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';

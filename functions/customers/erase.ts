@@ -1,4 +1,4 @@
-import { eraseCustomer } from '#shared/domain/customer-erasure';
+import { eraseCustomer } from '#shared/domain/customers/customer-erasure';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

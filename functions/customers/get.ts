@@ -1,4 +1,4 @@
-import { customerWithSummary } from '#shared/domain/customer-queries';
+import { customerWithSummary } from '#shared/domain/customers/customer-queries';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

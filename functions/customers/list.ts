@@ -1,4 +1,4 @@
-import { listCustomers } from '#shared/domain/customer-queries';
+import { listCustomers } from '#shared/domain/customers/customer-queries';
 import { customerListQuery } from '#shared/http/customer-list-query';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';

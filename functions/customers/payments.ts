@@ -1,4 +1,4 @@
-import { listCustomerPayments } from '#shared/domain/payment-queries';
+import { listCustomerPayments } from '#shared/domain/customers/payment-queries';
 import { customerPaymentsQuery } from '#shared/http/customer-payments-query';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';

@@ -1,6 +1,6 @@
 import * as z from '#shared/zod';
 import { runtime } from '#shared/composition';
-import { scanCalendar } from '#shared/domain/calendar-scan';
+import { scanCalendar } from '#shared/domain/dunning/calendar-scan';
 import { jobHandler } from '#shared/job-handler';
 
 const payload = z.object({

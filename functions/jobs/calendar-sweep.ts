@@ -1,5 +1,5 @@
 import { runtime } from '#shared/composition';
-import { sweepCalendar } from '#shared/domain/calendar-scan';
+import { sweepCalendar } from '#shared/domain/dunning/calendar-scan';
 import { recurringJobHandler } from '#shared/recurring-job-handler';
 
 /** The daily calendar sweep (a recurring schedule's target): queues one calendar scan per tenant with an active calendar campaign. */

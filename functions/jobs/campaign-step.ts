@@ -1,6 +1,6 @@
 import * as z from '#shared/zod';
 import { runtime } from '#shared/composition';
-import { runCampaignStep } from '#shared/domain/dunning-steps';
+import { runCampaignStep } from '#shared/domain/dunning/dunning-steps';
 import { jobHandler } from '#shared/job-handler';
 
 const payload = z.object({

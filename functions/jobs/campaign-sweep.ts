@@ -1,6 +1,6 @@
 import * as z from '#shared/zod';
 import { runtime } from '#shared/composition';
-import { sweepCampaign } from '#shared/domain/campaign-sweeps';
+import { sweepCampaign } from '#shared/domain/campaigns/campaign-sweeps';
 import { jobHandler } from '#shared/job-handler';
 
 const payload = z.object({

@@ -1,6 +1,6 @@
 import * as z from '#shared/zod';
 import { runtime } from '#shared/composition';
-import { runRetryAttempt } from '#shared/domain/retry-execution';
+import { runRetryAttempt } from '#shared/domain/retries/retry-execution';
 import { jobHandler } from '#shared/job-handler';
 import { metrics } from '#shared/metrics';
 

@@ -2,7 +2,7 @@ import * as z from '#shared/zod';
 import { scheduler } from '#shared/adapters/scheduler';
 import { webhookSender } from '#shared/adapters/webhook-sender';
 import { runtime } from '#shared/composition';
-import { runDeliveryAttempt } from '#shared/domain/webhooks';
+import { runDeliveryAttempt } from '#shared/domain/outbound-webhooks/endpoints';
 import { jobHandler } from '#shared/job-handler';
 
 const payload = z.object({

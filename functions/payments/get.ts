@@ -1,4 +1,4 @@
-import { paymentWithCustomer } from '#shared/domain/payment-queries';
+import { paymentWithCustomer } from '#shared/domain/customers/payment-queries';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

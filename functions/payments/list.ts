@@ -1,4 +1,4 @@
-import { listPayments } from '#shared/domain/payment-queries';
+import { listPayments } from '#shared/domain/customers/payment-queries';
 import { paymentListQuery } from '#shared/http/payment-list-query';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';

@@ -1,4 +1,4 @@
-import { retryPaymentNow } from '#shared/domain/retry-execution';
+import { retryPaymentNow } from '#shared/domain/retries/retry-execution';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { connectProcessor } from '#shared/domain/processor-setup';
+import { connectProcessor } from '#shared/domain/ingestion/processor-setup';
 import { restHandler } from '#shared/http/rest-handler';
 import { parseInput } from '#shared/http/parse';
 import { ok } from '#shared/http/responses';

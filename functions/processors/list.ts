@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { listProcessorConnections } from '#shared/domain/processor-setup';
+import { listProcessorConnections } from '#shared/domain/ingestion/processor-setup';
 import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';

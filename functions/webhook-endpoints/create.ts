@@ -1,4 +1,4 @@
-import { createEndpoint } from '#shared/domain/webhooks';
+import { createEndpoint } from '#shared/domain/outbound-webhooks/endpoints';
 import { restHandler } from '#shared/http/rest-handler';
 import { created, showingSecret } from '#shared/http/responses';
 import { createWebhookBody } from '#shared/http/webhook-endpoint-schemas';

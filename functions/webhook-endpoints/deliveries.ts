@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { deliveriesOf } from '#shared/domain/webhooks';
+import { deliveriesOf } from '#shared/domain/outbound-webhooks/endpoints';
 import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';

@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { endpointsOf } from '#shared/domain/webhooks';
+import { endpointsOf } from '#shared/domain/outbound-webhooks/endpoints';
 import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';

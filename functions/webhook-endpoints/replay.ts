@@ -1,6 +1,6 @@
 import * as z from '#shared/zod';
 import { scheduler } from '#shared/adapters/scheduler';
-import { replayDelivery } from '#shared/domain/webhooks';
+import { replayDelivery } from '#shared/domain/outbound-webhooks/endpoints';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { webhookDeliveryResource } from '#shared/representations/webhook-endpoint';

@@ -1,4 +1,4 @@
-import { rotateEndpointSecret } from '#shared/domain/webhooks';
+import { rotateEndpointSecret } from '#shared/domain/outbound-webhooks/endpoints';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok, showingSecret } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

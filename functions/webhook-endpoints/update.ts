@@ -1,4 +1,4 @@
-import { updateEndpoint } from '#shared/domain/webhooks';
+import { updateEndpoint } from '#shared/domain/outbound-webhooks/endpoints';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { idParam } from '#shared/http/schemas';

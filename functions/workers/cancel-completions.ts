@@ -1,5 +1,5 @@
 import { runtime } from '#shared/composition';
-import { replayCompletion } from '#shared/domain/cancel-completion-replay';
+import { replayCompletion } from '#shared/domain/cancel-flows/cancel-completion-replay';
 import { queueHandler } from '#shared/queue-handler';
 
 /**

@@ -1,6 +1,6 @@
 import { runtime } from '../composition.ts';
-import { recordForAnalytics } from '../domain/analytics.ts';
-import { recordForCampaignAnalytics } from '../domain/campaign-analytics.ts';
+import { recordForAnalytics } from '../domain/analytics/recovery-analytics.ts';
+import { recordForCampaignAnalytics } from '../domain/analytics/campaign-analytics.ts';
 import type { EventConsumer } from './consumers.ts';
 
 /** Keeps the recovery aggregates: one atomic ADD per event, guarded by a per-event marker (idempotent). */

@@ -1,5 +1,5 @@
 import { runtime } from '../composition.ts';
-import { queueCampaignSweep, sweepAfter, type CampaignStatusChanged } from '../domain/campaign-sweeps.ts';
+import { queueCampaignSweep, sweepAfter, type CampaignStatusChanged } from '../domain/campaigns/campaign-sweeps.ts';
 import type { EventConsumer } from './consumers.ts';
 
 /** Archiving and re-activation have their enrollments swept by a job; queued once per status change (the job id is the event's). */

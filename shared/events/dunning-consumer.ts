@@ -1,5 +1,5 @@
 import { runtime } from '../composition.ts';
-import { enrollForFailure, settleEnrollments } from '../domain/dunning.ts';
+import { enrollForFailure, settleEnrollments } from '../domain/dunning/dunning.ts';
 import type { Payment } from '../model/payment.ts';
 import type { EventConsumer } from './consumers.ts';
 

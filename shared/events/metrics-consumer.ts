@@ -1,5 +1,5 @@
 import * as z from '../zod.ts';
-import { CATEGORIES, CHANNELS } from '../domain/analytics.ts';
+import { CATEGORIES, CHANNELS } from '../domain/analytics/recovery-analytics.ts';
 import { CAMPAIGN_CHANNELS } from '../model/campaign.ts';
 import { log } from '../log.ts';
 import { metrics } from '../metrics.ts';

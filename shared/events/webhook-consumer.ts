@@ -1,6 +1,6 @@
 import { scheduler } from '../adapters/scheduler.ts';
 import { runtime } from '../composition.ts';
-import { DELIVERED_EVENT_TYPES, fanOutEvent } from '../domain/webhooks.ts';
+import { DELIVERED_EVENT_TYPES, fanOutEvent } from '../domain/outbound-webhooks/endpoints.ts';
 import type { EventConsumer } from './consumers.ts';
 
 /**

@@ -1,6 +1,6 @@
 import * as z from '../zod.ts';
 import { requiredText } from '../body-fields.ts';
-import { FEEDBACK_TEXT_MAX_LENGTH, OUTCOMES, RESPONSE_JSON_MAX_BYTES } from '../domain/cancel-sessions.ts';
+import { FEEDBACK_TEXT_MAX_LENGTH, OUTCOMES, RESPONSE_JSON_MAX_BYTES } from '../domain/cancel-flows/cancel-sessions.ts';
 import { ENVIRONMENTS } from '../model/tenant.ts';
 import { unfitText } from './parse.ts';
 

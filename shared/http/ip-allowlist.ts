@@ -1,5 +1,5 @@
 import { ServiceError } from '../model/errors.ts';
-import { ipAllowed } from '../domain/ip-allowlist.ts';
+import { ipAllowed } from '../domain/access/ip-allowlist.ts';
 import { requireAuth, type ServiceMiddleware } from './context.ts';
 
 /**

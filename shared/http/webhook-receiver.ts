@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import * as z from '../zod.ts';
 import { runtime } from '../composition.ts';
 import { notFound } from '../model/errors.ts';
-import { ingestProcessorEvent } from '../domain/ingestion.ts';
+import { ingestProcessorEvent } from '../domain/ingestion/ingestion.ts';
 import { WebhookRejected, type ProcessorEvent } from '../model/processor-event.ts';
 import { addLogContext } from '../log.ts';
 import { cachedConnection, findConnection, type ProcessorConnection } from '../store/processor-connections.ts';

@@ -1,4 +1,4 @@
-import type { DeclineCategory } from '../domain/decline-classification.ts';
+import type { DeclineCategory } from '../domain/declines/decline-classification.ts';
 import { validationFailed } from './errors.ts';
 
 /**

@@ -1,6 +1,6 @@
 import * as z from '../zod.ts';
 import { cancelFlowSteps } from './cancel-flow-steps.ts';
-import { OUTCOMES } from '../domain/cancel-sessions.ts';
+import { OUTCOMES } from '../domain/cancel-flows/cancel-sessions.ts';
 import { ENVIRONMENTS } from './tenant.ts';
 
 /**

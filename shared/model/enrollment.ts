@@ -1,4 +1,4 @@
-import type { CalendarOccasion } from '../domain/calendar-triggers.ts';
+import type { CalendarOccasion } from '../domain/dunning/calendar-triggers.ts';
 import type { CampaignCounters } from './campaign.ts';
 import type { PaymentMethod } from './customer.ts';
 import type { PageRequest } from './pagination.ts';

@@ -1,4 +1,4 @@
-import type { DeclineCategory } from '../domain/decline-classification.ts';
+import type { DeclineCategory } from '../domain/declines/decline-classification.ts';
 import type { ListRequest, TimeWindow } from './listing.ts';
 
 /** §2.4 and §3.2. Stored and served in the spec's own field names. */

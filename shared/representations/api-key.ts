@@ -1,4 +1,4 @@
-import { keyStatus } from '../domain/api-key-lifecycle.ts';
+import { keyStatus } from '../domain/access/api-key-lifecycle.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
 import type { ApiKeyResource } from './schemas/api-key.ts';
 

@@ -1,4 +1,4 @@
-import type { CancelFeedback } from '../domain/cancel-feedback.ts';
+import type { CancelFeedback } from '../domain/cancel-flows/cancel-feedback.ts';
 import type { CancelFeedbackResource } from './schemas/cancel-feedback.ts';
 
 /** A completed cancel session's feedback as the merchant API shows it. */

@@ -1,5 +1,5 @@
 import { totalRecovered, type Customer } from '../model/customer.ts';
-import type { RecoverySummary } from '../domain/customer-queries.ts';
+import type { RecoverySummary } from '../domain/customers/customer-queries.ts';
 import type { CustomerDetail, CustomerListItem } from './schemas/customer.ts';
 
 /** §2.3 / §4.2: the customer list item (and the base of the detail and of events). */

@@ -1,4 +1,4 @@
-import { webhookPath } from '../domain/processor-setup.ts';
+import { webhookPath } from '../domain/ingestion/processor-setup.ts';
 import type { ProcessorConnection } from '../store/processor-connections.ts';
 import type { ProcessorConnectionResource } from './schemas/processor-connection.ts';
 

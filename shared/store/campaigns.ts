@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import { isCalendarTrigger } from '../domain/calendar-triggers.ts';
+import { isCalendarTrigger } from '../domain/dunning/calendar-triggers.ts';
 import { definitionOf, type Campaign, type CampaignCounts, type CampaignDefinition } from '../model/campaign.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { CancelFeedback, OfferApplication } from '../domain/cancel-feedback.ts';
+import type { CancelFeedback, OfferApplication } from '../domain/cancel-flows/cancel-feedback.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure, queryAll } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';

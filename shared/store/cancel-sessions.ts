@@ -7,7 +7,7 @@ import {
   isExpired,
   type AdvanceChange,
   type CancelSession,
-} from '../domain/cancel-sessions.ts';
+} from '../domain/cancel-flows/cancel-sessions.ts';
 import { isConditionFailure } from './dynamo.ts';
 import { epochSeconds } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';

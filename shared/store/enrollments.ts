@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { CalendarOccasion } from '../domain/calendar-triggers.ts';
+import type { CalendarOccasion } from '../domain/dunning/calendar-triggers.ts';
 import type { Enrollment, EnrollmentStatus } from '../model/enrollment.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { campaignSk } from './campaigns.ts';

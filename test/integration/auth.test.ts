@@ -223,7 +223,7 @@ describe('IP allowlist (§5 rule 5)', () => {
   it('applies a changed allowlist to existing keys at once', async () => {
     const { merchantId, keys } = await newMerchant();
     expect((await call('GET', ME, { key: keys.test_read, sourceIp: '192.0.2.1' })).status).toBe(200);
-    const { changeMerchantTerms } = await import('../../shared/domain/merchant-onboarding.ts');
+    const { changeMerchantTerms } = await import('../../shared/domain/access/merchant-onboarding.ts');
     await changeMerchantTerms(merchantId, { ipAllowlist: ['192.0.2.128/25'] }, new Date());
     expectEnvelope(await call('GET', ME, { key: keys.test_read, sourceIp: '192.0.2.1' }), 403, 'ip_not_allowed');
     expect((await call('GET', ME, { key: keys.test_read, sourceIp: '192.0.2.200' })).status).toBe(200);

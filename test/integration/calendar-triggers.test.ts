@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
-import { scanCalendar } from '../../shared/domain/calendar-scan.ts';
+import { scanCalendar } from '../../shared/domain/dunning/calendar-scan.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
-import { updateCampaign } from '../../shared/domain/campaign-lifecycle.ts';
+import { updateCampaign } from '../../shared/domain/campaigns/campaign-lifecycle.ts';
 import { PLANS } from '../../shared/model/plans.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { campaignCounts, campaignSk, findCampaignVersion } from '../../shared/store/campaigns.ts';

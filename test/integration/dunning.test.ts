@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
-import { campaignSweepJobId, sweepCampaign, type CampaignSweepJob } from '../../shared/domain/campaign-sweeps.ts';
+import { campaignSweepJobId, sweepCampaign, type CampaignSweepJob } from '../../shared/domain/campaigns/campaign-sweeps.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { requestCounter } from '../support/dynamodb-requests.ts';
@@ -98,7 +98,7 @@ describe('dunning engine', () => {
     await postGeneric(path, event);
     await postGeneric(path, event);
     await drainEvents();
-    const { enrollForFailure } = await import('../../shared/domain/dunning.ts');
+    const { enrollForFailure } = await import('../../shared/domain/dunning/dunning.ts');
     const [payment] = await tenantItems(tenant, 'PAYMENT#');
     await enrollForFailure(tenant, payment!.id, 'failure', runtime.clock.now());
     expect(await tenantItems(tenant, 'ENROLLMENT#')).toHaveLength(1);
@@ -156,7 +156,7 @@ describe('dunning engine', () => {
     await postGeneric(path, genericFailure({ code: 'expired_card' }));
     await drainEvents();
     const [payment] = await tenantItems(tenant, 'PAYMENT#');
-    const { enrollForFailure } = await import('../../shared/domain/dunning.ts');
+    const { enrollForFailure } = await import('../../shared/domain/dunning/dunning.ts');
     const requests = requestCounter(runtime.db);
     try {
       expect(await enrollForFailure(tenant, payment!.id, 'failure', runtime.clock.now())).toEqual([]);
@@ -208,7 +208,7 @@ describe('dunning engine', () => {
     );
     expect(credited).toMatchObject({ status: 'completed', stop_reason: null, recovered_at: expect.any(String) });
     // The recovery's event handled again (a redelivery) credits nothing more.
-    const { settleEnrollments } = await import('../../shared/domain/dunning.ts');
+    const { settleEnrollments } = await import('../../shared/domain/dunning/dunning.ts');
     const [payment] = (await tenantItems(tenant, 'PAYMENT#')).filter((item) => item.status === 'recovered');
     await settleEnrollments(tenant, payment as never, runtime.clock.now());
     expect((await stats()).recovered_count).toBe(1);
@@ -254,7 +254,7 @@ describe('dunning engine', () => {
     const [asRead] = await tenantItems(tenant, 'ENROLLMENT#');
     await passHours(1);
     expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]!.version).toBeGreaterThan(asRead!.version);
-    const { creditRecovery } = await import('../../shared/domain/dunning.ts');
+    const { creditRecovery } = await import('../../shared/domain/dunning/dunning.ts');
     const { enrollmentFromItem } = await import('../../shared/store/enrollments.ts');
     const paid = { id: paymentId, amount: 700, currency: 'usd', recovered_at: runtime.clock.now().toISOString() };
     await creditRecovery(tenant, enrollmentFromItem(asRead!), paid, runtime.clock.now());

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
-import { anonymizePayment, personalValues, scrub } from '../../shared/domain/customer-erasure.ts';
+import { anonymizePayment, personalValues, scrub } from '../../shared/domain/customers/customer-erasure.ts';
 import { findCustomer } from '../../shared/store/customers.ts';
 import { countAnonymizedWrite, findErasure, startErasure } from '../../shared/store/erasures.ts';
 import { anonymizeEvent } from '../../shared/store/events.ts';

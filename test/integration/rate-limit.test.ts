@@ -85,7 +85,7 @@ describe('rate limit (§8)', () => {
     const { merchantId, keys } = await newMerchant({ plan: 'starter' });
     for (let i = 0; i < 20; i++) await call('GET', ME, { key: keys.test_read });
     expect((await call('GET', ME, { key: keys.test_read })).status).toBe(429);
-    const { changeMerchantTerms } = await import('../../shared/domain/merchant-onboarding.ts');
+    const { changeMerchantTerms } = await import('../../shared/domain/access/merchant-onboarding.ts');
     await changeMerchantTerms(merchantId, { plan: 'growth' }, runtime.clock.now());
     const upgraded = await call('GET', ME, { key: keys.test_read });
     expect(upgraded.status).toBe(200);
@@ -106,7 +106,7 @@ describe('rate limit (§8)', () => {
 
   it('takes a custom limit up to what one window item serves with room to spare (10,000 a minute), and refuses more', async () => {
     const { merchantId, keys } = await newMerchant({ plan: 'enterprise' });
-    const { changeMerchantTerms } = await import('../../shared/domain/merchant-onboarding.ts');
+    const { changeMerchantTerms } = await import('../../shared/domain/access/merchant-onboarding.ts');
     await expect(changeMerchantTerms(merchantId, { rateLimitOverride: 10_001 }, runtime.clock.now())).rejects.toThrow('rate limit override must be an integer from 1 to 10000');
     await changeMerchantTerms(merchantId, { rateLimitOverride: 10_000 }, runtime.clock.now());
     expect((await call('GET', ME, { key: keys.test_read })).headers['X-RateLimit-Limit']).toBe('10000');

@@ -271,7 +271,7 @@ describe('attempt watchdog (the sweeper)', () => {
     // Prepare: claim attempt 1 by hand and never run it, as if the runner crashed mid-call.
     const { tenant, path } = await setUp();
     const id = await fail(path, 'insufficient_funds', '4242');
-    const { claimRetry } = await import('../../shared/domain/retry-execution.ts');
+    const { claimRetry } = await import('../../shared/domain/retries/retry-execution.ts');
     advanceClock(48 * 3600 + 1);
     await claimRetry(tenant, id, 'automatic', runtime.clock.now());
     expect(await payment(tenant, id)).toMatchObject({ status: 'retrying', retry_count: 1 });

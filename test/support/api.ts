@@ -1,6 +1,6 @@
 import { dispatch } from '../../bin/local/dispatch.ts';
 import { runtime } from '../../shared/composition.ts';
-import { onboardMerchant, type MerchantTerms } from '../../shared/domain/merchant-onboarding.ts';
+import { onboardMerchant, type MerchantTerms } from '../../shared/domain/access/merchant-onboarding.ts';
 
 export interface ApiResponse {
   status: number;

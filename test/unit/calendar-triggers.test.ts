@@ -7,7 +7,7 @@ import {
   cardInvalidFrom,
   PRE_DUNNING_LEAD_DAYS,
   type CalendarOccasion,
-} from '../../shared/domain/calendar-triggers.ts';
+} from '../../shared/domain/dunning/calendar-triggers.ts';
 import type { Customer, PaymentMethod, Subscription } from '../../shared/model/customer.ts';
 import { lastDailyRun } from '../../shared/jobs.ts';
 

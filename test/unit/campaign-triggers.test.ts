@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardExpired, HIGH_VALUE_DEFAULT_MIN_AMOUNT, triggerFires, type EnrollmentFacts } from '../../shared/domain/campaign-triggers.ts';
+import { cardExpired, HIGH_VALUE_DEFAULT_MIN_AMOUNT, triggerFires, type EnrollmentFacts } from '../../shared/domain/dunning/campaign-triggers.ts';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const facts = (overrides: Partial<EnrollmentFacts> = {}): EnrollmentFacts => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addMonths } from '../../shared/adapters/aws/stripe-offer-applier.ts';
-import { churnedCustomer, feedbackOf, matchSubscription } from '../../shared/domain/cancel-feedback.ts';
+import { churnedCustomer, feedbackOf, matchSubscription } from '../../shared/domain/cancel-flows/cancel-feedback.ts';
 import { cancelFlowStep } from '../../shared/model/cancel-flow-steps.ts';
 import { isWebOrigin, newCancelFlow, originChanges, refusal, type CancelFlow } from '../../shared/model/cancel-flow.ts';
 import {
@@ -15,7 +15,7 @@ import {
   sessionView,
   stepView,
   type CancelSession,
-} from '../../shared/domain/cancel-sessions.ts';
+} from '../../shared/domain/cancel-flows/cancel-sessions.ts';
 import type { Customer } from '../../shared/model/customer.ts';
 import { ServiceError } from '../../shared/model/errors.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { customerStatus, type Subscription } from '../../shared/model/customer.ts';
-import { renews } from '../../shared/domain/calendar-triggers.ts';
-import { churnedCustomer } from '../../shared/domain/cancel-feedback.ts';
+import { renews } from '../../shared/domain/dunning/calendar-triggers.ts';
+import { churnedCustomer } from '../../shared/domain/cancel-flows/cancel-feedback.ts';
 
 const subscription = (status: string | null): Subscription => ({
   id: 'sub_1',

@@ -4,9 +4,9 @@ import {
   classifyDecline,
   DECLINE_MAPPING_VERSION,
   type DeclineClassification,
-} from '../../shared/domain/decline-classification.ts';
+} from '../../shared/domain/declines/decline-classification.ts';
 // Imported only to prove the implementation holds no row beyond the transcription below; never for expected values.
-import { BRAINTREE_CODES, GENERIC_PATTERNS, STRIPE_CODES } from '../../shared/domain/decline-tables.ts';
+import { BRAINTREE_CODES, GENERIC_PATTERNS, STRIPE_CODES } from '../../shared/domain/declines/decline-tables.ts';
 import {
   A_SOFT,
   A_HARD,

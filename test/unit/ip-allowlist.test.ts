@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ipAllowed, parseAllowlistEntry } from '../../shared/domain/ip-allowlist.ts';
+import { ipAllowed, parseAllowlistEntry } from '../../shared/domain/access/ip-allowlist.ts';
 
 const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((octets) => octets.join('.'));
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { anonymizePayment, scrub } from '../../shared/domain/customer-erasure.ts';
-import { recoverySummary } from '../../shared/domain/customer-queries.ts';
+import { anonymizePayment, scrub } from '../../shared/domain/customers/customer-erasure.ts';
+import { recoverySummary } from '../../shared/domain/customers/customer-queries.ts';
 import { createdWindow } from '../../shared/model/listing.ts';
 import type { Payment } from '../../shared/model/payment.ts';
 import { idTimePart, newId } from '../../shared/ids.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUILT_IN_TEMPLATES, calendarTemplate, renderEmail, renderSms, templateForAction } from '../../shared/domain/message-templates.ts';
+import { BUILT_IN_TEMPLATES, calendarTemplate, renderEmail, renderSms, templateForAction } from '../../shared/domain/dunning/message-templates.ts';
 import { paymentUpdateUrlProblem, safePaymentUpdateUrl } from '../../shared/model/payment-update-url.ts';
 import { A_HARD, B_HARD } from '../support/spec-decline-tables.ts';
 import { formatMoney, parseDecimalAmount, toDecimalString } from '../../shared/model/money.ts';

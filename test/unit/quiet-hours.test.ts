@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { wallTime } from '../../shared/model/local-time.ts';
-import { inQuietHours, shiftOutOfQuietHours } from '../../shared/domain/quiet-hours.ts';
+import { inQuietHours, shiftOutOfQuietHours } from '../../shared/domain/dunning/quiet-hours.ts';
 
 const berlin = (start: number, end: number) => ({ enabled: true, start_hour: start, end_hour: end, timezone: 'Europe/Berlin' });
 

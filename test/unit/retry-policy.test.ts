@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { wallTime } from '../../shared/model/local-time.ts';
-import { isNight, MAX_CONSECUTIVE_NO_ANSWERS, nextRetryAt, noAnswerRerunAt } from '../../shared/domain/retry-policy.ts';
-import { applyOutcome, attemptAfterSettlement, claimAttempt } from '../../shared/domain/retry-outcomes.ts';
-import { countFailure, newCustomer, newPayment } from '../../shared/domain/failure-accounting.ts';
-import { classifyDecline } from '../../shared/domain/decline-classification.ts';
+import { isNight, MAX_CONSECUTIVE_NO_ANSWERS, nextRetryAt, noAnswerRerunAt } from '../../shared/domain/retries/retry-policy.ts';
+import { applyOutcome, attemptAfterSettlement, claimAttempt } from '../../shared/domain/retries/retry-outcomes.ts';
+import { countFailure, newCustomer, newPayment } from '../../shared/domain/ingestion/failure-accounting.ts';
+import { classifyDecline } from '../../shared/domain/declines/decline-classification.ts';
 import type { Payment } from '../../shared/model/payment.ts';
 import type { RetryOutcome } from '../../shared/ports/payment-processor.ts';
 

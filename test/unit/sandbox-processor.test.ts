@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sandboxProcessor } from '../../shared/adapters/sandbox-processor.ts';
-import { classifyDecline } from '../../shared/domain/decline-classification.ts';
+import { classifyDecline } from '../../shared/domain/declines/decline-classification.ts';
 import type { Payment } from '../../shared/model/payment.ts';
 import type { RetryRequest } from '../../shared/ports/payment-processor.ts';
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SqsCompletionQueue } from '../../shared/adapters/aws/sqs-completion-queue.ts';
 import { newCancelFlow } from '../../shared/model/cancel-flow.ts';
 import { cancelCompletionSchema } from '../../shared/model/cancel-session.ts';
-import { completionOf, hashToken, newSession } from '../../shared/domain/cancel-sessions.ts';
+import { completionOf, hashToken, newSession } from '../../shared/domain/cancel-flows/cancel-sessions.ts';
 
 const NOW = new Date('2026-12-01T10:00:00.000Z');
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/PaymentRecovery-prod-CancelCompletions';

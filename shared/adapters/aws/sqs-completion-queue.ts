@@ -1,5 +1,5 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { CancelCompletion } from '../../domain/cancel-sessions.ts';
+import type { CancelCompletion } from '../../domain/cancel-flows/cancel-sessions.ts';
 import type { CompletionQueue } from '../../ports/completion-queue.ts';
 
 /**

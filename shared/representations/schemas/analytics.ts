@@ -1,5 +1,5 @@
 import * as z from '../../zod.ts';
-import { CATEGORIES, CHANNELS, INTERVALS } from '../../domain/analytics.ts';
+import { CATEGORIES, CHANNELS, INTERVALS } from '../../domain/analytics/recovery-analytics.ts';
 import { CAMPAIGN_STATUSES } from '../../model/campaign.ts';
 import { amount, count, currency, prefixedId, rate } from './common.ts';
 

@@ -1,6 +1,6 @@
 import * as z from '../../zod.ts';
 import { SCOPES, WIDGET_SCOPE } from '../../model/api-key.ts';
-import type { describeCaller } from '../../domain/api-key-lifecycle.ts';
+import type { describeCaller } from '../../domain/access/api-key-lifecycle.ts';
 import { PLAN_NAMES, type Plan } from '../../model/plans.ts';
 import { ENVIRONMENTS } from '../../model/tenant.ts';
 import { count, prefixedId, timestamp, type Assert, type Same } from './common.ts';

@@ -1,5 +1,5 @@
 import * as z from '../../zod.ts';
-import { OUTCOMES, type sessionView, type stepView } from '../../domain/cancel-sessions.ts';
+import { OUTCOMES, type sessionView, type stepView } from '../../domain/cancel-flows/cancel-sessions.ts';
 import { count, prefixedId, timestamp, type Assert, type Same } from './common.ts';
 
 /** Cancel-session objects are camelCase (§2.5). */

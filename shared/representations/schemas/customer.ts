@@ -1,6 +1,6 @@
 import * as z from '../../zod.ts';
 import { CUSTOMER_STATUSES } from '../../model/customer.ts';
-import type { eraseCustomer } from '../../domain/customer-erasure.ts';
+import type { eraseCustomer } from '../../domain/customers/customer-erasure.ts';
 import { amount, count, currency, prefixedId, rate, timestamp, type Assert, type Same } from './common.ts';
 
 /** §2.3 / §4.2: the customer list item. */

@@ -1,0 +1,215 @@
+import type { ServiceEvent } from '../../store/events.ts';
+import { addOnce, recoveryAggregates, recoveryAggregateSk, type Counters, type RecoveryAggregate } from '../../store/analytics.ts';
+import type { DeclineCategory } from '../declines/decline-classification.ts';
+import { invalidRequest } from '../../model/errors.ts';
+import type { RecoveryChannel } from '../../model/payment.ts';
+import type { Tenant } from '../../model/tenant.ts';
+
+/**
+ * Recovery analytics, counted by failure cohort: every counter of a payment (its failure, and later
+ * its recovery or terminal outcome) lands on the UTC day the payment failed (`created_at`). So for a
+ * window, failed = payments that failed in it, recovered/terminal = how many of those came back or
+ * were lost so far, pending = the rest, and recovery_rate = recovered_count / failed_count (≤ 1),
+ * per currency (docs/decisions.md, Analytics).
+ */
+export const CATEGORIES = ['soft_retry', 'hard_customer', 'terminal', 'unknown'] as const satisfies readonly DeclineCategory[];
+export const CHANNELS = ['automatic_retry', 'manual_retry', 'dunning_campaign', 'cancel_flow_save', 'processor'] as const satisfies readonly RecoveryChannel[];
+export const INTERVALS = ['day', 'week', 'month'] as const;
+export type Interval = (typeof INTERVALS)[number];
+/** Longest window per interval: a year of days (≤ 366 series points), two years of weeks or months. */
+export const MAX_RANGE_DAYS: Record<Interval, number> = { day: 366, week: 731, month: 731 };
+
+interface PaymentData {
+  amount: number;
+  currency: string;
+  psp: string;
+  decline_category: string;
+  created_at: string;
+  recovery_channel?: string | null;
+  /** payment.recategorized: the category its failure was counted under until now. */
+  previous_decline_category?: string;
+}
+
+const cohortCategory = (category: string | undefined): string => ((CATEGORIES as readonly string[]).includes(category ?? '') ? category! : 'unknown');
+
+/** The counters one event adds to its payment's cohort day, or undefined if it counts for nothing. */
+export function countersFor(event: ServiceEvent): Counters | undefined {
+  const payment = event.data as unknown as PaymentData;
+  const amount = payment.amount;
+  const category = cohortCategory(payment.decline_category);
+  switch (event.type) {
+    case 'payment.failed':
+      return { failed_count: 1, failed_amount: amount, [`failed_count_${category}`]: 1, [`failed_amount_${category}`]: amount };
+    case 'payment.recategorized': {
+      // The failure follows the payment to its new category, so a category's recovered and terminal
+      // (counted under the category the payment has then) never outgrow its failed.
+      const previous = cohortCategory(payment.previous_decline_category);
+      if (previous === category) return undefined;
+      return { [`failed_count_${previous}`]: -1, [`failed_amount_${previous}`]: -amount, [`failed_count_${category}`]: 1, [`failed_amount_${category}`]: amount };
+    }
+    case 'payment.terminal':
+      return { terminal_count: 1, terminal_amount: amount, [`terminal_count_${category}`]: 1, [`terminal_amount_${category}`]: amount };
+    case 'payment.terminal_reversed':
+      // Paid after all: out of terminal, as its payment.recovered counts it recovered.
+      return { terminal_count: -1, terminal_amount: -amount, [`terminal_count_${category}`]: -1, [`terminal_amount_${category}`]: -amount };
+    case 'payment.recovered': {
+      const channel = (CHANNELS as readonly string[]).includes(payment.recovery_channel ?? '') ? payment.recovery_channel! : 'processor';
+      return {
+        recovered_count: 1,
+        recovered_amount: amount,
+        [`recovered_count_${category}`]: 1,
+        [`recovered_amount_${category}`]: amount,
+        [`channel_count_${channel}`]: 1,
+        [`channel_amount_${channel}`]: amount,
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The analytics consumer's work for one event: idempotent per event id. */
+export async function recordForAnalytics(tenant: Tenant, event: ServiceEvent, now: Date): Promise<void> {
+  const counters = countersFor(event);
+  if (!counters) return;
+  const payment = event.data as unknown as PaymentData;
+  const day = payment.created_at.slice(0, 10);
+  const currency = payment.currency.toLowerCase();
+  await addOnce(tenant, 'RECOVERY', recoveryAggregateSk(day, payment.psp, currency), event.id, counters, { day, psp: payment.psp, currency }, now);
+}
+
+// ---- Queries -----------------------------------------------------------------------------------
+
+export interface RecoveryQuery {
+  from: string;
+  to: string;
+  interval: Interval;
+  psp?: string;
+  currency?: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/** A query's window is checked by its interval; `interval` undefined: a report without one (campaigns), which allows a year of days. */
+export function checkRange(query: { from: string; to: string; interval?: Interval }): void {
+  if (query.from > query.to) throw invalidRequest('from must not be after to', 'from');
+  const days = (Date.parse(query.to) - Date.parse(query.from)) / DAY_MS + 1;
+  const longest = MAX_RANGE_DAYS[query.interval ?? 'day'];
+  if (days > longest) {
+    throw invalidRequest(`The range may span at most ${longest} days${query.interval ? ` with interval=${query.interval}` : ''}`, 'to');
+  }
+}
+
+/** The start (yyyy-mm-dd) of the calendar period holding `day`: itself, its ISO week's Monday, its month's 1st. */
+function periodOf(day: string, interval: Interval): string {
+  if (interval === 'day') return day;
+  if (interval === 'month') return `${day.slice(0, 7)}-01`;
+  const date = new Date(`${day}T00:00:00Z`);
+  const sinceMonday = (date.getUTCDay() + 6) % 7;
+  return new Date(date.getTime() - sinceMonday * DAY_MS).toISOString().slice(0, 10);
+}
+
+function periodsBetween(from: string, to: string, interval: Interval): string[] {
+  const periods: string[] = [];
+  for (let at = Date.parse(`${from}T00:00:00Z`); at <= Date.parse(`${to}T00:00:00Z`); at += DAY_MS) {
+    const period = periodOf(new Date(at).toISOString().slice(0, 10), interval);
+    if (periods.at(-1) !== period) periods.push(period);
+  }
+  return periods;
+}
+
+/** recovered / of, rounded to 4 decimals; 0 when `of` is 0. Shared with campaign analytics. */
+export const rate = (recovered: number, failed: number): number => (failed === 0 ? 0 : Math.round((recovered / failed) * 10_000) / 10_000);
+
+export const get = (counters: Counters, name: string): number => counters[name] ?? 0;
+
+/** Adds up the counters of several aggregates. */
+export function sum(aggregates: readonly Pick<RecoveryAggregate, 'counters'>[]): Counters {
+  const total: Counters = {};
+  for (const { counters } of aggregates) {
+    for (const [name, value] of Object.entries(counters)) if (typeof value === 'number') total[name] = (total[name] ?? 0) + value;
+  }
+  return total;
+}
+
+function summary(c: Counters) {
+  const failed = { count: get(c, 'failed_count'), amount: get(c, 'failed_amount') };
+  const recovered = { count: get(c, 'recovered_count'), amount: get(c, 'recovered_amount') };
+  const terminal = { count: get(c, 'terminal_count'), amount: get(c, 'terminal_amount') };
+  return {
+    failed,
+    recovered,
+    terminal,
+    pending: { count: failed.count - recovered.count - terminal.count, amount: failed.amount - recovered.amount - terminal.amount },
+    recovery_rate: rate(recovered.count, failed.count),
+  };
+}
+
+/** GET /v1/analytics/recovery: per currency (amounts are never summed across currencies), with a series. */
+export async function recoveryAnalytics(tenant: Tenant, query: RecoveryQuery) {
+  checkRange(query);
+  const aggregates = (await recoveryAggregates(tenant, query.from, query.to)).filter(
+    (aggregate) => (!query.psp || aggregate.psp === query.psp) && (!query.currency || aggregate.currency === query.currency),
+  );
+  const periods = periodsBetween(query.from, query.to, query.interval);
+  const currencies = [...new Set(aggregates.map((aggregate) => aggregate.currency))].sort();
+  const byCurrency = currencies.map((currency) => {
+    const ofCurrency = aggregates.filter((aggregate) => aggregate.currency === currency);
+    const total = sum(ofCurrency);
+    return {
+      currency,
+      ...summary(total),
+      by_category: Object.fromEntries(
+        CATEGORIES.map((category) => {
+          const failed = get(total, `failed_count_${category}`);
+          const recovered = get(total, `recovered_count_${category}`);
+          return [
+            category,
+            {
+              failed_count: failed,
+              failed_amount: get(total, `failed_amount_${category}`),
+              recovered_count: recovered,
+              recovered_amount: get(total, `recovered_amount_${category}`),
+              terminal_count: get(total, `terminal_count_${category}`),
+              recovery_rate: rate(recovered, failed),
+            },
+          ];
+        }),
+      ),
+      by_channel: Object.fromEntries(
+        CHANNELS.map((channel) => [channel, { count: get(total, `channel_count_${channel}`), amount: get(total, `channel_amount_${channel}`) }]),
+      ),
+      series: periods.map((period) => {
+        const inPeriod = sum(ofCurrency.filter((aggregate) => periodOf(aggregate.day, query.interval) === period));
+        const point = summary(inPeriod);
+        return {
+          period_start: period < query.from ? query.from : period,
+          failed_count: point.failed.count,
+          failed_amount: point.failed.amount,
+          recovered_count: point.recovered.count,
+          recovered_amount: point.recovered.amount,
+          terminal_count: point.terminal.count,
+          pending_count: point.pending.count,
+          recovery_rate: point.recovery_rate,
+        };
+      }),
+    };
+  });
+  const counts = summary(sum(aggregates));
+  return {
+    from: query.from,
+    to: query.to,
+    interval: query.interval,
+    psp: query.psp ?? null,
+    currency: query.currency ?? null,
+    // Counts add up across currencies; amounts only ever appear per currency.
+    totals: {
+      failed_count: counts.failed.count,
+      recovered_count: counts.recovered.count,
+      terminal_count: counts.terminal.count,
+      pending_count: counts.pending.count,
+      recovery_rate: counts.recovery_rate,
+    },
+    currencies: byCurrency,
+  };
+}

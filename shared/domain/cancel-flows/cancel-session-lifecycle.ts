@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { newId } from '../../ids.ts';
+import { log } from '../../log.ts';
+import { findActiveCancelFlow } from '../../store/cancel-flows.ts';
+import { advanceSessionWrite, insertSession, readSessionState, touchSession } from '../../store/cancel-sessions.ts';
+import {
+  advanceChange,
+  hashToken,
+  newSession,
+  TOKEN_PATTERN,
+  type AdvanceInput,
+  type CancelSession,
+  type SessionStart,
+} from './cancel-sessions.ts';
+import { invalidRequest, ServiceError } from '../../model/errors.ts';
+import { pauseAfterConflict, type BackoffScale } from '../contention.ts';
+
+/**
+ * The cancel-session endpoints (§4.5); complete is in cancel-session-completion.ts, so only its
+ * function loads the completion queue (and needs its configuration). Errors follow §4.5: 404 for a token that is unknown, expired
+ * or (on get) completed; 400 for a completed session on advance and complete. The token never
+ * appears in logs or errors; the session id does.
+ */
+const sessionNotFound = (): ServiceError =>
+  new ServiceError('resource_not_found', 'No such cancel session: the token is unknown, expired (1 hour without activity) or already completed.');
+
+const alreadyCompleted = (): ServiceError => invalidRequest('This cancel session is already completed; start a new one.');
+
+/** Racing advances on one session each win once; the losers read again and go after the winners. */
+export const MAX_TRIES = 25;
+
+/** The widget waits on these: short pauses, as racing requests on one session are one subscriber's clicks. */
+export const SESSION_SCALE: BackoffScale = { baseMs: 5, maxMs: 80 };
+
+/** Only a v4 UUID can be a token; anything else is 404 without reading the table. */
+export function tokenHash(token: string): string {
+  if (!TOKEN_PATTERN.test(token)) throw sessionNotFound();
+  return hashToken(token);
+}
+
+/** POST /api/cancel-session/start: a session on the merchant's active flow of that environment (404 if none). */
+export async function startSession(start: SessionStart, now: Date): Promise<{ token: string; session: CancelSession }> {
+  const tenant = { merchantId: start.merchantId, environment: start.environment };
+  const flow = await findActiveCancelFlow(tenant);
+  if (!flow || flow.status !== 'active') {
+    throw new ServiceError('resource_not_found', `Merchant '${start.merchantId}' has no active cancel flow in ${start.environment} mode.`);
+  }
+  const token = randomUUID();
+  const session = newSession(newId('cfs', now), start, flow, now);
+  await insertSession(hashToken(token), session);
+  log.info('cancel session started', { session_id: session.session_id, merchant_id: start.merchantId, cancel_flow_id: flow.id });
+  return { token, session };
+}
+
+/** GET /api/cancel-session/{token}: the session (its idle hour restarted). A completed session is gone: 404. */
+export async function readSession(token: string, now: Date): Promise<CancelSession> {
+  const session = await touchSession(tokenHash(token), now);
+  if (!session) throw sessionNotFound();
+  return session;
+}
+
+/** The live session, or the error its absence means on advance and complete. */
+export async function liveSession(hash: string, now: Date): Promise<CancelSession> {
+  const state = await readSessionState(hash, now);
+  if (state.session) return state.session;
+  throw state.completed ? alreadyCompleted() : sessionNotFound();
+}
+
+/** POST .../advance: appends the response at the current step, never losing one to a concurrent advance. */
+export async function advanceSession(token: string, input: AdvanceInput, now: Date): Promise<CancelSession> {
+  const hash = tokenHash(token);
+  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+    const session = await liveSession(hash, now);
+    const advanced = await advanceSessionWrite(hash, session, advanceChange(session, input, now), now);
+    if (advanced) return advanced;
+    await pauseAfterConflict(attempt, SESSION_SCALE);
+  }
+  throw new Error(`Cancel session advance lost ${MAX_TRIES} races in a row`);
+}

@@ -1,0 +1,197 @@
+import { mailer, smsSender } from '../../adapters/messaging.ts';
+import { log } from '../../log.ts';
+import { metrics } from '../../metrics.ts';
+import { ChannelUnavailable, PermanentSendFailure, type SendRefusal } from '../../ports/messaging.ts';
+import { findCampaign, findCampaignVersion } from '../../store/campaigns.ts';
+import { findCustomer } from '../../store/customers.ts';
+import { campaignCountersWrite, claimMessageSlot, findEnrollment, restoreMessageSlot, saveEnrollmentWrite, type EnrollmentRef } from '../../store/enrollments.ts';
+import { newEvent, recordEventWrite } from '../../store/events.ts';
+import { findMerchant, type Merchant } from '../../store/merchants.ts';
+import { findPayment } from '../../store/payments.ts';
+import { transact, type TransactItem } from '../../store/transactions.ts';
+import type { CampaignStep } from '../../model/campaign.ts';
+import type { Customer } from '../../model/customer.ts';
+import { creditRecovery, finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
+import { lastSentStep, MESSAGE_SPACING_HOURS, type Enrollment, type SkipReason } from '../../model/enrollment.ts';
+import {
+  calendarTemplate,
+  isBuiltInTemplate,
+  renderEmail,
+  renderSms,
+  templateForAction,
+  type MessageOccasion,
+  type TemplateContext,
+} from './message-templates.ts';
+import type { Payment } from '../../model/payment.ts';
+import type { Tenant } from '../../model/tenant.ts';
+
+/**
+ * Sending a due dunning step: the only part of the engine that talks to the mail and sms channels,
+ * kept apart so functions that only enroll or stop sequences need no channel configuration.
+ */
+
+export interface StepReport {
+  outcome: 'sent' | 'held' | 'stopped' | 'completed' | 'stale' | 'skipped';
+  reason?: string;
+}
+
+/** Sends one due step, unless the enrollment moved on, the campaign is paused (held) or a stop condition holds. */
+export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { step: number }, clock: () => Date): Promise<StepReport> {
+  const enrollment = await findEnrollment(tenant, ref);
+  if (!enrollment || enrollment.status !== 'active' || enrollment.next_step !== ref.step) return { outcome: 'stale' };
+  const now = clock();
+  const campaign = await findCampaign(tenant, enrollment.campaign_id);
+  if (!campaign || campaign.status === 'archived') {
+    await finish(tenant, enrollment, 'removed', 'archived', now);
+    return { outcome: 'stopped', reason: 'archived' };
+  }
+  if (campaign.status !== 'active') {
+    const held: Enrollment = { ...enrollment, held: true, updated_at: now.toISOString(), version: enrollment.version + 1 };
+    await transact([saveEnrollmentWrite(tenant, held, enrollment.version)]);
+    return { outcome: 'held' };
+  }
+  const [version, customer, payment, merchant] = await Promise.all([
+    findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version),
+    findCustomer(tenant, enrollment.customer_id),
+    enrollment.payment_id === null ? Promise.resolve(undefined) : findPayment(tenant, enrollment.payment_id),
+    findMerchant(tenant.merchantId),
+  ]);
+  if (!version || !customer) {
+    await finish(tenant, enrollment, 'stopped', 'no_contact', now);
+    return { outcome: 'stopped', reason: 'no_contact' };
+  }
+  const reason = stopReason(version, enrollment, payment, customer, now);
+  // A recovery seen here first (its event not yet handled) is credited here, once, as there.
+  if (reason === 'recovered' && payment) {
+    await creditRecovery(tenant, enrollment, payment, now);
+    return { outcome: 'stopped', reason };
+  }
+  if (reason) {
+    await finish(tenant, enrollment, 'stopped', reason, now);
+    return { outcome: 'stopped', reason };
+  }
+  const step = version.steps[enrollment.next_step]!;
+  const delivery = await sendStep(tenant, enrollment, step, customer, payment, merchant, now);
+  const sent = delivery === 'sent';
+  const outOfSteps = enrollment.next_step + 1 >= version.steps.length;
+  // Capped with steps left: the sequence stops on max_attempts, as it would before its next step.
+  const capped = !outOfSteps && enrollment.messages_sent + (sent ? 1 : 0) >= version.stop_conditions.max_attempts;
+  const isLast = outOfSteps || capped;
+  const ended = capped ? 'stopped' : 'completed';
+  const next: Enrollment = {
+    ...enrollment,
+    next_step: enrollment.next_step + 1,
+    messages_sent: enrollment.messages_sent + (sent ? 1 : 0),
+    last_sent_step: sent ? enrollment.next_step : lastSentStep(enrollment),
+    next_step_at: isLast ? null : stepDueAt(version, enrollment.next_step + 1, now).toISOString(),
+    status: isLast ? ended : 'active',
+    stop_reason: capped ? 'max_attempts' : enrollment.stop_reason,
+    held: false,
+    ...(sent ? {} : { skipped_steps: [...(enrollment.skipped_steps ?? []), { step: enrollment.next_step, reason: delivery, at: now.toISOString() }] }),
+    updated_at: now.toISOString(),
+    version: enrollment.version + 1,
+  };
+  const writes: TransactItem[] = [saveEnrollmentWrite(tenant, next, enrollment.version)];
+  if (isLast) writes.push(campaignCountersWrite(tenant, enrollment.campaign_id, { active: -1, ended }));
+  if (sent) {
+    const data = { campaign_id: enrollment.campaign_id, enrollment_id: enrollment.id, customer_id: customer.id, payment_id: enrollment.payment_id, step: enrollment.next_step, channel: step.channel };
+    writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));
+  }
+  const committed = (await transact(writes)).committed;
+  if (committed && !isLast) await scheduleStep(tenant, next, new Date(next.next_step_at!));
+  if (delivery !== 'sent') {
+    // Counted once the skip is recorded: a run that lost the race to another records nothing.
+    if (committed) metrics.dunningStepSkipped(tenant, { channel: step.channel, reason: delivery, reference: stepReference(enrollment) }, now);
+    return { outcome: 'skipped', reason: skipExplanation(delivery, step) };
+  }
+  if (capped) return { outcome: 'stopped', reason: 'max_attempts' };
+  return { outcome: isLast ? 'completed' : 'sent' };
+}
+
+/** The job's report of a skipped step: names the channel, never the address. */
+function skipExplanation(reason: SkipReason, step: CampaignStep): string {
+  switch (reason) {
+    case 'no_address':
+      return `no ${step.channel === 'sms' ? 'phone number' : 'email address'} on file`;
+    case 'channel_unavailable':
+      return `the ${step.channel} channel is not configured for this deployment`;
+    case 'recipient_rejected':
+      return `the ${step.channel} provider refused the recipient for good`;
+    case 'sender_rejected':
+      return `the ${step.channel} provider refused this deployment's sender for good`;
+    case 'duplicate':
+      return `the campaign messaged the customer about another failure less than ${MESSAGE_SPACING_HOURS} hours ago`;
+  }
+}
+
+/** What the message says: the failure, or the calendar occasion (with its own template, see `calendarTemplate`). */
+function messageOf(enrollment: Enrollment, step: CampaignStep, customer: Customer, payment: Payment | undefined, merchant: Merchant | undefined) {
+  const base = {
+    customerName: customer.name,
+    merchantName: merchant?.name ?? 'your subscription',
+    updateUrl: merchant?.paymentUpdateUrl ?? null,
+  };
+  const calendar = enrollment.calendar;
+  if (calendar && enrollment.card_at_enrollment) {
+    const card = enrollment.card_at_enrollment;
+    const occasion: MessageOccasion =
+      calendar.trigger === 'card_expiring' ? { kind: 'card_expiring', card } : { kind: 'pre_dunning', card, renewsAt: calendar.renews_at! };
+    const context: TemplateContext = { ...base, amount: calendar.amount, currency: calendar.currency ?? customer.primary_currency ?? 'usd', occasion };
+    return { templateId: calendarTemplate(step.template_id, calendar.trigger), context };
+  }
+  const templateId = isBuiltInTemplate(step.template_id) ? step.template_id : templateForAction(payment?.customer_action ?? null);
+  const context: TemplateContext = { ...base, amount: payment?.amount ?? null, currency: payment?.currency ?? customer.primary_currency ?? 'usd' };
+  return { templateId, context };
+}
+
+/** Names a step in logs and metrics without naming the person: `enr_…#2`. */
+const stepReference = (enrollment: Enrollment): string => `${enrollment.id}#${enrollment.next_step}`;
+
+async function sendStep(
+  tenant: Tenant,
+  enrollment: Enrollment,
+  step: CampaignStep,
+  customer: Customer,
+  payment: Payment | undefined,
+  merchant: Merchant | undefined,
+  now: Date,
+): Promise<'sent' | SkipReason> {
+  const { templateId, context } = messageOf(enrollment, step, customer, payment, merchant);
+  const reference = stepReference(enrollment);
+  const to = step.channel === 'email' ? customer.email : customer.phone;
+  if (!to) return 'no_address';
+  const slot = await claimMessageSlot(tenant, enrollment, now, MESSAGE_SPACING_HOURS);
+  if (!slot) return 'duplicate';
+  const delivery = await deliver(step, reference, () =>
+    step.channel === 'email'
+      ? mailer.send({ tenant, to, reference, ...renderEmail(templateId, context, step.subject) })
+      : smsSender.send({ tenant, to, reference, body: renderSms(templateId, context) }),
+  );
+  // Only a message sent keeps the slot: a skipped one leaves it to the customer's other sequences.
+  if (delivery !== 'sent') await restoreMessageSlot(tenant, enrollment, now, slot.previous);
+  return delivery;
+}
+
+/**
+ * A channel the deployment has no identity for, and a send the provider refused for good (an
+ * invalid or opted-out recipient, a sender it does not accept), are recorded like a missing address,
+ * since retrying cannot help; any other failure fails the job, so the scheduler retries it.
+ */
+async function deliver(step: CampaignStep, reference: string, send: () => Promise<unknown>): Promise<'sent' | 'channel_unavailable' | SendRefusal> {
+  try {
+    await send();
+    return 'sent';
+  } catch (error) {
+    if (error instanceof ChannelUnavailable) {
+      // The operator's to fix (deploy with the channel's context), so it is logged as a warning on every step it costs.
+      log.warn('dunning step not sent: channel not configured', { channel: step.channel, reference, reason: error.message });
+      return 'channel_unavailable';
+    }
+    if (error instanceof PermanentSendFailure) {
+      // The provider's code and the step's reference only: its message, kept on `cause`, may quote the address.
+      log.warn('dunning step not sent: refused by the provider', { channel: step.channel, reference, refusal: error.refusal, provider_code: error.code });
+      return error.refusal;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,312 @@
+import { isDeepStrictEqual } from 'node:util';
+import { findCustomer, findCustomerIdForPsp, saveCustomerWrites } from '../../store/customers.ts';
+import { enrollmentsOf } from '../../store/enrollments.ts';
+import { newEvent, recordEventWrite, type ServiceEvent } from '../../store/events.ts';
+import { findRecordedFailure } from '../../store/failure-lookup.ts';
+import {
+  addPaymentReferences,
+  findPayment,
+  findPaymentByReferences,
+  newPaymentWrites,
+  paymentChangeWrites,
+  type ReferenceMatch,
+} from '../../store/payments.ts';
+import type { ProcessorConnection } from '../../store/processor-connections.ts';
+import { recordSettledCharges, unsettledChargeChecks } from '../../store/settled-charges.ts';
+import { transact, type TransactItem } from '../../store/transactions.ts';
+import { customerListItem } from '../../representations/customer.ts';
+import { paymentResource } from '../../representations/payment.ts';
+import { recoveredEventData } from '../../representations/payment-events.ts';
+import { hasEnded, toPaymentMethod, type Customer } from '../../model/customer.ts';
+import {
+  cancelSubscription,
+  countFailure,
+  countRecovery,
+  countTerminal,
+  newCustomer,
+  newPayment,
+  reclassify,
+  recoverPayment,
+  refreshCustomer,
+  updateSubscription,
+  withStatus,
+} from './failure-accounting.ts';
+import { isAnonymised, isOpen, type Payment, type RecoveryChannel } from '../../model/payment.ts';
+import type { ProcessorEvent } from '../../model/processor-event.ts';
+import { lockTimeout } from '../../model/errors.ts';
+import { pauseAfterConflict } from '../contention.ts';
+import { wellFormedText } from '../../model/well-formed-text.ts';
+import { lateOutcomeEvents, recategorization } from './payment-change-events.ts';
+import { cancelPendingRetry, routeFailure } from '../retries/recovery-routing.ts';
+import type { Tenant } from '../../model/tenant.ts';
+
+export interface IngestionResult {
+  outcome: 'created' | 'duplicate' | 'updated' | 'ignored';
+  payment_id?: string;
+  customer_id?: string;
+}
+
+/**
+ * Optimistic writes lose to concurrent ones now and then; a burst of events for one customer makes
+ * them lose often. Past this many tries (about a second and a half of backing off) the event is
+ * refused with 429 lock_timeout, which the processor redelivers.
+ */
+const MAX_ATTEMPTS = 10;
+
+type FailedEvent = Extract<ProcessorEvent, { kind: 'payment_failed' }>;
+type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
+
+/** What one verified processor event changes. Every path is safe to replay and to run concurrently with itself. */
+export async function ingestProcessorEvent(connection: ProcessorConnection, received: ProcessorEvent, now: Date): Promise<IngestionResult> {
+  const { tenant, psp } = connection;
+  const event = timed(wellFormedText(received));
+  switch (event.kind) {
+    case 'payment_failed':
+      return recordFailure(tenant, psp, event, now);
+    case 'payment_succeeded':
+      return recordRecovery(tenant, psp, event, now);
+    case 'subscription_canceled':
+      return cancelKnownSubscription(tenant, psp, event, now);
+    case 'subscription_updated':
+      // An update that ends the subscription is its cancellation (Stripe sends both; either one churns, once).
+      if (hasEnded(event.subscription)) return cancelKnownSubscription(tenant, psp, event, now);
+      return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+        const updated = updateSubscription(customer, event.subscription, now);
+        return updated && { customer: updated };
+      });
+    case 'payment_method_updated':
+      return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+        const paymentMethod = toPaymentMethod(event.paymentMethod);
+        if (isDeepStrictEqual(customer.payment_method, paymentMethod)) return undefined;
+        return { customer: withStatus({ ...customer, payment_method: paymentMethod }, now) };
+      });
+    case 'ignored':
+      return { outcome: 'ignored' };
+  }
+}
+
+async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, now: Date): Promise<IngestionResult> {
+  const references = [...new Set([event.payment.pspPaymentId, ...event.payment.references])];
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const recorded = await findRecordedFailure(tenant, psp, event.customer.pspCustomerId, references, now);
+    if (recorded.payment) return completeDuplicate(tenant, psp, event, references, now, recorded.payment);
+    const existing = recorded.customerId === undefined ? undefined : await findCustomer(tenant, recorded.customerId);
+    const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now);
+    if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
+    const failed = newPayment({
+      psp,
+      charge: event.payment,
+      customerId: refreshed.customer.id,
+      subscription: refreshed.subscription,
+      timeZone: refreshed.customer.timezone,
+      now,
+    });
+    // The processor reported this charge paid before we heard it failed: recorded as the two events in
+    // order would have left it, recovered by the processor, with nothing to retry or dun.
+    const settledFirst = recorded.settledAt !== undefined && Date.parse(event.occurredAt) <= Date.parse(recorded.settledAt);
+    const payment = settledFirst ? recoverPayment(failed, 'processor', now) : failed;
+    // Counted as an open failure that was then paid, whatever its code would have made of it.
+    const counted = countFailure(refreshed.customer, settledFirst ? { ...failed, status: 'pending' } : failed, now);
+    const customer = settledFirst ? countRecovery(counted, payment, now) : counted;
+    const events: ServiceEvent[] = [
+      ...(existing ? [] : [newEvent(tenant, 'customer.created', customerListItem(customer), now)]),
+      newEvent(tenant, 'payment.failed', paymentResource(failed), now),
+      ...(settledFirst ? [newEvent(tenant, 'payment.recovered', recoveredEventData(payment), now)] : []),
+      ...(payment.status === 'terminal' ? [newEvent(tenant, 'payment.terminal', paymentResource(payment), now)] : []),
+      // The first retry is scheduled with the failure; every later one announces itself the same way.
+      ...(payment.next_retry_at === null ? [] : [newEvent(tenant, 'payment.retry_scheduled', paymentResource(payment), now)]),
+    ];
+    const paymentWrites = newPaymentWrites(tenant, payment, references);
+    // A success being marked right now fails this and is read on the next round (recordRecovery looks again after marking).
+    const unsettled = settledFirst ? [] : unsettledChargeChecks(recorded.markerKeys, event.occurredAt, now);
+    const result = await transact([
+      ...paymentWrites,
+      ...unsettled,
+      ...saveCustomerWrites(tenant, customer, existing ? existing.version : null),
+      ...events.map((e) => recordEventWrite(tenant, e)),
+    ]);
+    if (result.committed) {
+      await routeFailure(tenant, payment);
+      return { outcome: 'created', payment_id: payment.id, customer_id: customer.id };
+    }
+    // A concurrent delivery of the same charge recorded it between the read and this transaction.
+    if (result.failedConditions.some((position) => position < paymentWrites.length)) {
+      return completeDuplicate(tenant, psp, event, references, now);
+    }
+    // The customer changed (or was created) under us: read again and retry.
+    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
+  }
+  throw lockTimeout(`Could not record failed payment ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
+}
+
+/**
+ * The charge is already recorded (a replay, or a sibling event for the same charge). Link any new
+ * processor ids, take what the first event lacked (a decline code, the subscription), and finish the
+ * hand-off in case the first delivery stopped before it. `found` is the match the caller just read.
+ */
+async function completeDuplicate(
+  tenant: Tenant,
+  psp: string,
+  event: FailedEvent,
+  references: string[],
+  now: Date,
+  found?: ReferenceMatch,
+): Promise<IngestionResult> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const match = attempt === 0 && found ? found : await findPaymentByReferences(tenant, psp, references);
+    const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
+    if (!match || !payment) throw new Error(`Payment reference for ${event.payment.pspPaymentId} exists without its payment`);
+    // The customer was erased: a late or replayed event must not link anything back to the payment.
+    if (isAnonymised(payment)) return { outcome: 'duplicate', payment_id: payment.id };
+    await addPaymentReferences(tenant, psp, payment.id, match.unlinked);
+    const writes: TransactItem[] = [];
+    const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+    const timeZone = event.customer.timezone ?? customer?.timezone ?? null;
+    let enriched = (event.payment.declineCode === null ? undefined : reclassify(payment, event.payment.declineCode, timeZone, now)) ?? payment;
+    const newReferences = match.unlinked.filter((reference) => !payment.psp_references.includes(reference));
+    if (newReferences.length > 0) {
+      enriched = { ...enriched, psp_references: [...payment.psp_references, ...newReferences], version: payment.version + 1 };
+    }
+    if (customer) {
+      const refreshed = refreshCustomer(customer, event.customer, event.subscription, now);
+      if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
+      // A terminal code arriving late closes the payment, so it leaves the customer's open count.
+      if (isOpen(payment.status) && enriched.status === 'terminal') refreshed.customer = countTerminal(refreshed.customer);
+      if (!isDeepStrictEqual(refreshed.customer, customer)) {
+        writes.push(...saveCustomerWrites(tenant, withStatus(refreshed.customer, now), customer.version));
+      }
+      if (payment.subscription_id === null && refreshed.subscription) {
+        enriched = {
+          ...enriched,
+          subscription_id: refreshed.subscription.id,
+          psp_subscription_id: refreshed.subscription.psp_subscription_id,
+          updated_at: now.toISOString(),
+          version: payment.version + 1,
+        };
+      }
+    }
+    if (enriched === payment && writes.length === 0) {
+      await routeFailure(tenant, payment);
+      return { outcome: 'duplicate', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
+    }
+    const changed =
+      enriched === payment
+        ? []
+        : [
+            ...paymentChangeWrites(tenant, payment, enriched),
+            ...[...recategorization(tenant, payment, enriched, now), ...lateOutcomeEvents(tenant, payment, enriched, now)].map((change) => recordEventWrite(tenant, change)),
+          ];
+    const result = await transact([...changed, ...writes]);
+    if (result.committed) {
+      await routeFailure(tenant, enriched);
+      return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
+    }
+    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
+  }
+  throw lockTimeout(`Could not update payment for ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
+}
+
+/**
+ * Who gets the credit when the processor reports a payment paid (see decisions.md): a retry of ours
+ * in flight, else a campaign that messaged the customer about this failure, else the processor.
+ */
+async function channelOf(tenant: Tenant, payment: Payment): Promise<RecoveryChannel> {
+  if (payment.status === 'retrying') return payment.retry_trigger === 'manual' ? 'manual_retry' : 'automatic_retry';
+  if (payment.customer_id === null) return 'processor';
+  const enrollments = await enrollmentsOf(tenant, payment.customer_id, payment.id);
+  return enrollments.some((enrollment) => enrollment.messages_sent > 0) ? 'dunning_campaign' : 'processor';
+}
+
+/**
+ * The customer's details and the subscription a success reports, as the processor now has them: a
+ * paid renewal moves `current_period_end` on, which pre-dunning reads (docs/decisions.md, "Calendar triggers").
+ */
+function withReportedSubscription(customer: Customer, event: SucceededEvent, now: Date): Customer {
+  return refreshCustomer(customer, event.customer, event.subscription, now).customer;
+}
+
+async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent, now: Date): Promise<IngestionResult> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const match = await findPaymentByReferences(tenant, psp, event.references);
+    const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
+    // A terminal payment paid after all (a new card on the invoice, an uncollectible invoice settled) comes back too.
+    const paidAfterAll = payment?.status === 'terminal';
+    if (!payment || !(isOpen(payment.status) || paidAfterAll)) {
+      // A success for a charge that never failed here (a renewal paid as it should), or a repeat of one
+      // already counted: nothing to recover, but a known customer's subscription may have moved on.
+      // A charge not seen at all may yet fail here, late (events come out of order): it is marked settled.
+      if (!match) {
+        await recordSettledCharges(tenant, psp, event.references, event.occurredAt, now);
+        // A failure recorded between the lookup and the marker missed it: recover that one now.
+        if (await findPaymentByReferences(tenant, psp, event.references)) continue;
+      }
+      const refreshed = await updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+        const next = withReportedSubscription(customer, event, now);
+        return isDeepStrictEqual(next, customer) ? undefined : { customer: withStatus(next, now) };
+      });
+      if (refreshed.outcome === 'updated') return { ...refreshed, payment_id: payment?.id };
+      return payment ? { outcome: 'duplicate', payment_id: payment.id } : { outcome: 'ignored' };
+    }
+    const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+    const recovered = recoverPayment(payment, await channelOf(tenant, payment), now);
+    const writes = [
+      ...paymentChangeWrites(tenant, payment, recovered),
+      ...(paidAfterAll ? [recordEventWrite(tenant, newEvent(tenant, 'payment.terminal_reversed', paymentResource(recovered), now))] : []),
+      recordEventWrite(tenant, newEvent(tenant, 'payment.recovered', recoveredEventData(recovered), now)),
+    ];
+    if (customer) {
+      const counted = countRecovery(withReportedSubscription(customer, event, now), recovered, now, paidAfterAll ? 'terminal' : 'open');
+      writes.push(...saveCustomerWrites(tenant, counted, customer.version));
+    }
+    const result = await transact(writes);
+    if (result.committed) {
+      await cancelPendingRetry(payment);
+      return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
+    }
+    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
+  }
+  throw lockTimeout(`Could not record the recovery after ${MAX_ATTEMPTS} conflicting attempts`);
+}
+
+/** The event with its subscription snapshot marked with the event's time: an older description never replaces a newer one. */
+function timed(event: ProcessorEvent): ProcessorEvent {
+  if (!('subscription' in event) || !event.subscription) return event;
+  return { ...event, subscription: { ...event.subscription, describedAt: event.occurredAt } } as ProcessorEvent;
+}
+
+type SubscriptionEvent = Extract<ProcessorEvent, { kind: 'subscription_canceled' | 'subscription_updated' }>;
+
+function cancelKnownSubscription(tenant: Tenant, psp: string, event: SubscriptionEvent, now: Date): Promise<IngestionResult> {
+  return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+    const current = customer.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId);
+    if (current && hasEnded(current)) return undefined;
+    const canceled = cancelSubscription(customer, event.subscription, now);
+    const subscription = canceled.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId)!;
+    // The shape a cancel flow's churn has (cancel-completion.ts): which subscription, and where the news came from.
+    const about = { subscription: { id: subscription.id, psp_subscription_id: subscription.psp_subscription_id }, source: 'processor' };
+    return { customer: canceled, event: { type: 'customer.subscription_canceled', data: about } };
+  });
+}
+
+async function updateKnownCustomer(
+  tenant: Tenant,
+  psp: string,
+  pspCustomerId: string,
+  now: Date,
+  /** Returns undefined when the event changes nothing (a replay), so nothing is written or emitted twice. */
+  change: (customer: Customer) => { customer: Customer; event?: { type: 'customer.subscription_canceled'; data: Record<string, unknown> } } | undefined,
+): Promise<IngestionResult> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const customerId = await findCustomerIdForPsp(tenant, psp, pspCustomerId);
+    const customer = customerId === undefined ? undefined : await findCustomer(tenant, customerId);
+    // Customers are created by their first failure (§6); events about others are not ours to track.
+    if (!customer) return { outcome: 'ignored' };
+    const next = change(customer);
+    if (!next) return { outcome: 'duplicate', customer_id: customer.id };
+    const writes = saveCustomerWrites(tenant, next.customer, customer.version);
+    if (next.event) writes.push(recordEventWrite(tenant, newEvent(tenant, next.event.type, { ...customerListItem(next.customer), ...next.event.data }, now)));
+    if ((await transact(writes)).committed) return { outcome: 'updated', customer_id: customer.id };
+    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
+  }
+  throw lockTimeout(`Could not update customer ${pspCustomerId} after ${MAX_ATTEMPTS} conflicting attempts`);
+}

@@ -1,0 +1,36 @@
+import { newId } from '../../ids.ts';
+import {
+  findConnectionForPsp,
+  listConnections,
+  saveConnection,
+  type ProcessorConnection,
+  type ProcessorCredentials,
+} from '../../store/processor-connections.ts';
+import type { Tenant } from '../../model/tenant.ts';
+
+/** Processors with their own webhook format and decline table; every other name is a generic processor. */
+export const NATIVE_PROCESSORS = ['stripe', 'braintree'] as const;
+
+export function webhookPath(connection: Pick<ProcessorConnection, 'id' | 'psp'>): string {
+  return `/webhooks/${connection.psp}/${connection.id}`;
+}
+
+/** Creates the tenant's connection to a processor, or replaces its secrets keeping the webhook URL. */
+export async function connectProcessor(tenant: Tenant, psp: string, credentials: ProcessorCredentials, now: Date): Promise<ProcessorConnection> {
+  const existing = await findConnectionForPsp(tenant, psp);
+  const connection: ProcessorConnection = {
+    id: existing?.id ?? newId('con', now),
+    tenant,
+    psp,
+    credentials,
+    createdAt: existing?.createdAt ?? now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+  await saveConnection(connection, existing?.id ?? null);
+  return connection;
+}
+
+export async function listProcessorConnections(tenant: Tenant): Promise<ProcessorConnection[]> {
+  // Names are lowercase ASCII (letters, digits, - and _): plain code-unit order, not localeCompare, whose first call loads ICU's collation data (some 6 ms of a cold start).
+  return (await listConnections(tenant)).sort((a, b) => (a.psp < b.psp ? -1 : a.psp > b.psp ? 1 : 0));
+}
