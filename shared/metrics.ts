@@ -1,8 +1,7 @@
 import { optionalEnv, requireEnv } from './config.ts';
 import type { CampaignChannel } from './model/campaign.ts';
-import type { DeclineCategory } from './domain/declines/decline-classification.ts';
 import type { SkipReason } from './model/enrollment.ts';
-import type { RecoveryChannel } from './model/payment.ts';
+import type { DeclineCategory, RecoveryChannel } from './model/payment.ts';
 import type { AttemptReport } from './domain/retries/retry-execution.ts';
 import type { Tenant } from './model/tenant.ts';
 import { emfLine, type MetricSet } from './emf.ts';

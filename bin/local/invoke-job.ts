@@ -9,6 +9,13 @@ export interface JobOutcome {
   error?: string;
 }
 
+/** One job the local runners fired, and how it went. */
+export interface JobRun extends JobOutcome {
+  job_id: string;
+  kind: string;
+  run_at: string;
+}
+
 /** Invokes a job's handler module as its Lambda would be invoked, in a log scope of its own; a failure is logged and reported, not thrown. */
 export async function invokeJob(handler: string, event: unknown, describe: Record<string, unknown>): Promise<JobOutcome> {
   try {

@@ -1,13 +1,7 @@
 import { runtime } from '../../shared/composition.ts';
 import { jobFor } from '../../shared/jobs.ts';
-import { invokeJob, type JobOutcome } from './invoke-job.ts';
+import { invokeJob, type JobOutcome, type JobRun } from './invoke-job.ts';
 import { runRecurringJobs } from './recurring-runner.ts';
-
-export interface JobRun extends JobOutcome {
-  job_id: string;
-  kind: string;
-  run_at: string;
-}
 
 const MAX_ROUNDS = 100;
 

@@ -1,7 +1,6 @@
 import { runtime } from '../../shared/composition.ts';
 import { lastDailyRun, RECURRING_JOBS } from '../../shared/jobs.ts';
-import { invokeJob } from './invoke-job.ts';
-import type { JobRun } from './job-runner.ts';
+import { invokeJob, type JobRun } from './invoke-job.ts';
 
 /** Runs before this process started are not its to fire, as a new schedule does not fire for the past. */
 const startedAt = runtime.clock.now().getTime();

@@ -1,11 +1,11 @@
 import * as z from '#shared/zod';
 import { listCancelFeedback } from '#shared/domain/cancel-flows/cancel-feedback-listing';
-import { OUTCOMES } from '#shared/domain/cancel-flows/cancel-sessions';
 import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
 import { pageQuery } from '#shared/http/query-schemas';
 import { cancelFeedbackResource } from '#shared/representations/cancel-feedback';
+import { OUTCOMES } from '#shared/model/cancel-session';
 
 const query = z.strictObject({
   outcome: z.enum(OUTCOMES, { error: `must be one of ${OUTCOMES.join(', ')}` }).optional(),

@@ -4,7 +4,7 @@ import { restHandler } from '#shared/http/rest-handler';
 import { parseInput } from '#shared/http/parse';
 import { ok } from '#shared/http/responses';
 import { processorConnectionResource } from '#shared/representations/processor-connection';
-import type { ProcessorCredentials } from '#shared/store/processor-connections';
+import type { ProcessorCredentials } from '#shared/model/processor-connection';
 
 const params = z.strictObject({
   psp: z.string().regex(/^[a-z][a-z0-9_-]{1,31}$/, { error: 'must be a processor name: lowercase letters, digits, - and _' }),

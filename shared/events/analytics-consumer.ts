@@ -1,22 +1,22 @@
 import { runtime } from '../composition.ts';
-import { recordForAnalytics } from '../domain/analytics/recovery-analytics.ts';
-import { recordForCampaignAnalytics } from '../domain/analytics/campaign-analytics.ts';
-import type { EventConsumer } from './consumers.ts';
+import { COHORT_EVENTS, recordForAnalytics } from '../domain/analytics/recovery-analytics.ts';
+import { CAMPAIGN_COHORT_EVENTS, recordForCampaignAnalytics } from '../domain/analytics/campaign-analytics.ts';
+import { eventConsumer } from './consumers.ts';
 
 /** Keeps the recovery aggregates: one atomic ADD per event, guarded by a per-event marker (idempotent). */
-export const analyticsConsumer: EventConsumer = {
+export const analyticsConsumer = eventConsumer({
   name: 'analytics',
-  types: ['payment.failed', 'payment.recategorized', 'payment.recovered', 'payment.terminal', 'payment.terminal_reversed'],
+  types: COHORT_EVENTS,
   async handle(tenant, event) {
     await recordForAnalytics(tenant, event, runtime.clock.now());
   },
-};
+});
 
 /** Keeps the campaign aggregates, the same way: enrollments, messages sent, credited recoveries. */
-export const campaignAnalyticsConsumer: EventConsumer = {
+export const campaignAnalyticsConsumer = eventConsumer({
   name: 'campaign-analytics',
-  types: ['campaign.enrolled', 'campaign.message_sent', 'campaign.recovered'],
+  types: CAMPAIGN_COHORT_EVENTS,
   async handle(tenant, event) {
     await recordForCampaignAnalytics(tenant, event, runtime.clock.now());
   },
-};
+});

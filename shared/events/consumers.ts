@@ -1,19 +1,22 @@
 import type { Tenant } from '../model/tenant.ts';
 import { settleAll } from '../settle-all.ts';
-import type { EventType, ServiceEvent } from '../store/events.ts';
+import type { EventType, ServiceEvent } from '../model/events.ts';
 
 /**
  * What reacts to the event log. The table's stream delivers every new event item to the stream
  * handler (functions/streams/events.ts), which hands it to each consumer subscribed to its type.
  * Delivery is at least once, so every consumer must be idempotent by event id.
  */
-export interface EventConsumer {
+export interface EventConsumer<T extends EventType = EventType> {
   name: string;
-  types: readonly EventType[] | '*';
+  types: readonly T[] | '*';
   /** Runs only once every other consumer has handled the event: its effect cannot be repeated, theirs can. */
   runsLast?: boolean;
-  handle(tenant: Tenant, event: ServiceEvent): Promise<void>;
+  handle(tenant: Tenant, event: ServiceEvent<T>): Promise<void>;
 }
+
+/** A consumer, its event's type told by the types it subscribes to. */
+export const eventConsumer = <T extends EventType>(consumer: EventConsumer<T>): EventConsumer<T> => consumer;
 
 export function consumersOf(consumers: readonly EventConsumer[], type: EventType): EventConsumer[] {
   return consumers.filter((consumer) => consumer.types === '*' || consumer.types.includes(type));

@@ -1,18 +1,17 @@
 import { runtime } from '../composition.ts';
 import { enrollForFailure, settleEnrollments } from '../domain/dunning/dunning.ts';
-import type { Payment } from '../model/payment.ts';
-import type { EventConsumer } from './consumers.ts';
+import { eventConsumer } from './consumers.ts';
 
 /**
  * Dunning's side of the event log: failures that need the customer enroll into campaigns; recoveries
  * and terminal outcomes end the enrollments they settle. Enrolling is idempotent per failure and
  * campaign, settling is conditional on the enrollment being active, so redelivery is harmless.
  */
-export const dunningConsumer: EventConsumer = {
+export const dunningConsumer = eventConsumer({
   name: 'dunning',
   types: ['payment.failed', 'payment.retry_failed', 'payment.recovered', 'payment.terminal'],
   async handle(tenant, event) {
-    const payment = event.data as unknown as Payment;
+    const payment = event.data;
     const now = runtime.clock.now();
     switch (event.type) {
       case 'payment.failed':
@@ -30,4 +29,4 @@ export const dunningConsumer: EventConsumer = {
         return;
     }
   },
-};
+});

@@ -3,8 +3,8 @@ import { CATEGORIES, CHANNELS } from '../domain/analytics/recovery-analytics.ts'
 import { CAMPAIGN_CHANNELS } from '../model/campaign.ts';
 import { log } from '../log.ts';
 import { metrics } from '../metrics.ts';
-import type { ServiceEvent } from '../store/events.ts';
-import type { EventConsumer } from './consumers.ts';
+import { eventConsumer } from './consumers.ts';
+import type { ServiceEvent } from '../model/events.ts';
 
 const failed = z.object({ id: z.string(), decline_category: z.enum(CATEGORIES) });
 const recovered = z.object({ id: z.string(), amount: z.number(), currency: z.string().min(1), recovery_channel: z.enum(CHANNELS).nullish() });
@@ -17,7 +17,7 @@ const messageSent = z.object({ campaign_id: z.string(), channel: z.enum(CAMPAIGN
  * theirs has the stream deliver it again). A malformed event is logged, never
  * thrown: a metric must not hold up the stream.
  */
-export const metricsConsumer: EventConsumer = {
+export const metricsConsumer = eventConsumer({
   name: 'metrics',
   types: ['payment.failed', 'payment.recovered', 'campaign.message_sent'],
   runsLast: true,
@@ -42,7 +42,7 @@ export const metricsConsumer: EventConsumer = {
       }
     }
   },
-};
+});
 
 function dataOf<T>(schema: z.ZodType<T>, event: ServiceEvent): T | undefined {
   const parsed = schema.safeParse(event.data);

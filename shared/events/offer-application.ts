@@ -3,7 +3,7 @@ import { runtime } from '../composition.ts';
 import { log } from '../log.ts';
 import { findFeedback, saveOfferApplication } from '../store/cancel-feedback.ts';
 import { findConnectionForPsp } from '../store/processor-connections.ts';
-import type { EventConsumer } from './consumers.ts';
+import { eventConsumer } from './consumers.ts';
 
 /**
  * Applies the offer a subscriber accepted in a cancel flow, after the save is stored: driven by the
@@ -12,12 +12,11 @@ import type { EventConsumer } from './consumers.ts';
  * feedback record whose offer is still pending is applied, the processor call carries a key derived
  * from the session, and the result is recorded only over `pending`.
  */
-export const offerApplication: EventConsumer = {
+export const offerApplication = eventConsumer({
   name: 'cancel-flow-offer-application',
   types: ['CancelFlowSaved'],
   async handle(tenant, event) {
     const sessionId = event.data.session_id;
-    if (typeof sessionId !== 'string') return;
     const feedback = await findFeedback(tenant, sessionId);
     if (feedback?.offer_application?.status !== 'pending' || !feedback.offer || !feedback.psp) return;
     if (!feedback.psp_customer_id || !feedback.psp_subscription_id) return;
@@ -40,4 +39,4 @@ export const offerApplication: EventConsumer = {
     await saveOfferApplication(tenant, sessionId, application);
     log.info('cancel flow offer application recorded', { session_id: sessionId, status: outcome.status });
   },
-};
+});

@@ -3,8 +3,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Tenant } from '../model/tenant.ts';
 import { describeError, log, setLogContext } from '../log.ts';
-import type { ServiceEvent } from '../store/events.ts';
 import { handleEvent, type EventConsumer } from './consumers.ts';
+import type { ServiceEvent } from '../model/events.ts';
 
 /** TENANT#<merchant>#<env> → the tenant. */
 function tenantOf(pk: string): Tenant | undefined {

@@ -1,8 +1,9 @@
 import * as z from '../zod.ts';
 import { requiredText } from '../body-fields.ts';
-import { FEEDBACK_TEXT_MAX_LENGTH, OUTCOMES, RESPONSE_JSON_MAX_BYTES } from '../domain/cancel-flows/cancel-sessions.ts';
+import { FEEDBACK_TEXT_MAX_LENGTH, RESPONSE_JSON_MAX_BYTES } from '../domain/cancel-flows/cancel-sessions.ts';
 import { ENVIRONMENTS } from '../model/tenant.ts';
 import { unfitText } from './parse.ts';
+import { OUTCOMES } from '../model/cancel-session.ts';
 
 /** Request bodies of the cancel-session API (§4.5, snake_case). Every failure is a 400 with `param` (edge-handler.ts). */
 

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { MiddlewareObj } from '@middy/core';
-import type { KeyGrant } from '../store/api-keys.ts';
 import type { WindowState } from '../model/sliding-window.ts';
+import type { KeyGrant } from '../model/api-key.ts';
 
 /** What the middleware learns about a request and hands on to later middleware and the handler. */
 export interface ServiceContext extends Context {

@@ -1,6 +1,6 @@
 import { optionalEnv } from '../config.ts';
-import { isWebOrigin } from '../model/cancel-flow.ts';
 import { isRegisteredOrigin } from '../store/cors-origins.ts';
+import { isWebOrigin } from '../model/web-origin.ts';
 
 /**
  * Which browser origins may call the edge API (the cancel widget on merchants' pages). Two sources:

@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from '../zod.ts';
 import { runtime } from '../composition.ts';
-import type { KeyGrant } from '../store/api-keys.ts';
 import { authorize } from './authorize.ts';
 import { header, requireAuth, type ServiceContext, type ServiceMiddleware } from './context.ts';
 import { withContract } from './contract.ts';
@@ -10,6 +9,7 @@ import { merchantGate } from './merchant-gate.ts';
 import { invalidRequest } from '../model/errors.ts';
 import { parseInput, parseJsonBody } from './parse.ts';
 import { jsonResult, type Reply } from './responses.ts';
+import type { KeyGrant } from '../model/api-key.ts';
 
 export interface RestInput<P, Q, B> {
   params: P;

@@ -1,6 +1,6 @@
 import * as z from '../zod.ts';
 import { updateBody } from '../body-fields.ts';
-import { DELIVERED_EVENT_TYPES } from '../domain/outbound-webhooks/endpoints.ts';
+import { DELIVERED_EVENT_TYPES } from '../model/events.ts';
 
 /** Request bodies of POST and PUT /v1/webhooks (outbound endpoints); the other routes' parameters are in their handlers. */
 const url = z.string().min(1, { error: 'must not be empty' }).max(2048, { error: 'must be at most 2048 characters' });

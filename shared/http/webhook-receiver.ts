@@ -6,12 +6,13 @@ import { notFound } from '../model/errors.ts';
 import { ingestProcessorEvent } from '../domain/ingestion/ingestion.ts';
 import { WebhookRejected, type ProcessorEvent } from '../model/processor-event.ts';
 import { addLogContext } from '../log.ts';
-import { cachedConnection, findConnection, type ProcessorConnection } from '../store/processor-connections.ts';
+import { cachedConnection, findConnection } from '../store/processor-connections.ts';
 import type { WebhookReceipt } from '../representations/schemas/webhook-receipt.ts';
 import { withContract, type RequestContract } from './contract.ts';
 import { parseInput } from './parse.ts';
 import { publicHandler } from './public-handler.ts';
 import { jsonResult } from './responses.ts';
+import type { ProcessorConnection } from '../model/processor-connection.ts';
 
 const params = z.looseObject({ connection_id: z.string().regex(/^con_[0-9a-z]{26}$/), psp: z.string().optional() });
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { randomSecret } from '../ids.ts';
-import type { Environment } from './tenant.ts';
+import type { MerchantSettings, StoredGrant } from './merchant.ts';
+import type { Environment, Tenant } from './tenant.ts';
 
 /** Scopes a secret key can hold (§5 rule 3). `admin` implies every other; `write` implies `read`. */
 export const SCOPES = ['read', 'write', 'admin', 'analytics', 'webhooks'] as const;
@@ -56,4 +57,30 @@ export function scopeSatisfied(granted: readonly GrantedScope[], required: Scope
 
 export function normalizeScopes(scopes: readonly Scope[]): Scope[] {
   return SCOPES.filter((scope) => scopes.includes(scope));
+}
+
+/** The merchant-facing record of a key (never holds the secret). */
+export interface ApiKeyRecord {
+  id: string;
+  tenant: Tenant;
+  name: string;
+  kind: KeyKind;
+  scopes: GrantedScope[];
+  hint: string;
+  createdAt: string;
+  /** When the key stops working, if it was created with an expiry. */
+  validUntil: string | null;
+  rotatedAt: string | null;
+  revokedAt: string | null;
+  grants: StoredGrant[];
+}
+
+/** What presenting a key grants: read on every authenticated request, so it carries the merchant settings too. */
+export interface KeyGrant {
+  keyId: string;
+  tenant: Tenant;
+  kind: KeyKind;
+  scopes: GrantedScope[];
+  validUntil: string | null;
+  settings: MerchantSettings;
 }

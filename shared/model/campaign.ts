@@ -1,5 +1,5 @@
-import type { DeclineCategory } from '../domain/declines/decline-classification.ts';
 import { validationFailed } from './errors.ts';
+import type { DeclineCategory } from './payment.ts';
 
 /**
  * Dunning campaigns (§2.2, §3.1): the definition a merchant edits, its lifecycle, and the rules both
@@ -21,6 +21,12 @@ export const CAMPAIGN_TRIGGERS = [
   'any_decline',
 ] as const;
 export type CampaignTrigger = (typeof CAMPAIGN_TRIGGERS)[number];
+
+/** The calendar triggers (§2.2): enrolled by the daily calendar scan, not by failures (domain/dunning/calendar-triggers.ts). */
+export const CALENDAR_TRIGGERS = ['card_expiring', 'pre_dunning'] as const satisfies readonly CampaignTrigger[];
+export type CalendarTrigger = (typeof CALENDAR_TRIGGERS)[number];
+
+export const isCalendarTrigger = (trigger: CampaignTrigger): trigger is CalendarTrigger => (CALENDAR_TRIGGERS as readonly string[]).includes(trigger);
 
 export const CAMPAIGN_CHANNELS = ['email', 'sms'] as const;
 export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number];
@@ -82,6 +88,14 @@ export interface CampaignDefinition {
 }
 
 /** Outcome counters, maintained by the dunning engine as enrollments progress (never recomputed by scanning). */
+/** A definition exactly as it was at one version; written once, never changed. */
+export interface CampaignVersion extends CampaignDefinition {
+  campaign_id: string;
+  version: number;
+  /** When this version was saved (the campaign's creation for version 1). */
+  created_at: string;
+}
+
 export interface CampaignCounters {
   enrolled_count: number;
   recovered_count: number;

@@ -1,13 +1,17 @@
 import * as z from '../zod.ts';
 import { requiredText, wholeNumber } from '../body-fields.ts';
-import { isWebOrigin, OFFER_TYPES, STEP_TYPES } from './cancel-flow.ts';
+import { isWebOrigin } from './web-origin.ts';
 
 /**
  * What a cancel flow may contain: its steps, name and allowed origins, as zod schemas, with the types
  * the domain uses derived from them. Domain rules used by the API (create, update), the queued
- * completions and the API description; apart from cancel-flows.ts so the functions that only read
+ * completions and the API description; apart from cancel-flow.ts so the functions that only read
  * flows or run sessions do not build them at every cold start (docs/decisions.md, "Bundles and cold start").
  */
+
+export const STEP_TYPES = ['survey', 'offer', 'confirm'] as const;
+export const OFFER_TYPES = ['discount', 'pause', 'downgrade', 'trial_extension'] as const;
+
 export const CANCEL_FLOW_LIMITS = {
   nameLength: 100,
   steps: 10,

@@ -74,6 +74,36 @@ export function customerStatus(customer: Pick<Customer, 'subscriptions' | 'faile
   return 'active';
 }
 
+/** Months as one number (year × 12 + month − 1), so windows are integer ranges. */
+export const monthIndex = (at: Date): number => at.getUTCFullYear() * 12 + at.getUTCMonth();
+export const monthKey = (index: number): string => `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
+
+/** The card's expiry month as a month index, or null when the card has no usable expiry. */
+export function cardExpiryMonth(card: PaymentMethod | null): number | null {
+  if (!card || card.exp_month === null || card.exp_year === null) return null;
+  if (!Number.isInteger(card.exp_month) || card.exp_month < 1 || card.exp_month > 12 || !Number.isInteger(card.exp_year)) return null;
+  return card.exp_year * 12 + card.exp_month - 1;
+}
+
+/** A card is valid through the last day of its expiry month: the first moment it is not (UTC: a day's slack either way is harmless). */
+export function cardInvalidFrom(card: PaymentMethod | null): Date | null {
+  const month = cardExpiryMonth(card);
+  return month === null ? null : new Date(Date.UTC(Math.floor(month / 12), (month % 12) + 1, 1));
+}
+
+/** An ended subscription no longer renews, nor does a paused one while it is paused. */
+export const renews = (subscription: Pick<Subscription, 'status'>): boolean =>
+  subscription.status === null || !(hasEnded(subscription) || subscription.status.toLowerCase() === 'paused');
+
+/**
+ * Customers a calendar trigger could ever enroll: a card with an expiry, a subscription that renews,
+ * and no payment awaiting recovery (that failure's own sequence is already talking to them; the daily
+ * scan picks them up once it is settled). The calendar index holds exactly these.
+ */
+export function calendarCandidate(customer: Pick<Customer, 'payment_method' | 'subscriptions' | 'failed_payments'>): boolean {
+  return cardExpiryMonth(customer.payment_method) !== null && customer.failed_payments === 0 && customer.subscriptions.some(renews);
+}
+
 export function toPaymentMethod(snapshot: PaymentMethodSnapshot): PaymentMethod {
   return {
     type: snapshot.type,

@@ -1,7 +1,20 @@
-import type { CalendarOccasion } from '../domain/dunning/calendar-triggers.ts';
-import type { CampaignCounters } from './campaign.ts';
+import type { CalendarTrigger, CampaignCounters } from './campaign.ts';
 import type { PaymentMethod } from './customer.ts';
 import type { PageRequest } from './pagination.ts';
+
+/** What a calendar enrollment is about; stored on it, so its messages and stops need no re-derivation. */
+export interface CalendarOccasion {
+  trigger: CalendarTrigger;
+  /** Unique per customer and occasion (card and expiry month, or subscription and renewal): the enrollment's key. */
+  key: string;
+  /** pre_dunning: the subscription that renews. */
+  subscription_id: string | null;
+  /** pre_dunning: when it renews (its current_period_end). */
+  renews_at: string | null;
+  /** What is at stake, in the smallest unit: the renewal's amount (card_expiring: the largest renewing subscription's), when known. */
+  amount: number | null;
+  currency: string | null;
+}
 
 /** A customer's passage through one campaign for one failure (or one manual enrollment). */
 export const ENROLLMENT_STATUSES = ['active', 'completed', 'stopped', 'removed'] as const;

@@ -1,5 +1,7 @@
-import type { DeclineCategory } from '../domain/declines/decline-classification.ts';
 import type { ListRequest, TimeWindow } from './listing.ts';
+
+/** §2.6: what a decline means for recovery (decline-classification.ts decides it from the code). */
+export type DeclineCategory = 'soft_retry' | 'hard_customer' | 'terminal' | 'unknown';
 
 /** §2.4 and §3.2. Stored and served in the spec's own field names. */
 export const PAYMENT_STATUSES = ['pending', 'retrying', 'recovered', 'terminal', 'communication_pending'] as const;

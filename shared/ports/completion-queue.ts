@@ -1,4 +1,4 @@
-import type { CancelCompletion } from '../domain/cancel-flows/cancel-sessions.ts';
+import type { CancelCompletion } from '../model/cancel-session-schema.ts';
 
 /**
  * Where a cancel-session completion goes when storing it failed (§4.5: "the session is still consumed

@@ -1,6 +1,6 @@
 import type { OfferConfig } from '../model/cancel-flow-steps.ts';
 import type { Tenant } from '../model/tenant.ts';
-import type { ProcessorConnection } from '../store/processor-connections.ts';
+import type { ProcessorConnection } from '../model/processor-connection.ts';
 
 /**
  * Applying the retention offer a subscriber accepted in a cancel flow (a discount, a pause, a

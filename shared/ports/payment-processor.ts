@@ -1,6 +1,6 @@
 import type { Payment } from '../model/payment.ts';
 import type { Tenant } from '../model/tenant.ts';
-import type { ProcessorConnection } from '../store/processor-connections.ts';
+import type { ProcessorConnection } from '../model/processor-connection.ts';
 
 /**
  * Charging a failed payment again at its processor. Stripe and Braintree in live mode through their

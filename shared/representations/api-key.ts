@@ -1,6 +1,6 @@
 import { keyStatus } from '../domain/access/api-key-lifecycle.ts';
-import type { ApiKeyRecord } from '../store/api-keys.ts';
 import type { ApiKeyResource } from './schemas/api-key.ts';
+import type { ApiKeyRecord } from '../model/api-key.ts';
 
 /** The REST shape of an API key; the secret itself is never part of it. */
 export function apiKeyResource(record: ApiKeyRecord, now: Date): ApiKeyResource {

@@ -1,5 +1,5 @@
-import type { CancelFeedback } from '../domain/cancel-flows/cancel-feedback.ts';
 import type { CancelFeedbackResource } from './schemas/cancel-feedback.ts';
+import type { CancelFeedback } from '../model/cancel-feedback.ts';
 
 /** A completed cancel session's feedback as the merchant API shows it. */
 export function cancelFeedbackResource(feedback: CancelFeedback): CancelFeedbackResource {

@@ -1,6 +1,6 @@
 import { webhookPath } from '../domain/ingestion/processor-setup.ts';
-import type { ProcessorConnection } from '../store/processor-connections.ts';
 import type { ProcessorConnectionResource } from './schemas/processor-connection.ts';
+import type { ProcessorConnection } from '../model/processor-connection.ts';
 
 /** A connection as merchants see it: where to point the processor's webhooks; never a secret. */
 export function processorConnectionResource(connection: ProcessorConnection, baseUrl: string): ProcessorConnectionResource {

@@ -1,7 +1,6 @@
 import type { Tenant } from '../model/tenant.ts';
-import type { WebhookDelivery } from '../store/webhook-deliveries.ts';
-import type { WebhookEndpoint } from '../store/webhook-endpoints.ts';
 import type { WebhookDeliveryResource, WebhookEndpointResource } from './schemas/webhook-endpoint.ts';
+import type { WebhookDelivery, WebhookEndpoint } from '../model/webhook-endpoint.ts';
 
 /** The REST shape of an endpoint; its signing secrets are only in the create and rotate responses. */
 export function webhookEndpointResource(endpoint: WebhookEndpoint, tenant: Tenant): WebhookEndpointResource {

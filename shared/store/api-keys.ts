@@ -1,41 +1,15 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { GrantedScope, KeyKind } from '../model/api-key.ts';
+import type { ApiKeyRecord, GrantedScope, KeyGrant, KeyKind } from '../model/api-key.ts';
 import { stateConflict } from '../model/errors.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { cancelledPositions, queryAll } from './dynamo.ts';
 import { InstanceCache } from './instance-cache.ts';
 import { epochSeconds, keyHashPk, merchantPk, tenantPk } from './keys.ts';
-import type { MerchantSettings, StoredGrant } from './merchants.ts';
+import type { MerchantSettings, StoredGrant } from '../model/merchant.ts';
 
 const { db, tableName } = runtime;
-
-/** The merchant-facing record of a key (never holds the secret). */
-export interface ApiKeyRecord {
-  id: string;
-  tenant: Tenant;
-  name: string;
-  kind: KeyKind;
-  scopes: GrantedScope[];
-  hint: string;
-  createdAt: string;
-  /** When the key stops working, if it was created with an expiry. */
-  validUntil: string | null;
-  rotatedAt: string | null;
-  revokedAt: string | null;
-  grants: StoredGrant[];
-}
-
-/** What presenting a key grants: read on every authenticated request, so it carries the merchant settings too. */
-export interface KeyGrant {
-  keyId: string;
-  tenant: Tenant;
-  kind: KeyKind;
-  scopes: GrantedScope[];
-  validUntil: string | null;
-  settings: MerchantSettings;
-}
 
 /**
  * How long an instance reuses a key lookup, so a warm authenticated request costs the rate-limit write

@@ -1,13 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import { isCalendarTrigger } from '../domain/dunning/calendar-triggers.ts';
-import { definitionOf, type Campaign, type CampaignCounts, type CampaignDefinition } from '../model/campaign.ts';
+import { definitionOf, isCalendarTrigger, type Campaign, type CampaignCounts, type CampaignDefinition } from '../model/campaign.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { batchWriteAll, queryAll } from './dynamo.ts';
-import { recordEventWrite, type ServiceEvent } from './events.ts';
+import { recordEventWrite } from './events.ts';
 import { tenantPk } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
+import type { CampaignVersion } from '../model/campaign.ts';
+import type { ServiceEvent } from '../model/events.ts';
 
 const { db, tableName } = runtime;
 
@@ -23,14 +24,6 @@ const CAMPAIGN_PREFIX = 'CAMPAIGN#';
 export const campaignVersionSk = (campaignId: string, version: number): string =>
   `CAMPAIGN_VERSION#${campaignId}#${String(version).padStart(8, '0')}`;
 const COUNTS_SK = 'CAMPAIGN_COUNTS';
-
-/** A definition exactly as it was at one version; written once, never changed. */
-export interface CampaignVersion extends CampaignDefinition {
-  campaign_id: string;
-  version: number;
-  /** When this version was saved (the campaign's creation for version 1). */
-  created_at: string;
-}
 
 /**
  * How a conditional campaign write ended. `changed`: the campaign is no longer in the status and

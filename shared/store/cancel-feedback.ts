@@ -1,10 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { CancelFeedback, OfferApplication } from '../domain/cancel-flows/cancel-feedback.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure, queryAll } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
+import type { CancelFeedback, OfferApplication } from '../model/cancel-feedback.ts';
 
 const { db, tableName } = runtime;
 

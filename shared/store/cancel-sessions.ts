@@ -1,16 +1,11 @@
 import { ReturnValue } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import {
-  COMPLETED_TOKEN_SECONDS,
-  expiryAfter,
-  isExpired,
-  type AdvanceChange,
-  type CancelSession,
-} from '../domain/cancel-flows/cancel-sessions.ts';
 import { isConditionFailure } from './dynamo.ts';
 import { epochSeconds } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
+import { COMPLETED_TOKEN_SECONDS, expiryAfter, isExpired } from '../model/cancel-session.ts';
+import type { AdvanceChange, CancelSession } from '../model/cancel-session-schema.ts';
 
 const { db, tableName } = runtime;
 

@@ -1,7 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import { calendarCandidate, cardExpiryMonth, monthKey } from '../domain/dunning/calendar-triggers.ts';
-import { totalRecovered, type Customer } from '../model/customer.ts';
+import { calendarCandidate, cardExpiryMonth, monthKey, totalRecovered, type Customer } from '../model/customer.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import type { Key } from './dynamo.ts';

@@ -1,7 +1,6 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { CalendarOccasion } from '../domain/dunning/calendar-triggers.ts';
-import type { Enrollment, EnrollmentStatus } from '../model/enrollment.ts';
+import type { CalendarOccasion, Enrollment, EnrollmentStatus } from '../model/enrollment.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { campaignSk } from './campaigns.ts';
 import { BATCH_GET_LIMIT, isConditionFailure, queryAll } from './dynamo.ts';

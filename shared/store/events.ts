@@ -1,54 +1,15 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
+import type { ServiceEvent } from '../model/events.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { newId } from '../ids.ts';
 import { isConditionFailure } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
 
-/**
- * The tenant's event log: every state change writes its event in the same transaction as the change
- * (a transactional outbox), so outbound webhooks and analytics can never miss or invent one.
- */
-export type EventType =
-  | 'payment.failed'
-  | 'payment.recovered'
-  | 'payment.terminal'
-  | 'payment.retry_scheduled'
-  | 'payment.retry_failed'
-  /** Internal (never delivered to webhooks): a later decline moved an open payment to another category; analytics moves its failure with it. */
-  | 'payment.recategorized'
-  /** Internal (never delivered to webhooks): a payment counted terminal was paid after all; analytics takes it out of terminal (its recovery counts as any other). */
-  | 'payment.terminal_reversed'
-  | 'customer.created'
-  | 'customer.deleted'
-  | 'customer.retained'
-  | 'customer.subscription_canceled'
-  | 'campaign.message_sent'
-  /** Internal (never delivered to webhooks): an enrollment was created; feeds campaign analytics. */
-  | 'campaign.enrolled'
-  /** Internal (never delivered to webhooks): a recovery settled an active enrollment, crediting its campaign and last step sent. */
-  | 'campaign.recovered'
-  /** Internal (never delivered to webhooks): a campaign's status changed; archiving and re-activation sweep its enrollments. */
-  | 'campaign.status_changed'
-  | 'CancelFlowCompleted'
-  | 'CancelFlowSaved';
-
-export interface ServiceEvent {
-  id: string;
-  type: EventType;
-  created: string;
-  livemode: boolean;
-  data: Record<string, unknown>;
-}
-
+/** The event log's items (model/events.ts has the catalog): one per event, under its tenant, ordered by id (time). */
 const eventSk = (eventId: string): string => `EVENT#${eventId}`;
-
-export function newEvent(tenant: Tenant, type: EventType, data: Record<string, unknown>, now: Date): ServiceEvent {
-  return { id: newId('evt', now), type, created: now.toISOString(), livemode: tenant.environment === 'live', data };
-}
 
 /**
  * The customer an event is about: payment events name it as `customer_id`, customer events are the
@@ -56,9 +17,9 @@ export function newEvent(tenant: Tenant, type: EventType, data: Record<string, u
  */
 function customerOf(event: ServiceEvent): string | undefined {
   if (event.type === 'customer.deleted') return undefined;
-  const { customer_id: customerId, id } = event.data;
-  if (typeof customerId === 'string') return customerId;
-  return typeof id === 'string' && id.startsWith('cus_') ? id : undefined;
+  const data = event.data;
+  if ('customer_id' in data && typeof data.customer_id === 'string') return data.customer_id;
+  return 'id' in data && typeof data.id === 'string' && data.id.startsWith('cus_') ? data.id : undefined;
 }
 
 export function recordEventWrite(tenant: Tenant, event: ServiceEvent): TransactItem {

@@ -2,39 +2,13 @@ import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { runtime } from '../composition.ts';
 import { notFound, stateConflict } from '../model/errors.ts';
 import type { Plan } from '../model/plans.ts';
+import { settingsOf, type Merchant, type MerchantChange, type StoredGrant } from '../model/merchant.ts';
 import { ENVIRONMENTS, type Tenant } from '../model/tenant.ts';
 import { forgetGrants } from './api-keys.ts';
 import { cancelledPositions, isConditionFailure, queryAll } from './dynamo.ts';
 import { keyHashPk, merchantPk, tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
-
-/** How an API key record remembers which hash items grant access for it (see api-keys store). */
-export interface StoredGrant {
-  hash: string;
-  expires_at: string | null;
-}
-
-/** The merchant settings every authenticated request needs; copied onto each key-hash item (see data-model.md). */
-export interface MerchantSettings {
-  plan: Plan;
-  rateLimitOverride: number | null;
-  trialEndsAt: string | null;
-  ipAllowlist: string[];
-  settingsVersion: number;
-}
-
-export interface Merchant extends MerchantSettings {
-  id: string;
-  name: string;
-  /**
-   * Where customers update their payment method, linked from dunning messages (https only, see
-   * payment-update-url.ts). Not a per-request setting, so not copied onto key hashes.
-   */
-  paymentUpdateUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 const PROFILE = 'PROFILE';
 
@@ -69,11 +43,6 @@ function fromItem(item: Record<string, unknown>): Merchant {
     createdAt: item.created_at as string,
     updatedAt: item.updated_at as string,
   };
-}
-
-export function settingsOf(merchant: MerchantSettings): MerchantSettings {
-  const { plan, rateLimitOverride, trialEndsAt, ipAllowlist, settingsVersion } = merchant;
-  return { plan, rateLimitOverride, trialEndsAt, ipAllowlist, settingsVersion };
 }
 
 export async function insertMerchant(merchant: Merchant): Promise<void> {
@@ -123,9 +92,6 @@ async function liveKeyHashes(merchantId: string, now: Date): Promise<string[]> {
 }
 
 const TRANSACTION_LIMIT = 100;
-
-/** What an operator may change: the per-request settings and the payment-update link. */
-export type MerchantChange = Partial<Omit<MerchantSettings, 'settingsVersion'> & Pick<Merchant, 'paymentUpdateUrl'>>;
 
 /**
  * Changes a merchant's settings and every key-hash copy of them. The version condition makes a

@@ -5,6 +5,7 @@ import type { Tenant } from '../model/tenant.ts';
 import { cancelledPositions } from './dynamo.ts';
 import { InstanceCache } from './instance-cache.ts';
 import { tenantPk } from './keys.ts';
+import type { ProcessorConnection, ProcessorCredentials } from '../model/processor-connection.ts';
 
 const { db, tableName } = runtime;
 
@@ -15,21 +16,6 @@ const { db, tableName } = runtime;
  */
 export const CONNECTION_CACHE_SECONDS = 60;
 const recentConnections = new InstanceCache<ProcessorConnection>(CONNECTION_CACHE_SECONDS, 1_000);
-
-/** Secrets to verify a processor's webhooks and, optionally, to call its API for retries. Never returned by the API. */
-export type ProcessorCredentials =
-  | { kind: 'stripe'; webhookSecret: string; apiKey: string | null }
-  | { kind: 'braintree'; merchantId: string; publicKey: string; privateKey: string; merchantAccountId: string | null }
-  | { kind: 'generic'; webhookSecret: string };
-
-export interface ProcessorConnection {
-  id: string;
-  tenant: Tenant;
-  psp: string;
-  credentials: ProcessorCredentials;
-  createdAt: string;
-  updatedAt: string;
-}
 
 const recordSk = (psp: string): string => `PROCESSOR#${psp}`;
 /** Webhooks arrive with only the connection id in the URL: this item finds the tenant and secrets from it. */

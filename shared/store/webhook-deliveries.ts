@@ -3,37 +3,13 @@ import { runtime } from '../composition.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure, queryAll } from './dynamo.ts';
 import { epochSeconds, tenantPk } from './keys.ts';
+import type { WebhookDelivery } from '../model/webhook-endpoint.ts';
 
 const { db, tableName } = runtime;
-
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-
-/**
- * One event for one endpoint. Its key is (endpoint, event), so however often the event log delivers
- * the event, the endpoint gets one delivery; the id is `whd_` + the event id's body, so deliveries sort
- * by event time. It holds no event data: each attempt reads the event item, which erasure anonymises.
- */
-export interface WebhookDelivery {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  /** Attempts made so far; the next attempt is number attempts + 1. */
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  first_attempt_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
 
 /** Deliveries are kept 30 days, like the event history merchants can replay from. */
 export const DELIVERY_RETENTION_DAYS = 30;
 
-export const deliveryIdFor = (eventId: string): string => `whd_${eventId.slice(eventId.indexOf('_') + 1)}`;
-export const eventIdFor = (deliveryId: string): string => `evt_${deliveryId.slice(deliveryId.indexOf('_') + 1)}`;
 
 const deliverySk = (endpointId: string, eventId: string): string => `WHDELIVERY#${endpointId}#${eventId}`;
 

@@ -4,34 +4,9 @@ import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { isConditionFailure, queryAll } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
+import type { WebhookEndpoint } from '../model/webhook-endpoint.ts';
 
 const { db, tableName } = runtime;
-
-export interface SigningSecret {
-  secret: string;
-  /** null for the current secret; when a rotated-out secret stops signing. */
-  expires_at: string | null;
-}
-
-/** A merchant's outbound webhook endpoint. The secrets are stored (encrypted at rest) because signing needs them. */
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  /** Event types, or ['*'] for every delivered type. */
-  events: string[];
-  description: string;
-  enabled: boolean;
-  /** Why it is disabled: 'merchant' (PUT enabled=false) or 'failing' (disabled automatically). */
-  disabled_reason: 'merchant' | 'failing' | null;
-  disabled_at: string | null;
-  secrets: SigningSecret[];
-  /** Last time any delivery to it got a 2xx: what the automatic disabling is judged against. */
-  last_success_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** Optimistic-lock counter for API changes. */
-  version: number;
-}
 
 const endpointSk = (id: string): string => `WEBHOOK#${id}`;
 

@@ -10,9 +10,9 @@ import { liveProcessorFor } from '../../shared/adapters/live-processors.ts';
 import type { Payment } from '../../shared/model/payment.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import type { RetryRequest } from '../../shared/ports/payment-processor.ts';
-import type { ProcessorConnection, ProcessorCredentials } from '../../shared/store/processor-connections.ts';
 import { apiErrorXml, startFakeBraintree, subscriptionXml, transactionXml, type FakeBraintree } from '../support/fake-braintree.ts';
 import { ok, startFakeStripe, stripeCustomer, stripeError, stripeInvoice, stripePaymentIntent, type FakeStripe } from '../support/fake-stripe.ts';
+import type { ProcessorConnection, ProcessorCredentials } from '../../shared/model/processor-connection.ts';
 
 const tenant: Tenant = { merchantId: 'mer_live_processors', environment: 'live' };
 const STRIPE_KEY = 'sk_live_fake_51abc';

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeOfferApplier } from '../../shared/adapters/aws/stripe-offer-applier.ts';
 import type { OfferConfig } from '../../shared/model/cancel-flow-steps.ts';
 import type { OfferRequest } from '../../shared/ports/offer-applier.ts';
-import type { ProcessorConnection } from '../../shared/store/processor-connections.ts';
 import { ok, startFakeStripe, stripeError, type FakeStripe } from '../support/fake-stripe.ts';
+import type { ProcessorConnection } from '../../shared/model/processor-connection.ts';
 
 const NOW = new Date('2026-12-01T10:00:00.000Z');
 const NOW_SECONDS = NOW.getTime() / 1000;

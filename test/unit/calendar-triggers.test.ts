@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  calendarCandidate,
-  calendarOccasions,
-  calendarScanRange,
-  calendarStopReason,
-  cardInvalidFrom,
-  PRE_DUNNING_LEAD_DAYS,
-  type CalendarOccasion,
-} from '../../shared/domain/dunning/calendar-triggers.ts';
-import type { Customer, PaymentMethod, Subscription } from '../../shared/model/customer.ts';
+import { calendarOccasions, calendarScanRange, calendarStopReason, PRE_DUNNING_LEAD_DAYS } from '../../shared/domain/dunning/calendar-triggers.ts';
+import { calendarCandidate, cardInvalidFrom, type Customer, type PaymentMethod, type Subscription } from '../../shared/model/customer.ts';
 import { lastDailyRun } from '../../shared/jobs.ts';
+import type { CalendarOccasion } from '../../shared/model/enrollment.ts';
 
 const NOW = new Date('2026-11-22T14:00:00Z');
 const DAY = 86_400_000;

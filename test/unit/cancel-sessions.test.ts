@@ -2,22 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { addMonths } from '../../shared/adapters/aws/stripe-offer-applier.ts';
 import { churnedCustomer, feedbackOf, matchSubscription } from '../../shared/domain/cancel-flows/cancel-feedback.ts';
 import { cancelFlowStep } from '../../shared/model/cancel-flow-steps.ts';
-import { isWebOrigin, newCancelFlow, originChanges, refusal, type CancelFlow } from '../../shared/model/cancel-flow.ts';
-import {
-  acceptedOfferOf,
-  advanceChange,
-  applyAdvance,
-  completionOf,
-  expiryAfter,
-  hashToken,
-  isExpired,
-  newSession,
-  sessionView,
-  stepView,
-  type CancelSession,
-} from '../../shared/domain/cancel-flows/cancel-sessions.ts';
+import { newCancelFlow, originChanges, refusal, type CancelFlow } from '../../shared/model/cancel-flow.ts';
+import { acceptedOfferOf, advanceChange, applyAdvance, completionOf, hashToken, newSession, sessionView, stepView } from '../../shared/domain/cancel-flows/cancel-sessions.ts';
 import type { Customer } from '../../shared/model/customer.ts';
 import { ServiceError } from '../../shared/model/errors.ts';
+import { expiryAfter, isExpired } from '../../shared/model/cancel-session.ts';
+import type { CancelSession } from '../../shared/model/cancel-session-schema.ts';
+import { isWebOrigin } from '../../shared/model/web-origin.ts';
 
 const NOW = new Date('2026-12-01T10:00:00.250Z');
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customerStatus, type Subscription } from '../../shared/model/customer.ts';
-import { renews } from '../../shared/domain/dunning/calendar-triggers.ts';
+import { customerStatus, renews, type Subscription } from '../../shared/model/customer.ts';
 import { churnedCustomer } from '../../shared/domain/cancel-flows/cancel-feedback.ts';
 
 const subscription = (status: string | null): Subscription => ({

@@ -3,8 +3,8 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import type { EventConsumer } from '../../shared/events/consumers.ts';
 import { eventStreamHandler } from '../../shared/events/stream-handler.ts';
-import type { ServiceEvent } from '../../shared/store/events.ts';
 import { captureLogLines } from '../support/log-lines.ts';
+import type { ServiceEvent } from '../../shared/model/events.ts';
 
 function streamOf(items: Record<string, unknown>[]): DynamoDBStreamEvent {
   return {

@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqsCompletionQueue } from '../../shared/adapters/aws/sqs-completion-queue.ts';
 import { newCancelFlow } from '../../shared/model/cancel-flow.ts';
-import { cancelCompletionSchema } from '../../shared/model/cancel-session.ts';
+import { cancelCompletionSchema } from '../../shared/model/cancel-session-schema.ts';
 import { completionOf, hashToken, newSession } from '../../shared/domain/cancel-flows/cancel-sessions.ts';
 
 const NOW = new Date('2026-12-01T10:00:00.000Z');

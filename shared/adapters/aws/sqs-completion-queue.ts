@@ -1,6 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { CancelCompletion } from '../../domain/cancel-flows/cancel-sessions.ts';
 import type { CompletionQueue } from '../../ports/completion-queue.ts';
+import type { CancelCompletion } from '../../model/cancel-session-schema.ts';
 
 /**
  * Completions that could not be stored, sent to the cancel-completions SQS queue. The body is the

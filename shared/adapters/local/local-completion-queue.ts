@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { CancelCompletion } from '../../domain/cancel-flows/cancel-sessions.ts';
 import type { CompletionQueue } from '../../ports/completion-queue.ts';
+import type { CancelCompletion } from '../../model/cancel-session-schema.ts';
 
 /** A message as SQS would hand it to the worker: an id, the body, and how often it was received. */
 export interface LocalQueueMessage {

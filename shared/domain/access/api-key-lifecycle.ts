@@ -1,27 +1,11 @@
 import { newId } from '../../ids.ts';
-import {
-  getApiKey,
-  insertApiKey,
-  listApiKeys,
-  markRevoked,
-  replaceSecret,
-  type ApiKeyRecord,
-  type KeyGrant,
-} from '../../store/api-keys.ts';
-import { getMerchant, settingsOf } from '../../store/merchants.ts';
-import {
-  generateKey,
-  hashKey,
-  keyHint,
-  normalizeScopes,
-  ROTATION_GRACE_SECONDS,
-  WIDGET_SCOPE,
-  type KeyKind,
-  type Scope,
-} from '../../model/api-key.ts';
+import { getApiKey, insertApiKey, listApiKeys, markRevoked, replaceSecret } from '../../store/api-keys.ts';
+import { getMerchant } from '../../store/merchants.ts';
+import { generateKey, hashKey, keyHint, normalizeScopes, ROTATION_GRACE_SECONDS, WIDGET_SCOPE, type ApiKeyRecord, type KeyGrant, type KeyKind, type Scope } from '../../model/api-key.ts';
 import { stateConflict, validationFailed } from '../../model/errors.ts';
 import { requestsPerWindow, RATE_LIMIT_WINDOW_SECONDS } from '../../model/plans.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import { settingsOf } from '../../model/merchant.ts';
 
 export interface NewKeyRequest {
   name: string;

@@ -1,10 +1,11 @@
 import { newId } from '../../ids.ts';
-import { getMerchant, insertMerchant, updateMerchantSettings, type Merchant, type MerchantChange } from '../../store/merchants.ts';
+import { getMerchant, insertMerchant, updateMerchantSettings } from '../../store/merchants.ts';
 import { issueApiKey } from './api-key-lifecycle.ts';
 import type { Scope } from '../../model/api-key.ts';
 import { paymentUpdateUrlProblem } from '../../model/payment-update-url.ts';
 import { CUSTOM_RATE_LIMIT_PLAN, MAX_CUSTOM_RATE_LIMIT, type Plan } from '../../model/plans.ts';
 import type { Environment } from '../../model/tenant.ts';
+import type { Merchant, MerchantChange } from '../../model/merchant.ts';
 
 export interface MerchantTerms {
   name?: string;

@@ -1,9 +1,9 @@
 import { idTime } from '../../ids.ts';
 import { addOnce, campaignAggregates, campaignAggregateSk, type Counters } from '../../store/analytics.ts';
 import { listCampaignItems } from '../../store/campaigns.ts';
-import type { ServiceEvent } from '../../store/events.ts';
 import { checkRange, get, rate, sum } from './recovery-analytics.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { ServiceEvent } from '../../model/events.ts';
 
 /**
  * Campaign analytics, counted by enrollment cohort: every counter of an enrollment (its enrollment,
@@ -14,33 +14,30 @@ import type { Tenant } from '../../model/tenant.ts';
  */
 export const MESSAGE_CHANNELS = ['email', 'sms'] as const;
 
-interface CampaignEventData {
-  campaign_id: string;
-  enrollment_id: string;
-  step?: number | null;
-  channel?: string;
-  amount?: number;
-  currency?: string;
-}
+/** The campaign events counted, each on its enrollment's cohort day. */
+export const CAMPAIGN_COHORT_EVENTS = ['campaign.enrolled', 'campaign.message_sent', 'campaign.recovered'] as const;
+type CampaignCohortEvent = ServiceEvent<(typeof CAMPAIGN_COHORT_EVENTS)[number]>;
+
+const isCampaignCohortEvent = (event: ServiceEvent): event is CampaignCohortEvent => (CAMPAIGN_COHORT_EVENTS as readonly string[]).includes(event.type);
 
 /** The counters one campaign event adds to its enrollment's cohort day, or undefined if it counts for nothing. */
 export function campaignCountersFor(event: ServiceEvent): Counters | undefined {
-  const data = event.data as unknown as CampaignEventData;
+  if (!isCampaignCohortEvent(event)) return undefined;
   switch (event.type) {
     case 'campaign.enrolled':
       return { enrolled_count: 1 };
     case 'campaign.message_sent': {
-      if (typeof data.step !== 'number' || !(MESSAGE_CHANNELS as readonly string[]).includes(data.channel ?? '')) return undefined;
+      const data = event.data;
+      if (typeof data.step !== 'number' || !(MESSAGE_CHANNELS as readonly string[]).includes(data.channel)) return undefined;
       return { [`messages_${data.channel}`]: 1, [`step_${data.step}_messages`]: 1 };
     }
     case 'campaign.recovered': {
+      const data = event.data;
       if (typeof data.amount !== 'number' || typeof data.currency !== 'string') return undefined;
       const currency = data.currency.toLowerCase();
       const step = typeof data.step === 'number' ? `step_${data.step}_recovered` : 'recovered_before_first_message';
       return { recovered_count: 1, [`recovered_count_${currency}`]: 1, [`recovered_amount_${currency}`]: data.amount, [step]: 1 };
     }
-    default:
-      return undefined;
   }
 }
 
@@ -52,8 +49,9 @@ function cohortDay(event: ServiceEvent, enrollmentId: string): string {
 /** The campaign analytics consumer's work for one event: idempotent per event id. */
 export async function recordForCampaignAnalytics(tenant: Tenant, event: ServiceEvent, now: Date): Promise<void> {
   const counters = campaignCountersFor(event);
-  const data = event.data as unknown as CampaignEventData;
-  if (!counters || typeof data.campaign_id !== 'string' || typeof data.enrollment_id !== 'string') return;
+  if (!counters || !isCampaignCohortEvent(event)) return;
+  const data = event.data;
+  if (typeof data.campaign_id !== 'string' || typeof data.enrollment_id !== 'string') return;
   const day = cohortDay(event, data.enrollment_id);
   await addOnce(tenant, 'CAMPAIGN', campaignAggregateSk(day, data.campaign_id), event.id, counters, { day, campaign_id: data.campaign_id }, now);
 }

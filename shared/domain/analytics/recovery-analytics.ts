@@ -1,9 +1,8 @@
-import type { ServiceEvent } from '../../store/events.ts';
 import { addOnce, recoveryAggregates, recoveryAggregateSk, type Counters, type RecoveryAggregate } from '../../store/analytics.ts';
-import type { DeclineCategory } from '../declines/decline-classification.ts';
 import { invalidRequest } from '../../model/errors.ts';
-import type { RecoveryChannel } from '../../model/payment.ts';
+import type { DeclineCategory, RecoveryChannel } from '../../model/payment.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { ServiceEvent } from '../../model/events.ts';
 
 /**
  * Recovery analytics, counted by failure cohort: every counter of a payment (its failure, and later
@@ -19,22 +18,18 @@ export type Interval = (typeof INTERVALS)[number];
 /** Longest window per interval: a year of days (≤ 366 series points), two years of weeks or months. */
 export const MAX_RANGE_DAYS: Record<Interval, number> = { day: 366, week: 731, month: 731 };
 
-interface PaymentData {
-  amount: number;
-  currency: string;
-  psp: string;
-  decline_category: string;
-  created_at: string;
-  recovery_channel?: string | null;
-  /** payment.recategorized: the category its failure was counted under until now. */
-  previous_decline_category?: string;
-}
+/** The payment events counted, each on its payment's cohort day (they all carry the payment's amount, currency, processor, category and creation time). */
+export const COHORT_EVENTS = ['payment.failed', 'payment.recategorized', 'payment.recovered', 'payment.terminal', 'payment.terminal_reversed'] as const;
+type CohortEvent = ServiceEvent<(typeof COHORT_EVENTS)[number]>;
+
+const isCohortEvent = (event: ServiceEvent): event is CohortEvent => (COHORT_EVENTS as readonly string[]).includes(event.type);
 
 const cohortCategory = (category: string | undefined): string => ((CATEGORIES as readonly string[]).includes(category ?? '') ? category! : 'unknown');
 
 /** The counters one event adds to its payment's cohort day, or undefined if it counts for nothing. */
 export function countersFor(event: ServiceEvent): Counters | undefined {
-  const payment = event.data as unknown as PaymentData;
+  if (!isCohortEvent(event)) return undefined;
+  const payment = event.data;
   const amount = payment.amount;
   const category = cohortCategory(payment.decline_category);
   switch (event.type) {
@@ -43,7 +38,7 @@ export function countersFor(event: ServiceEvent): Counters | undefined {
     case 'payment.recategorized': {
       // The failure follows the payment to its new category, so a category's recovered and terminal
       // (counted under the category the payment has then) never outgrow its failed.
-      const previous = cohortCategory(payment.previous_decline_category);
+      const previous = cohortCategory(event.data.previous_decline_category);
       if (previous === category) return undefined;
       return { [`failed_count_${previous}`]: -1, [`failed_amount_${previous}`]: -amount, [`failed_count_${category}`]: 1, [`failed_amount_${category}`]: amount };
     }
@@ -53,7 +48,8 @@ export function countersFor(event: ServiceEvent): Counters | undefined {
       // Paid after all: out of terminal, as its payment.recovered counts it recovered.
       return { terminal_count: -1, terminal_amount: -amount, [`terminal_count_${category}`]: -1, [`terminal_amount_${category}`]: -amount };
     case 'payment.recovered': {
-      const channel = (CHANNELS as readonly string[]).includes(payment.recovery_channel ?? '') ? payment.recovery_channel! : 'processor';
+      const recoveredVia = event.data.recovery_channel;
+      const channel = (CHANNELS as readonly string[]).includes(recoveredVia ?? '') ? recoveredVia! : 'processor';
       return {
         recovered_count: 1,
         recovered_amount: amount,
@@ -63,16 +59,14 @@ export function countersFor(event: ServiceEvent): Counters | undefined {
         [`channel_amount_${channel}`]: amount,
       };
     }
-    default:
-      return undefined;
   }
 }
 
 /** The analytics consumer's work for one event: idempotent per event id. */
 export async function recordForAnalytics(tenant: Tenant, event: ServiceEvent, now: Date): Promise<void> {
   const counters = countersFor(event);
-  if (!counters) return;
-  const payment = event.data as unknown as PaymentData;
+  if (!counters || !isCohortEvent(event)) return;
+  const payment = event.data;
   const day = payment.created_at.slice(0, 10);
   const currency = payment.currency.toLowerCase();
   await addOnce(tenant, 'RECOVERY', recoveryAggregateSk(day, payment.psp, currency), event.id, counters, { day, psp: payment.psp, currency }, now);

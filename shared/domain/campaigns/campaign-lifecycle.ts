@@ -8,7 +8,6 @@ import {
   saveStatus,
   type CampaignWrite,
 } from '../../store/campaigns.ts';
-import { newEvent } from '../../store/events.ts';
 import {
   countsChange,
   EMPTY_COUNTERS,
@@ -26,11 +25,11 @@ import {
   type SortOrder,
   type StatusChange,
 } from '../../model/campaign.ts';
-import type { CampaignStatusChanged } from './campaign-sweeps.ts';
 import { ServiceError, stateConflict } from '../../model/errors.ts';
 import { PLANS, type Plan } from '../../model/plans.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { MERCHANT_WRITE_SCALE, pauseAfterConflict } from '../contention.ts';
+import { newEvent, type CampaignStatusChanged } from '../../model/events.ts';
 
 export { getCampaign } from '../../store/campaigns.ts';
 

@@ -1,9 +1,10 @@
 import { scheduler } from '../../adapters/scheduler.ts';
 import { monotonicMs } from '../../ports/clock.ts';
-import { findCampaign, findCampaignVersion, type CampaignVersion } from '../../store/campaigns.ts';
+import { findCampaign, findCampaignVersion } from '../../store/campaigns.ts';
 import { findEnrollment, runningEnrollmentsPage, saveEnrollmentWrite } from '../../store/enrollments.ts';
 import { transact } from '../../store/transactions.ts';
-import type { CampaignStatus } from '../../model/campaign.ts';
+import type { CampaignStatus, CampaignVersion } from '../../model/campaign.ts';
+import type { CampaignStatusChanged } from '../../model/events.ts';
 import { finish, scheduleStep } from '../dunning/dunning.ts';
 import type { Enrollment } from '../../model/enrollment.ts';
 import { shiftOutOfQuietHours } from '../dunning/quiet-hours.ts';
@@ -32,12 +33,6 @@ export interface CampaignSweepJob {
   part: number;
   /** Where a continuation resumes the enrollments; null to start at the beginning. */
   cursor: Record<string, unknown> | null;
-}
-
-export interface CampaignStatusChanged {
-  campaign_id: string;
-  from: CampaignStatus;
-  to: CampaignStatus;
 }
 
 /** The sweep a status change calls for, if any. */

@@ -1,6 +1,6 @@
 import { log } from '../../log.ts';
 import { persistCompletion } from './cancel-completion.ts';
-import { cancelCompletionSchema } from '../../model/cancel-session.ts';
+import { cancelCompletionSchema } from '../../model/cancel-session-schema.ts';
 
 /**
  * The dead-letter worker's step for one queued completion: store it, or find it stored already (the

@@ -3,13 +3,16 @@ import { customerListItem } from '../../representations/customer.ts';
 import { findFeedbackItem, recordFeedbackWrite } from '../../store/cancel-feedback.ts';
 import { consumeSessionWrites } from '../../store/cancel-sessions.ts';
 import { findCustomer, findCustomerIdForPsp, saveCustomerWrites } from '../../store/customers.ts';
-import { newEvent, recordEventWrite, type ServiceEvent } from '../../store/events.ts';
+import { recordEventWrite } from '../../store/events.ts';
 import { listConnections } from '../../store/processor-connections.ts';
 import { transact, type TransactItem } from '../../store/transactions.ts';
-import { churnedCustomer, feedbackOf, matchSubscription, type CancelFeedback, type CustomerMatch } from './cancel-feedback.ts';
-import { tenantOf, type CancelCompletion } from './cancel-sessions.ts';
+import { churnedCustomer, feedbackOf, matchSubscription, type CustomerMatch } from './cancel-feedback.ts';
+import { tenantOf } from './cancel-sessions.ts';
 import { hasEnded, type Customer } from '../../model/customer.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { CancelCompletion } from '../../model/cancel-session-schema.ts';
+import type { CancelFeedback } from '../../model/cancel-feedback.ts';
+import { newEvent, type CancelFlowCustomerEventData, type CancelFlowOutcomeData, type ServiceEvent } from '../../model/events.ts';
 
 /**
  * Storing a cancel-session completion (§4.5 "On completion"), as one transaction: the session deleted
@@ -56,7 +59,7 @@ export async function findCancelingCustomer(tenant: Tenant, externalCustomerId: 
   return { customer, subscription: customer ? matchSubscription(customer, externalSubscriptionId) : undefined };
 }
 
-function recoveryEventData(feedback: CancelFeedback) {
+function recoveryEventData(feedback: CancelFeedback): CancelFlowOutcomeData {
   return {
     session_id: feedback.session_id,
     cancel_flow_id: feedback.cancel_flow_id,
@@ -78,7 +81,7 @@ function recoveryEventData(feedback: CancelFeedback) {
  * the event has from any other source, the customer list item (`id: null` for a subscriber we do not
  * know), plus the subscription and where it came from.
  */
-function cancelFlowCustomerEventData(customer: Customer | undefined, subscription: CustomerMatch['subscription'], feedback: CancelFeedback) {
+function cancelFlowCustomerEventData(customer: Customer | undefined, subscription: CustomerMatch['subscription'], feedback: CancelFeedback): CancelFlowCustomerEventData {
   return {
     ...(customer ? customerListItem(customer) : { id: null }),
     subscription: { id: subscription?.id ?? null, psp_subscription_id: subscription?.psp_subscription_id ?? feedback.external_subscription_id },

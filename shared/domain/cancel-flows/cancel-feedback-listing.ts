@@ -1,7 +1,7 @@
 import { listFeedback } from '../../store/cancel-feedback.ts';
-import type { CancelFeedback } from './cancel-feedback.ts';
-import type { Outcome } from './cancel-sessions.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { Outcome } from '../../model/cancel-session.ts';
+import type { CancelFeedback } from '../../model/cancel-feedback.ts';
 
 /**
  * Newest first by when the subscriber finished: a record exists from its completion, so a client

@@ -4,7 +4,8 @@ import { consumeSession } from '../../store/cancel-sessions.ts';
 import { persistCompletion, type PersistOutcome } from './cancel-completion.ts';
 import { pauseAfterConflict } from '../contention.ts';
 import { liveSession, MAX_TRIES, SESSION_SCALE, tokenHash } from './cancel-session-lifecycle.ts';
-import { completionOf, type CompletionInput, type Outcome } from './cancel-sessions.ts';
+import { completionOf, type CompletionInput } from './cancel-sessions.ts';
+import type { Outcome } from '../../model/cancel-session.ts';
 
 export interface CompletionResult {
   outcome: Outcome;

@@ -3,17 +3,10 @@ import { newId } from '../../ids.ts';
 import { log } from '../../log.ts';
 import { findActiveCancelFlow } from '../../store/cancel-flows.ts';
 import { advanceSessionWrite, insertSession, readSessionState, touchSession } from '../../store/cancel-sessions.ts';
-import {
-  advanceChange,
-  hashToken,
-  newSession,
-  TOKEN_PATTERN,
-  type AdvanceInput,
-  type CancelSession,
-  type SessionStart,
-} from './cancel-sessions.ts';
+import { advanceChange, hashToken, newSession, TOKEN_PATTERN, type AdvanceInput, type SessionStart } from './cancel-sessions.ts';
 import { invalidRequest, ServiceError } from '../../model/errors.ts';
 import { pauseAfterConflict, type BackoffScale } from '../contention.ts';
+import type { CancelSession } from '../../model/cancel-session-schema.ts';
 
 /**
  * The cancel-session endpoints (§4.5); complete is in cancel-session-completion.ts, so only its

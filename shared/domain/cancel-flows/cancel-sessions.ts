@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { CancelCompletion, CancelSession, SessionResponse } from '../../model/cancel-session.ts';
+import { expiryAfter, type Outcome } from '../../model/cancel-session.ts';
+import type { AdvanceChange, CancelCompletion, CancelSession, SessionResponse } from '../../model/cancel-session-schema.ts';
 import type { CancelFlowStep, OfferConfig } from '../../model/cancel-flow-steps.ts';
 import type { CancelFlow } from '../../model/cancel-flow.ts';
 import { invalidRequest } from '../../model/errors.ts';
@@ -7,14 +8,9 @@ import type { Environment, Tenant } from '../../model/tenant.ts';
 
 /**
  * Cancel sessions (§2.5, §3.4, §4.5): one subscriber walking through the active cancel flow. Pure
- * rules here; shared/store/cancel-sessions.ts keeps them, shared/domain/cancel-session-lifecycle.ts
- * runs the endpoints.
+ * rules here; shared/store/cancel-sessions.ts keeps them, cancel-session-lifecycle.ts runs the endpoints.
  */
 
-/** §8: a session expires after one hour without a call; every call starts the hour again. */
-export const SESSION_IDLE_SECONDS = 3600;
-/** How long a completed session's token still answers 400 (instead of 404) on advance and complete. */
-export const COMPLETED_TOKEN_SECONDS = 24 * 3600;
 /**
  * response_json is kept on the session (with its accepted offer a second time) and copied into the
  * feedback; this bounds both (and the queued completion). In bytes as UTF-8: ten answers beside a
@@ -29,21 +25,10 @@ export const TOKEN_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-
 /** Only this is stored: a leaked table or log never yields a usable token. A fast hash is right for 122 random bits. */
 export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
-export const OUTCOMES = ['saved', 'churned'] as const;
-export type Outcome = (typeof OUTCOMES)[number];
-
-export type { CancelCompletion, CancelSession, SessionResponse } from '../../model/cancel-session.ts';
-
 export const tenantOf = (session: Pick<CancelSession, 'merchant_id' | 'environment'>): Tenant => ({
   merchantId: session.merchant_id,
   environment: session.environment,
 });
-
-/** Rounded up, so a session lives at least the full hour. */
-export const expiryAfter = (now: Date, seconds = SESSION_IDLE_SECONDS): number => Math.ceil(now.getTime() / 1000) + seconds;
-
-/** DynamoDB deletes expired items late (up to days): every read decides expiry itself, on the service clock. */
-export const isExpired = (expiresAt: number, now: Date): boolean => now.getTime() >= expiresAt * 1000;
 
 export interface SessionStart {
   merchantId: string;
@@ -78,13 +63,6 @@ export function newSession(sessionId: string, start: SessionStart, flow: CancelF
 export interface AdvanceInput {
   response_json?: string;
   step_type?: string;
-}
-
-/** What one advance writes: the response appended, and what it does to the session's accepted offer. */
-export interface AdvanceChange {
-  response: SessionResponse;
-  /** Present when the response named accepted_offer (null included: declining clears an earlier acceptance). */
-  acceptedOffer?: { json: string | null; step: number | null };
 }
 
 const jsonOrNull = (text: string | null): unknown => (text === null ? null : JSON.parse(text));

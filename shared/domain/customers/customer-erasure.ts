@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { findCustomer, getCustomer, deleteCustomerWrites } from '../../store/customers.ts';
 import { countAnonymizedWrite, completeErasureWrite, deleteOwnedItem, findErasure, ownedItems, startErasure } from '../../store/erasures.ts';
 import { enrollmentFromItem, eraseEnrollmentWrites } from '../../store/enrollments.ts';
-import { anonymizeEvent, newEvent, recordEventWrite } from '../../store/events.ts';
+import { anonymizeEvent, recordEventWrite } from '../../store/events.ts';
 import { deleteIdempotencyRecordsContaining } from '../../store/idempotency.ts';
 import { deletePaymentReferenceWrites, findPayment, paymentChangeWrites } from '../../store/payments.ts';
 import { transact } from '../../store/transactions.ts';
@@ -10,6 +10,7 @@ import { paymentResource } from '../../representations/payment.ts';
 import type { Customer } from '../../model/customer.ts';
 import { isOpen, type Payment } from '../../model/payment.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import { newEvent } from '../../model/events.ts';
 
 /**
  * DELETE /v1/customers/{id} (§4.2, GDPR erasure). Personal data is deleted; payments and the events

@@ -9,14 +9,13 @@ import {
   type GenericSoftRetrySubcategory,
   type ProcessorRow,
 } from './decline-tables.ts';
+import type { DeclineCategory } from '../../model/payment.ts';
 
 /**
  * Recorded on every payment so a classification can be explained after the tables change (§9).
  * Bump on any change to decline-tables.ts: `<date>.<n>`, n counting changes made that day.
  */
 export const DECLINE_MAPPING_VERSION = '2026-11-21.1';
-
-export type DeclineCategory = 'soft_retry' | 'hard_customer' | 'terminal' | 'unknown';
 
 export interface DeclineClassification {
   category: DeclineCategory;

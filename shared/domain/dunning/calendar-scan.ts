@@ -1,13 +1,14 @@
 import { scheduler } from '../../adapters/scheduler.ts';
 import { monotonicMs } from '../../ports/clock.ts';
-import { findCampaignVersion, listCampaignItems, tenantsWithCalendarCampaigns, type CampaignVersion } from '../../store/campaigns.ts';
+import { findCampaignVersion, listCampaignItems, tenantsWithCalendarCampaigns } from '../../store/campaigns.ts';
 import { calendarCandidates, findCustomer } from '../../store/customers.ts';
 import { enrollmentKey, existingEnrollments, type EnrollmentRef } from '../../store/enrollments.ts';
-import { calendarOccasions, calendarScanRange, isCalendarTrigger, type CalendarOccasion, type CalendarTrigger } from './calendar-triggers.ts';
-import type { Campaign } from '../../model/campaign.ts';
+import { calendarOccasions, calendarScanRange } from './calendar-triggers.ts';
+import { isCalendarTrigger, type CalendarTrigger, type Campaign, type CampaignVersion } from '../../model/campaign.ts';
 import type { Customer } from '../../model/customer.ts';
 import { enroll } from './dunning.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { CalendarOccasion } from '../../model/enrollment.ts';
 
 /**
  * The daily calendar scan (card_expiring, pre_dunning). A recurring schedule runs the sweep once a

@@ -1,16 +1,12 @@
-import type { CampaignDefinition, CampaignTrigger, TriggerConditions } from '../../model/campaign.ts';
-import { hasEnded, type Customer, type PaymentMethod, type Subscription } from '../../model/customer.ts';
-import { sameCard, type StopReason } from '../../model/enrollment.ts';
+import { isCalendarTrigger, type CalendarTrigger, type CampaignDefinition, type TriggerConditions } from '../../model/campaign.ts';
+import { calendarCandidate, cardExpiryMonth, cardInvalidFrom, monthIndex, monthKey, renews, type Customer, type PaymentMethod, type Subscription } from '../../model/customer.ts';
+import { sameCard, type CalendarOccasion, type StopReason } from '../../model/enrollment.ts';
 
 /**
  * The calendar triggers (§2.2 `card_expiring`, `pre_dunning`): enrolled by the daily calendar scan,
  * not by failures. Pure: the scan (calendar-scan.ts) gathers customers and persists enrollments.
  * The windows are argued in docs/decisions.md, "Calendar triggers".
  */
-export const CALENDAR_TRIGGERS = ['card_expiring', 'pre_dunning'] as const satisfies readonly CampaignTrigger[];
-export type CalendarTrigger = (typeof CALENDAR_TRIGGERS)[number];
-
-export const isCalendarTrigger = (trigger: CampaignTrigger): trigger is CalendarTrigger => (CALENDAR_TRIGGERS as readonly string[]).includes(trigger);
 
 /** card_expiring: cards whose expiry month is this month or up to this many after it (UTC), i.e. from the 1st of the month before. */
 export const CARD_EXPIRING_MONTHS_AHEAD = 1;
@@ -22,50 +18,6 @@ export const PRE_DUNNING_LEAD_DAYS = 7;
  * ago (no billing interval is longer than a year), and that renewal's failure is dunned on its own.
  */
 export const PRE_DUNNING_LOOKBACK_MONTHS = 12;
-
-/** What a calendar enrollment is about; stored on it, so its messages and stops need no re-derivation. */
-export interface CalendarOccasion {
-  trigger: CalendarTrigger;
-  /** Unique per customer and occasion (card and expiry month, or subscription and renewal): the enrollment's key. */
-  key: string;
-  /** pre_dunning: the subscription that renews. */
-  subscription_id: string | null;
-  /** pre_dunning: when it renews (its current_period_end). */
-  renews_at: string | null;
-  /** What is at stake, in the smallest unit: the renewal's amount (card_expiring: the largest renewing subscription's), when known. */
-  amount: number | null;
-  currency: string | null;
-}
-
-/** Months as one number (year × 12 + month − 1), so windows are integer ranges. */
-export const monthIndex = (at: Date): number => at.getUTCFullYear() * 12 + at.getUTCMonth();
-export const monthKey = (index: number): string => `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
-
-/** The card's expiry month as a month index, or null when the card has no usable expiry. */
-export function cardExpiryMonth(card: PaymentMethod | null): number | null {
-  if (!card || card.exp_month === null || card.exp_year === null) return null;
-  if (!Number.isInteger(card.exp_month) || card.exp_month < 1 || card.exp_month > 12 || !Number.isInteger(card.exp_year)) return null;
-  return card.exp_year * 12 + card.exp_month - 1;
-}
-
-/** A card is valid through the last day of its expiry month: the first moment it is not (UTC: a day's slack either way is harmless). */
-export function cardInvalidFrom(card: PaymentMethod | null): Date | null {
-  const month = cardExpiryMonth(card);
-  return month === null ? null : new Date(Date.UTC(Math.floor(month / 12), (month % 12) + 1, 1));
-}
-
-/** An ended subscription no longer renews, nor does a paused one while it is paused. */
-export const renews = (subscription: Pick<Subscription, 'status'>): boolean =>
-  subscription.status === null || !(hasEnded(subscription) || subscription.status.toLowerCase() === 'paused');
-
-/**
- * Customers a calendar trigger could ever enroll: a card with an expiry, a subscription that renews,
- * and no payment awaiting recovery (that failure's own sequence is already talking to them; the daily
- * scan picks them up once it is settled). The calendar index holds exactly these.
- */
-export function calendarCandidate(customer: Pick<Customer, 'payment_method' | 'subscriptions' | 'failed_payments'>): boolean {
-  return cardExpiryMonth(customer.payment_method) !== null && customer.failed_payments === 0 && customer.subscriptions.some(renews);
-}
 
 /**
  * Unbounded conditions take everyone; a bound needs a known amount to hold (a merchant who asked for

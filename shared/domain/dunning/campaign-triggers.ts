@@ -1,7 +1,6 @@
-import { cardInvalidFrom } from './calendar-triggers.ts';
 import type { CampaignDefinition } from '../../model/campaign.ts';
-import type { DeclineCategory } from '../declines/decline-classification.ts';
-import type { PaymentMethod } from '../../model/customer.ts';
+import { cardInvalidFrom, type PaymentMethod } from '../../model/customer.ts';
+import type { DeclineCategory } from '../../model/payment.ts';
 
 /**
  * Which active campaigns a failure enrolls into (§2.2 triggers and trigger_conditions). Pure: the

@@ -5,8 +5,8 @@ import { ChannelUnavailable, PermanentSendFailure, type SendRefusal } from '../.
 import { findCampaign, findCampaignVersion } from '../../store/campaigns.ts';
 import { findCustomer } from '../../store/customers.ts';
 import { campaignCountersWrite, claimMessageSlot, findEnrollment, restoreMessageSlot, saveEnrollmentWrite, type EnrollmentRef } from '../../store/enrollments.ts';
-import { newEvent, recordEventWrite } from '../../store/events.ts';
-import { findMerchant, type Merchant } from '../../store/merchants.ts';
+import { recordEventWrite } from '../../store/events.ts';
+import { findMerchant } from '../../store/merchants.ts';
 import { findPayment } from '../../store/payments.ts';
 import { transact, type TransactItem } from '../../store/transactions.ts';
 import type { CampaignStep } from '../../model/campaign.ts';
@@ -24,6 +24,8 @@ import {
 } from './message-templates.ts';
 import type { Payment } from '../../model/payment.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { Merchant } from '../../model/merchant.ts';
+import { newEvent } from '../../model/events.ts';
 
 /**
  * Sending a due dunning step: the only part of the engine that talks to the mail and sms channels,

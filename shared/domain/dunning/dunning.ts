@@ -1,6 +1,6 @@
 import { scheduler } from '../../adapters/scheduler.ts';
 import { newId } from '../../ids.ts';
-import { findCampaign, findCampaignVersion, getCampaign, listCampaignItems, type CampaignVersion } from '../../store/campaigns.ts';
+import { findCampaign, findCampaignVersion, getCampaign, listCampaignItems } from '../../store/campaigns.ts';
 import { findCustomer, getCustomer } from '../../store/customers.ts';
 import {
   campaignCountersWrite,
@@ -10,17 +10,19 @@ import {
   saveEnrollmentWrite,
   type CampaignOutcomeCounts,
 } from '../../store/enrollments.ts';
-import { newEvent, recordEventWrite } from '../../store/events.ts';
+import { recordEventWrite } from '../../store/events.ts';
 import { findPayment, getPayment } from '../../store/payments.ts';
 import { transact, type TransactItem } from '../../store/transactions.ts';
-import { calendarStopReason, type CalendarOccasion } from './calendar-triggers.ts';
+import { calendarStopReason } from './calendar-triggers.ts';
 import { triggerFires, type EnrollmentOccasion } from './campaign-triggers.ts';
 import { hasEnded, type Customer } from '../../model/customer.ts';
-import { creditsRecovery, lastSentStep, sameCard, type Enrollment, type StopReason } from '../../model/enrollment.ts';
+import { creditsRecovery, lastSentStep, sameCard, type CalendarOccasion, type Enrollment, type StopReason } from '../../model/enrollment.ts';
 import { notFound, stateConflict } from '../../model/errors.ts';
 import { isOpen, type Payment } from '../../model/payment.ts';
 import { shiftOutOfQuietHours } from './quiet-hours.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { CampaignVersion } from '../../model/campaign.ts';
+import { newEvent } from '../../model/events.ts';
 
 /**
  * The dunning engine: enrolls customers into active campaigns when failures arrive, sends each step

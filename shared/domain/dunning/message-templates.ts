@@ -1,7 +1,7 @@
-import type { CalendarTrigger } from './calendar-triggers.ts';
 import type { PaymentMethod } from '../../model/customer.ts';
 import { formatMoney } from '../../model/money.ts';
 import { safePaymentUpdateUrl } from '../../model/payment-update-url.ts';
+import type { CalendarTrigger } from '../../model/campaign.ts';
 
 /**
  * Built-in dunning templates: one per customer action of §2.6's hard-decline tables, a generic

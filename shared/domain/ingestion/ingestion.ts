@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { findCustomer, findCustomerIdForPsp, saveCustomerWrites } from '../../store/customers.ts';
 import { enrollmentsOf } from '../../store/enrollments.ts';
-import { newEvent, recordEventWrite, type ServiceEvent } from '../../store/events.ts';
+import { recordEventWrite } from '../../store/events.ts';
 import { findRecordedFailure } from '../../store/failure-lookup.ts';
 import {
   addPaymentReferences,
@@ -11,7 +11,6 @@ import {
   paymentChangeWrites,
   type ReferenceMatch,
 } from '../../store/payments.ts';
-import type { ProcessorConnection } from '../../store/processor-connections.ts';
 import { recordSettledCharges, unsettledChargeChecks } from '../../store/settled-charges.ts';
 import { transact, type TransactItem } from '../../store/transactions.ts';
 import { customerListItem } from '../../representations/customer.ts';
@@ -39,6 +38,8 @@ import { wellFormedText } from '../../model/well-formed-text.ts';
 import { lateOutcomeEvents, recategorization } from './payment-change-events.ts';
 import { cancelPendingRetry, routeFailure } from '../retries/recovery-routing.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { ProcessorConnection } from '../../model/processor-connection.ts';
+import { newEvent, type ServiceEvent, type SubscriptionNews } from '../../model/events.ts';
 
 export interface IngestionResult {
   outcome: 'created' | 'duplicate' | 'updated' | 'ignored';
@@ -283,7 +284,7 @@ function cancelKnownSubscription(tenant: Tenant, psp: string, event: Subscriptio
     const canceled = cancelSubscription(customer, event.subscription, now);
     const subscription = canceled.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId)!;
     // The shape a cancel flow's churn has (cancel-completion.ts): which subscription, and where the news came from.
-    const about = { subscription: { id: subscription.id, psp_subscription_id: subscription.psp_subscription_id }, source: 'processor' };
+    const about: SubscriptionNews = { subscription: { id: subscription.id, psp_subscription_id: subscription.psp_subscription_id }, source: 'processor' };
     return { customer: canceled, event: { type: 'customer.subscription_canceled', data: about } };
   });
 }
@@ -294,7 +295,7 @@ async function updateKnownCustomer(
   pspCustomerId: string,
   now: Date,
   /** Returns undefined when the event changes nothing (a replay), so nothing is written or emitted twice. */
-  change: (customer: Customer) => { customer: Customer; event?: { type: 'customer.subscription_canceled'; data: Record<string, unknown> } } | undefined,
+  change: (customer: Customer) => { customer: Customer; event?: { type: 'customer.subscription_canceled'; data: SubscriptionNews } } | undefined,
 ): Promise<IngestionResult> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const customerId = await findCustomerIdForPsp(tenant, psp, pspCustomerId);

@@ -1,8 +1,8 @@
-import { newEvent, type ServiceEvent } from '../../store/events.ts';
 import { paymentResource } from '../../representations/payment.ts';
 import { recategorizedEventData } from '../../representations/payment-events.ts';
 import { isOpen, type Payment } from '../../model/payment.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import { newEvent, type ServiceEvent } from '../../model/events.ts';
 
 /**
  * An open payment moved to another category (a retry declined with another code, a code arriving for

@@ -1,12 +1,7 @@
 import { newId } from '../../ids.ts';
-import {
-  findConnectionForPsp,
-  listConnections,
-  saveConnection,
-  type ProcessorConnection,
-  type ProcessorCredentials,
-} from '../../store/processor-connections.ts';
+import { findConnectionForPsp, listConnections, saveConnection } from '../../store/processor-connections.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { ProcessorConnection, ProcessorCredentials } from '../../model/processor-connection.ts';
 
 /** Processors with their own webhook format and decline table; every other name is a generic processor. */
 export const NATIVE_PROCESSORS = ['stripe', 'braintree'] as const;

@@ -4,71 +4,15 @@ import { log } from '../../log.ts';
 import type { Scheduler } from '../../ports/scheduler.ts';
 import type { WebhookSender } from '../../ports/webhook-sender.ts';
 import { settleAll } from '../../settle-all.ts';
-import { findEvent, type EventType, type ServiceEvent } from '../../store/events.ts';
-import {
-  createDelivery,
-  deliveryIdFor,
-  eventIdFor,
-  findDelivery,
-  listDeliveries,
-  updateDelivery,
-  type WebhookDelivery,
-} from '../../store/webhook-deliveries.ts';
-import {
-  deleteEndpoint,
-  disableFailingEndpoint,
-  findEndpoint,
-  getEndpoint,
-  listEndpoints,
-  markEndpointSuccess,
-  saveEndpoint,
-  type WebhookEndpoint,
-} from '../../store/webhook-endpoints.ts';
+import { findEvent } from '../../store/events.ts';
+import { createDelivery, findDelivery, listDeliveries, updateDelivery } from '../../store/webhook-deliveries.ts';
+import { deleteEndpoint, disableFailingEndpoint, findEndpoint, getEndpoint, listEndpoints, markEndpointSuccess, saveEndpoint } from '../../store/webhook-endpoints.ts';
 import { classifyAddress, isLocalHostName } from '../../model/address-policy.ts';
 import { notFound, stateConflict, validationFailed } from '../../model/errors.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { signatureHeader, SIGNATURE_HEADER } from './signing.ts';
-
-/**
- * Event types merchants can subscribe to. Every other type is internal (INTERNAL_EVENT_TYPES): not
- * subscribable, not even through "*", and never fanned out (docs/decisions.md).
- */
-export const DELIVERED_EVENT_TYPES = [
-  'customer.created',
-  'customer.deleted',
-  'customer.retained',
-  'customer.subscription_canceled',
-  'payment.failed',
-  'payment.retry_scheduled',
-  'payment.retry_failed',
-  'payment.recovered',
-  'payment.terminal',
-  'campaign.message_sent',
-] as const satisfies readonly EventType[];
-
-/**
- * Event types kept for the service's own consumers. CancelFlowCompleted / CancelFlowSaved are the
- * cancel flow's recovery records (§4.5), whose public meaning reaches merchants as customer.retained
- * and customer.subscription_canceled. campaign.enrolled / campaign.recovered feed campaign analytics;
- * merchants see enrollments through the campaigns API and recoveries as payment.recovered.
- * campaign.status_changed has archiving and re-activation sweep a campaign's enrollments; merchants
- * made the change themselves and see it on the campaign. payment.recategorized and
- * payment.terminal_reversed keep the analytics cohorts exact; merchants read the category on the
- * payment itself, and a terminal payment paid after all reaches them as payment.recovered.
- */
-export const INTERNAL_EVENT_TYPES = [
-  'CancelFlowCompleted',
-  'CancelFlowSaved',
-  'campaign.enrolled',
-  'campaign.recovered',
-  'campaign.status_changed',
-  'payment.recategorized',
-  'payment.terminal_reversed',
-] as const satisfies readonly EventType[];
-
-/** Compile-time check: a new event type must be listed as delivered or internal, so it is never exposed by accident. */
-type UndecidedEventType = Exclude<EventType, (typeof DELIVERED_EVENT_TYPES)[number] | (typeof INTERNAL_EVENT_TYPES)[number]>;
-export const EVERY_EVENT_TYPE_DECIDED: [UndecidedEventType] extends [never] ? true : never = true;
+import { deliveryIdFor, eventIdFor, type WebhookDelivery, type WebhookEndpoint } from '../../model/webhook-endpoint.ts';
+import { isDelivered, type EventType, type ServiceEvent } from '../../model/events.ts';
 
 export const MAX_ENDPOINTS = 16;
 
@@ -248,8 +192,6 @@ async function scheduleAttempt(ports: Pick<DeliveryPorts, 'scheduler'>, tenant: 
 function subscribed(endpoint: WebhookEndpoint, type: EventType): boolean {
   return endpoint.enabled && (endpoint.events.includes('*') || endpoint.events.includes(type));
 }
-
-export const isDelivered = (type: EventType): boolean => (DELIVERED_EVENT_TYPES as readonly string[]).includes(type);
 
 /**
  * The fan-out: one delivery per subscribed endpoint, created conditionally on (endpoint, event) so a

@@ -1,7 +1,7 @@
 import { processorFor } from '../../adapters/payment-processor.ts';
 import { scheduler } from '../../adapters/scheduler.ts';
 import { findCustomer, saveCustomerWrites } from '../../store/customers.ts';
-import { newEvent, recordEventWrite } from '../../store/events.ts';
+import { recordEventWrite } from '../../store/events.ts';
 import { getMerchant } from '../../store/merchants.ts';
 import { findPayment, getPayment, paymentChangeWrites } from '../../store/payments.ts';
 import { findConnectionForPsp } from '../../store/processor-connections.ts';
@@ -20,6 +20,7 @@ import { PLANS } from '../../model/plans.ts';
 import { retryJobId } from './recovery-routing.ts';
 import { applyOutcome, attemptAfterSettlement, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import { newEvent } from '../../model/events.ts';
 
 const MAX_ATTEMPTS = 6;
 

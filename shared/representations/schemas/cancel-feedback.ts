@@ -1,7 +1,7 @@
 import * as z from '../../zod.ts';
 import { offerConfig } from '../../model/cancel-flow-steps.ts';
-import { OUTCOMES } from '../../domain/cancel-flows/cancel-sessions.ts';
 import { count, prefixedId, timestamp } from './common.ts';
+import { OUTCOMES } from '../../model/cancel-session.ts';
 
 const acceptedOffer = z.unknown().meta({ description: "the response's accepted_offer, any JSON value as the widget sent it, or null" });
 

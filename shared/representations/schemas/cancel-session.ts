@@ -1,6 +1,7 @@
 import * as z from '../../zod.ts';
-import { OUTCOMES, type sessionView, type stepView } from '../../domain/cancel-flows/cancel-sessions.ts';
+import { type sessionView, type stepView } from '../../domain/cancel-flows/cancel-sessions.ts';
 import { count, prefixedId, timestamp, type Assert, type Same } from './common.ts';
+import { OUTCOMES } from '../../model/cancel-session.ts';
 
 /** Cancel-session objects are camelCase (§2.5). */
 const acceptedOffer = z.unknown().meta({ description: 'the accepted_offer of a response, any JSON value, or null' });

@@ -1,5 +1,6 @@
 import * as z from '../../zod.ts';
 import { CUSTOMER_STATUSES } from '../../model/customer.ts';
+import type { CustomerEventData } from '../../model/events.ts';
 import type { eraseCustomer } from '../../domain/customers/customer-erasure.ts';
 import { amount, count, currency, prefixedId, rate, timestamp, type Assert, type Same } from './common.ts';
 
@@ -70,3 +71,6 @@ export type CustomerListItem = z.output<typeof customerListItemSchema>;
 export type CustomerDetail = z.output<typeof customerDetailSchema>;
 
 export type ErasureMatches = Assert<Same<Awaited<ReturnType<typeof eraseCustomer>>, z.output<typeof customerErasureSchema>>>;
+
+/** Customer events carry exactly the list item (model/events.ts). */
+export type CustomerEventMatches = Assert<Same<CustomerListItem, CustomerEventData>>;

@@ -1,6 +1,7 @@
 import * as z from '../../zod.ts';
+import type { PaymentEventData } from '../../model/events.ts';
 import { DECLINE_CATEGORIES, PAYMENT_STATUSES } from '../../model/payment.ts';
-import { amount, count, currency, prefixedId, timestamp } from './common.ts';
+import { amount, count, currency, prefixedId, timestamp, type Assert, type Same } from './common.ts';
 
 /** §2.4: the payment object of lists and events. */
 export const paymentSchema = z
@@ -63,3 +64,6 @@ export type PaymentResource = z.output<typeof paymentSchema>;
 export type PaymentDetail = z.output<typeof paymentDetailSchema>;
 export type CustomerPaymentItem = z.output<typeof customerPaymentSchema>;
 export type RetryStarted = z.output<typeof retryStartedSchema>;
+
+/** Payment events carry exactly the REST object (model/events.ts). */
+export type PaymentEventMatches = Assert<Same<PaymentResource, PaymentEventData>>;
