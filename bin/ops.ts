@@ -86,9 +86,9 @@ async function run(argv: string[]): Promise<unknown> {
     return {
       merchant_id: merchant.id,
       plan: merchant.plan,
-      trial_ends_at: merchant.trialEndsAt,
-      ip_allowlist: merchant.ipAllowlist,
-      payment_update_url: merchant.paymentUpdateUrl,
+      trial_ends_at: merchant.trial_ends_at,
+      ip_allowlist: merchant.ip_allowlist,
+      payment_update_url: merchant.payment_update_url,
       keys,
     };
   }
@@ -98,10 +98,10 @@ async function run(argv: string[]): Promise<unknown> {
     return {
       merchant_id: merchant.id,
       plan: merchant.plan,
-      rate_limit_override: merchant.rateLimitOverride,
-      trial_ends_at: merchant.trialEndsAt,
-      ip_allowlist: merchant.ipAllowlist,
-      payment_update_url: merchant.paymentUpdateUrl,
+      rate_limit_override: merchant.rate_limit_override,
+      trial_ends_at: merchant.trial_ends_at,
+      ip_allowlist: merchant.ip_allowlist,
+      payment_update_url: merchant.payment_update_url,
     };
   }
   if (noun === 'key' && verb === 'create' && target === undefined) {

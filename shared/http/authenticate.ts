@@ -29,7 +29,7 @@ export function authenticate(): ServiceMiddleware {
       if (grant.kind !== shape.kind || (shape.environment !== undefined && shape.environment !== grant.tenant.environment)) {
         throw invalidApiKey();
       }
-      if (grant.validUntil !== null && grant.validUntil <= runtime.clock.now().toISOString()) {
+      if (grant.valid_until !== null && grant.valid_until <= runtime.clock.now().toISOString()) {
         throw invalidApiKey('This API key has expired.');
       }
       request.context.auth = grant;

@@ -37,7 +37,7 @@ async function verifiedEvent(connectionId: string, psp: string | undefined, even
   const usable = (connection: ProcessorConnection | undefined): ProcessorConnection => {
     if (!connection || connection.psp !== psp) throw notFound('webhook endpoint', connectionId);
     // No API key here, but the connection says whose webhook it is: the request's lines carry the merchant like any other.
-    addLogContext({ merchant_id: connection.tenant.merchantId, environment: connection.tenant.environment });
+    addLogContext({ merchant_id: connection.merchant_id, environment: connection.environment });
     return connection;
   };
   const cached = cachedConnection(connectionId);

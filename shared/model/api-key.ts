@@ -62,25 +62,34 @@ export function normalizeScopes(scopes: readonly Scope[]): Scope[] {
 /** The merchant-facing record of a key (never holds the secret). */
 export interface ApiKeyRecord {
   id: string;
-  tenant: Tenant;
+  merchant_id: string;
+  environment: Environment;
   name: string;
   kind: KeyKind;
   scopes: GrantedScope[];
   hint: string;
-  createdAt: string;
+  created_at: string;
   /** When the key stops working, if it was created with an expiry. */
-  validUntil: string | null;
-  rotatedAt: string | null;
-  revokedAt: string | null;
+  valid_until: string | null;
+  rotated_at: string | null;
+  revoked_at: string | null;
+  /** The hashes that authenticate as this key: the current secret's, and rotated-out ones in their grace period. */
   grants: StoredGrant[];
 }
 
-/** What presenting a key grants: read on every authenticated request, so it carries the merchant settings too. */
-export interface KeyGrant {
-  keyId: string;
-  tenant: Tenant;
+/** What one secret's hash grants: the key it belongs to, with the merchant's settings copied on (data-model.md). */
+export interface KeyHash {
+  key_id: string;
+  merchant_id: string;
+  environment: Environment;
   kind: KeyKind;
   scopes: GrantedScope[];
-  validUntil: string | null;
+  /** When this secret stops working: the key's expiry, or the end of its grace period once rotated out. */
+  valid_until: string | null;
   settings: MerchantSettings;
+}
+
+/** What presenting a key grants, as every authenticated request carries it: the key hash and the tenant it names. */
+export interface KeyGrant extends KeyHash {
+  tenant: Tenant;
 }

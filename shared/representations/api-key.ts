@@ -4,19 +4,19 @@ import type { ApiKeyRecord } from '../model/api-key.ts';
 
 /** The REST shape of an API key; the secret itself is never part of it. */
 export function apiKeyResource(record: ApiKeyRecord, now: Date): ApiKeyResource {
-  const prefix = record.kind === 'publishable' ? 'svc_pub_' : `svc_${record.tenant.environment}_`;
+  const prefix = record.kind === 'publishable' ? 'svc_pub_' : `svc_${record.environment}_`;
   return {
     id: record.id,
     object: 'api_key',
     name: record.name,
     type: record.kind,
-    environment: record.tenant.environment,
+    environment: record.environment,
     scopes: record.scopes,
     redacted_key: `${prefix}...${record.hint}`,
     status: keyStatus(record, now),
-    created_at: record.createdAt,
-    expires_at: record.validUntil,
-    rotated_at: record.rotatedAt,
-    revoked_at: record.revokedAt,
+    created_at: record.created_at,
+    expires_at: record.valid_until,
+    rotated_at: record.rotated_at,
+    revoked_at: record.revoked_at,
   };
 }

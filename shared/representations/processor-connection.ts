@@ -10,7 +10,7 @@ export function processorConnectionResource(connection: ProcessorConnection, bas
     psp: connection.psp,
     webhook_url: `${baseUrl}${webhookPath(connection)}`,
     retries_enabled: credentials.kind === 'braintree' || (credentials.kind === 'stripe' && credentials.apiKey !== null),
-    created_at: connection.createdAt,
-    updated_at: connection.updatedAt,
+    created_at: connection.created_at,
+    updated_at: connection.updated_at,
   };
 }

@@ -1,13 +1,14 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import type { ApiKeyRecord, GrantedScope, KeyGrant, KeyKind } from '../model/api-key.ts';
+import type { ApiKeyRecord, KeyGrant, KeyHash } from '../model/api-key.ts';
 import { stateConflict } from '../model/errors.ts';
-import type { Tenant } from '../model/tenant.ts';
+import { tenantOf, type Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { cancelledPositions, queryAll } from './dynamo.ts';
+import { cancelledPositions, queryAll, type Item } from './dynamo.ts';
 import { InstanceCache } from './instance-cache.ts';
+import { entityOf, storedItem } from './items.ts';
 import { epochSeconds, keyHashPk, merchantPk, tenantPk } from './keys.ts';
-import type { MerchantSettings, StoredGrant } from '../model/merchant.ts';
+import type { MerchantSettings } from '../model/merchant.ts';
 
 const { db, tableName } = runtime;
 
@@ -27,57 +28,18 @@ export function forgetGrants(hashes: Iterable<string>): void {
 const recordSk = (keyId: string): string => `APIKEY#${keyId}`;
 const HASH_SK = 'KEYHASH';
 
-function recordItem(record: ApiKeyRecord) {
-  return {
-    pk: tenantPk(record.tenant),
-    sk: recordSk(record.id),
-    entity: 'api_key',
-    id: record.id,
-    merchant_id: record.tenant.merchantId,
-    environment: record.tenant.environment,
-    name: record.name,
-    kind: record.kind,
-    scopes: record.scopes,
-    hint: record.hint,
-    created_at: record.createdAt,
-    valid_until: record.validUntil,
-    rotated_at: record.rotatedAt,
-    revoked_at: record.revokedAt,
-    grants: record.grants,
-  };
-}
+const recordKey = (tenant: Tenant, keyId: string) => ({ pk: tenantPk(tenant), sk: recordSk(keyId) });
+const hashKey = (hash: string) => ({ pk: keyHashPk(hash), sk: HASH_SK });
 
-function recordFromItem(item: Record<string, unknown>): ApiKeyRecord {
-  return {
-    id: item.id as string,
-    tenant: { merchantId: item.merchant_id as string, environment: item.environment as Tenant['environment'] },
-    name: item.name as string,
-    kind: item.kind as KeyKind,
-    scopes: item.scopes as GrantedScope[],
-    hint: item.hint as string,
-    createdAt: item.created_at as string,
-    validUntil: (item.valid_until as string | null) ?? null,
-    rotatedAt: (item.rotated_at as string | null) ?? null,
-    revokedAt: (item.revoked_at as string | null) ?? null,
-    grants: (item.grants as StoredGrant[]) ?? [],
-  };
-}
+const recordItem = (record: ApiKeyRecord) => storedItem(recordKey(tenantOf(record), record.id), 'api_key', record);
+
+const recordFromItem = (item: Item): ApiKeyRecord => entityOf<ApiKeyRecord>(item, [], { valid_until: null, rotated_at: null, revoked_at: null, grants: [] });
 
 function hashItem(hash: string, record: ApiKeyRecord, settings: MerchantSettings, validUntil: string | null) {
-  return {
-    pk: keyHashPk(hash),
-    sk: HASH_SK,
-    entity: 'api_key_hash',
-    key_id: record.id,
-    merchant_id: record.tenant.merchantId,
-    environment: record.tenant.environment,
-    kind: record.kind,
-    scopes: record.scopes,
-    valid_until: validUntil,
-    settings,
-    // Lets DynamoDB sweep hashes that can no longer authenticate; reads check valid_until themselves.
-    expires_at: validUntil === null ? undefined : epochSeconds(new Date(validUntil)),
-  };
+  const { id: key_id, merchant_id, environment, kind, scopes } = record;
+  const granted: KeyHash = { key_id, merchant_id, environment, kind, scopes, valid_until: validUntil, settings };
+  // Lets DynamoDB sweep hashes that can no longer authenticate; reads check valid_until themselves.
+  return storedItem(hashKey(hash), 'api_key_hash', granted, { expires_at: validUntil === null ? undefined : epochSeconds(new Date(validUntil)) });
 }
 
 const merchantVersionCheck = (settings: MerchantSettings, merchantId: string) => ({
@@ -111,12 +73,12 @@ async function transact(
 export async function insertApiKey(record: ApiKeyRecord, hash: string, settings: MerchantSettings): Promise<void> {
   await transact(
     [
-      merchantVersionCheck(settings, record.tenant.merchantId),
+      merchantVersionCheck(settings, record.merchant_id),
       { Put: { TableName: tableName, Item: recordItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
       {
         Put: {
           TableName: tableName,
-          Item: hashItem(hash, record, settings, record.validUntil),
+          Item: hashItem(hash, record, settings, record.valid_until),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -131,23 +93,15 @@ export async function findGrant(hash: string): Promise<KeyGrant | undefined> {
 }
 
 async function readGrant(hash: string): Promise<KeyGrant | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: keyHashPk(hash), sk: HASH_SK }, ConsistentRead: true }),
-  );
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: hashKey(hash), ConsistentRead: true }));
   if (!Item) return undefined;
-  return {
-    keyId: Item.key_id as string,
-    tenant: { merchantId: Item.merchant_id as string, environment: Item.environment as Tenant['environment'] },
-    kind: Item.kind as KeyKind,
-    scopes: Item.scopes as GrantedScope[],
-    validUntil: (Item.valid_until as string | null) ?? null,
-    settings: Item.settings as MerchantSettings,
-  };
+  const granted = entityOf<KeyHash>(Item, ['expires_at'], { valid_until: null });
+  return { ...granted, tenant: tenantOf(granted) };
 }
 
 export async function findApiKey(tenant: Tenant, keyId: string): Promise<ApiKeyRecord | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: recordSk(keyId) }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: recordKey(tenant, keyId), ConsistentRead: true }),
   );
   return Item ? recordFromItem(Item) : undefined;
 }
@@ -181,7 +135,7 @@ export async function replaceSecret(
 ): Promise<void> {
   await transact(
     [
-      merchantVersionCheck(settings, current.tenant.merchantId),
+      merchantVersionCheck(settings, current.merchant_id),
       {
         Put: {
           TableName: tableName,
@@ -193,14 +147,14 @@ export async function replaceSecret(
       {
         Put: {
           TableName: tableName,
-          Item: hashItem(newHash, next, settings, next.validUntil),
+          Item: hashItem(newHash, next, settings, next.valid_until),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
       {
         Update: {
           TableName: tableName,
-          Key: { pk: keyHashPk(retiringHash), sk: HASH_SK },
+          Key: hashKey(retiringHash),
           UpdateExpression: 'SET valid_until = :until, expires_at = :ttl',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':until': graceUntil, ':ttl': epochSeconds(new Date(graceUntil)) },
@@ -214,7 +168,7 @@ export async function replaceSecret(
 
 /** Marks the key revoked and deletes every hash that could still authenticate with it, in one transaction. */
 export async function markRevoked(current: ApiKeyRecord, revokedAt: string): Promise<ApiKeyRecord> {
-  const next: ApiKeyRecord = { ...current, revokedAt, grants: [] };
+  const next: ApiKeyRecord = { ...current, revoked_at: revokedAt, grants: [] };
   await transact(
     [
       {
@@ -226,7 +180,7 @@ export async function markRevoked(current: ApiKeyRecord, revokedAt: string): Pro
         },
       },
       ...current.grants.map((grant) => ({
-        Delete: { TableName: tableName, Key: { pk: keyHashPk(grant.hash), sk: HASH_SK } },
+        Delete: { TableName: tableName, Key: hashKey(grant.hash) },
       })),
     ],
     `API key '${current.id}' changed while it was being revoked; retry the request`,

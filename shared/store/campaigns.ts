@@ -1,9 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import { definitionOf, isCalendarTrigger, type Campaign, type CampaignCounts, type CampaignDefinition } from '../model/campaign.ts';
-import type { Tenant } from '../model/tenant.ts';
+import type { Environment, Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { batchWriteAll, queryAll } from './dynamo.ts';
+import { batchWriteAll, queryAll, type Item } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { recordEventWrite } from './events.ts';
 import { tenantPk } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
@@ -47,18 +48,14 @@ function registryKeys(tenant: Tenant, campaign: Pick<Campaign, 'id' | 'status' |
   return { gsi4pk: calendarRegistryPk(), gsi4sk: `${tenant.merchantId}#${tenant.environment}#${campaign.id}` };
 }
 
-function toItem(tenant: Tenant, campaign: Campaign) {
-  return { pk: tenantPk(tenant), sk: campaignSk(campaign.id), entity: 'campaign', ...campaign, ...registryKeys(tenant, campaign) };
-}
+const toItem = (tenant: Tenant, campaign: Campaign) =>
+  storedItem({ pk: tenantPk(tenant), sk: campaignSk(campaign.id) }, 'campaign', campaign, registryKeys(tenant, campaign) ?? {});
 
-function fromItem(item: Record<string, unknown>): Campaign {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi4pk: _registry, gsi4sk: _entry, ...campaign } = item;
-  return campaign as unknown as Campaign;
-}
+const fromItem = (item: Item): Campaign => entityOf<Campaign>(item);
 
 function versionItem(tenant: Tenant, campaign: Campaign, savedAt: string) {
   const version: CampaignVersion = { campaign_id: campaign.id, version: campaign.version, created_at: savedAt, ...definitionOf(campaign) };
-  return { pk: tenantPk(tenant), sk: campaignVersionSk(campaign.id, campaign.version), entity: 'campaign_version', ...version };
+  return storedItem({ pk: tenantPk(tenant), sk: campaignVersionSk(campaign.id, campaign.version) }, 'campaign_version', version);
 }
 
 /** `SET #f0 = :f0, …` over exactly the given attributes (names are aliased: `name`, `status` are reserved words). */
@@ -242,9 +239,7 @@ export async function findCampaignVersion(tenant: Tenant, campaignId: string, ve
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: campaignVersionSk(campaignId, version) } }),
   );
-  if (!Item) return undefined;
-  const { pk: _pk, sk: _sk, entity: _entity, ...stored } = Item;
-  return stored as CampaignVersion;
+  return Item ? entityOf<CampaignVersion>(Item) : undefined;
 }
 
 /**
@@ -272,7 +267,7 @@ export async function tenantsWithCalendarCampaigns(): Promise<Tenant[]> {
   });
   const tenants = new Map<string, Tenant>();
   for (const entry of entries) {
-    const [merchantId, environment] = (entry.gsi4sk as string).split('#') as [string, Tenant['environment']];
+    const [merchantId, environment] = String(entry.gsi4sk).split('#') as [string, Environment];
     tenants.set(`${merchantId}#${environment}`, { merchantId, environment });
   }
   return [...tenants.values()];
@@ -281,5 +276,6 @@ export async function tenantsWithCalendarCampaigns(): Promise<Tenant[]> {
 /** The counts the plan limits are enforced on (zero before the first campaign). */
 export async function campaignCounts(tenant: Tenant): Promise<CampaignCounts> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: COUNTS_SK }, ConsistentRead: true }));
-  return { open: (Item?.open_campaigns as number | undefined) ?? 0, active: (Item?.active_campaigns as number | undefined) ?? 0 };
+  const counts = Item && entityOf<Partial<Record<'open_campaigns' | 'active_campaigns', number>>>(Item);
+  return { open: counts?.open_campaigns ?? 0, active: counts?.active_campaigns ?? 0 };
 }

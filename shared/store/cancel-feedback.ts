@@ -1,7 +1,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { isConditionFailure, queryAll } from './dynamo.ts';
+import { isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 import type { CancelFeedback, OfferApplication } from '../model/cancel-feedback.ts';
@@ -17,10 +18,7 @@ const { db, tableName } = runtime;
 const FEEDBACK_PREFIX = 'CANCELFEEDBACK#';
 export const feedbackSk = (sessionId: string): string => `${FEEDBACK_PREFIX}${sessionId}`;
 
-function fromItem(item: Record<string, unknown>): CancelFeedback {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _g1, gsi1sk: _g1s, ...feedback } = item;
-  return feedback as unknown as CancelFeedback;
-}
+const fromItem = (item: Item): CancelFeedback => entityOf<CancelFeedback>(item);
 
 /** Position of this write in a transaction's failed conditions means: this session's feedback exists already. */
 export function recordFeedbackWrite(tenant: Tenant, feedback: CancelFeedback): TransactItem {
@@ -29,14 +27,14 @@ export function recordFeedbackWrite(tenant: Tenant, feedback: CancelFeedback): T
   return {
     Put: {
       TableName: tableName,
-      Item: { pk: tenantPk(tenant), sk: feedbackSk(feedback.session_id), entity: 'cancel_feedback', ...owner, ...feedback },
+      Item: storedItem({ pk: tenantPk(tenant), sk: feedbackSk(feedback.session_id) }, 'cancel_feedback', feedback, owner),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
 }
 
 /** The item at a session's feedback key, whatever it is (the replay checks it really is this session's). */
-export async function findFeedbackItem(tenant: Tenant, sessionId: string): Promise<Record<string, unknown> | undefined> {
+export async function findFeedbackItem(tenant: Tenant, sessionId: string): Promise<Item | undefined> {
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: feedbackSk(sessionId) }, ConsistentRead: true }),
   );

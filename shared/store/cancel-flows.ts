@@ -6,7 +6,8 @@ import { registerOriginWrite, unregisterOriginWrite } from './cors-origins.ts';
 import { missingResource } from './cross-environment.ts';
 import { tenantPk } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
-import { queryAll } from './dynamo.ts';
+import { queryAll, type Item } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 
 const { db, tableName } = runtime;
 
@@ -23,13 +24,13 @@ const ACTIVE_SK = 'CANCELFLOW_ACTIVE';
 /** `written`, or `changed`: something moved under us (flow version, active pointer, a racing transaction); read again. */
 export type FlowWrite = 'written' | 'changed';
 
-function toItem(tenant: Tenant, flow: CancelFlow) {
-  return { pk: tenantPk(tenant), sk: cancelFlowSk(flow.id), entity: 'cancel_flow', ...flow };
-}
+const toItem = (tenant: Tenant, flow: CancelFlow) => storedItem({ pk: tenantPk(tenant), sk: cancelFlowSk(flow.id) }, 'cancel_flow', flow);
 
-function fromItem(item: Record<string, unknown>): CancelFlow {
-  const { pk: _pk, sk: _sk, entity: _entity, ...flow } = item;
-  return flow as unknown as CancelFlow;
+const fromItem = (item: Item): CancelFlow => entityOf<CancelFlow>(item);
+
+/** The item naming the tenant's active flow. */
+interface ActivePointer {
+  flow_id: string;
 }
 
 export async function findCancelFlow(tenant: Tenant, flowId: string): Promise<CancelFlow | undefined> {
@@ -62,7 +63,7 @@ export async function findActiveCancelFlowId(tenant: Tenant): Promise<string | u
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: ACTIVE_SK }, ConsistentRead: true }),
   );
-  return Item?.flow_id as string | undefined;
+  return Item && entityOf<ActivePointer>(Item).flow_id;
 }
 
 /** The active flow itself: what a new cancel session runs. */
@@ -91,7 +92,7 @@ function pointerWrite(tenant: Tenant, from: string | null, to: string | null): T
       ? { ConditionExpression: 'attribute_not_exists(pk)' }
       : { ConditionExpression: 'flow_id = :from', ExpressionAttributeValues: { ':from': from } };
   if (to === null) return { Delete: { TableName: tableName, Key: key, ...condition } };
-  return { Put: { TableName: tableName, Item: { ...key, entity: 'cancel_flow_active', flow_id: to }, ...condition } };
+  return { Put: { TableName: tableName, Item: storedItem<ActivePointer>(key, 'cancel_flow_active', { flow_id: to }), ...condition } };
 }
 
 function registryWrites(tenant: Tenant, flowId: string, before: readonly string[], after: readonly string[]): TransactItem[] {

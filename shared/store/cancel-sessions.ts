@@ -1,7 +1,8 @@
 import { ReturnValue } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { isConditionFailure, type Item } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { epochSeconds } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
 import { COMPLETED_TOKEN_SECONDS, expiryAfter, isExpired } from '../model/cancel-session.ts';
@@ -20,14 +21,9 @@ const sessionPk = (tokenHash: string): string => `CANCELSESSION#${tokenHash}`;
 const SESSION_SK = 'SESSION';
 const COMPLETED_SK = 'COMPLETED';
 
-function toItem(tokenHash: string, session: CancelSession) {
-  return { pk: sessionPk(tokenHash), sk: SESSION_SK, entity: 'cancel_session', ...session };
-}
+const toItem = (tokenHash: string, session: CancelSession) => storedItem({ pk: sessionPk(tokenHash), sk: SESSION_SK }, 'cancel_session', session);
 
-function fromItem(item: Record<string, unknown>): CancelSession {
-  const { pk: _pk, sk: _sk, entity: _entity, ...session } = item;
-  return session as unknown as CancelSession;
-}
+const fromItem = (item: Item): CancelSession => entityOf<CancelSession>(item);
 
 export async function insertSession(tokenHash: string, session: CancelSession): Promise<void> {
   await db.send(new PutCommand({ TableName: tableName, Item: toItem(tokenHash, session), ConditionExpression: 'attribute_not_exists(pk)' }));

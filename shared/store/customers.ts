@@ -3,11 +3,11 @@ import { runtime } from '../composition.ts';
 import { calendarCandidate, cardExpiryMonth, monthKey, totalRecovered, type Customer } from '../model/customer.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import type { Key } from './dynamo.ts';
+import type { Item, Key } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey } from './list-query.ts';
-import { INDEX_KEY_ATTRIBUTES } from './table-schema.ts';
+import { entityOf, storedItem } from './items.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -16,7 +16,12 @@ export const CUSTOMER_SK_PREFIX = 'CUSTOMER#';
 export const customerSk = (customerId: string): string => `${CUSTOMER_SK_PREFIX}${customerId}`;
 /** One customer per merchant, environment, processor and processor customer id (§6). */
 const customerRefSk = (psp: string, pspCustomerId: string): string => `CUSTREF#${psp}#${pspCustomerId}`;
-/** The item naming the customer of a processor customer id; its `customer_id` is the customer's. */
+/** The item naming the customer of a processor customer id. */
+export interface CustomerRef {
+  customer_id: string;
+}
+
+/** The key of a processor customer id's CustomerRef. */
 export const customerRefKey = (tenant: Tenant, psp: string, pspCustomerId: string): Key => ({
   pk: tenantPk(tenant),
   sk: customerRefSk(psp, pspCustomerId),
@@ -69,11 +74,7 @@ type StoredCustomer = Customer & { counted_as?: string[] };
 export function customerItem(tenant: Tenant, customer: Customer) {
   const { counted_as: _previous, ...fields } = customer as StoredCustomer;
   const id = customer.id;
-  return {
-    pk: tenantPk(tenant),
-    sk: customerSk(id),
-    entity: 'customer',
-    ...fields,
+  return storedItem({ pk: tenantPk(tenant), sk: customerSk(id) }, 'customer', fields, {
     counted_as: customerDimensions(customer),
     search: searchText(customer),
     gsi1pk: customerPartition.status(tenant, customer.status),
@@ -85,20 +86,17 @@ export function customerItem(tenant: Tenant, customer: Customer) {
     gsi5pk: customerPartition.email(tenant),
     gsi5sk: textKey(customer.email, id),
     ...calendarIndexKeys(tenant, customer),
-  };
+  });
 }
 
-export function customerFromItem(item: Record<string, unknown>): Customer {
-  const customer: Record<string, unknown> = { ...item };
-  for (const name of ['pk', 'sk', 'entity', 'search', ...INDEX_KEY_ATTRIBUTES]) delete customer[name];
-  return customer as unknown as Customer;
-}
+/** The customer, with the `counted_as` of its item riding along (see StoredCustomer). */
+export const customerFromItem = (item: Item): Customer => entityOf<StoredCustomer>(item, ['search']);
 
 export async function findCustomerIdForPsp(tenant: Tenant, psp: string, pspCustomerId: string): Promise<string | undefined> {
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName, Key: customerRefKey(tenant, psp, pspCustomerId), ConsistentRead: true }),
   );
-  return Item?.customer_id as string | undefined;
+  return Item && entityOf<CustomerRef>(Item).customer_id;
 }
 
 export async function findCustomer(tenant: Tenant, customerId: string): Promise<Customer | undefined> {
@@ -155,12 +153,7 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
       {
         Put: {
           TableName: tableName,
-          Item: {
-            pk: tenantPk(tenant),
-            sk: customerRefSk(customer.psp, customer.psp_customer_id),
-            entity: 'customer_ref',
-            customer_id: customer.id,
-          },
+          Item: storedItem<CustomerRef>(customerRefKey(tenant, customer.psp, customer.psp_customer_id), 'customer_ref', { customer_id: customer.id }),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

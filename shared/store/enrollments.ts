@@ -3,10 +3,10 @@ import { runtime } from '../composition.ts';
 import type { CalendarOccasion, Enrollment, EnrollmentStatus } from '../model/enrollment.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { campaignSk } from './campaigns.ts';
-import { BATCH_GET_LIMIT, isConditionFailure, queryAll } from './dynamo.ts';
+import { BATCH_GET_LIMIT, isConditionFailure, queryAll, type Item } from './dynamo.ts';
 import { customerOwnerPartition, epochSeconds, tenantPk } from './keys.ts';
 import { fetchItems } from './list-query.ts';
-import { INDEX_KEY_ATTRIBUTES } from './table-schema.ts';
+import { entityOf, storedItem } from './items.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -29,9 +29,7 @@ export const enrollmentSubject = (enrollment: Omit<EnrollmentRef, 'campaign_id'>
 
 function toItem(tenant: Tenant, enrollment: Enrollment) {
   const sk = enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id);
-  return {
-    pk: tenantPk(tenant),
-    sk,
+  return storedItem({ pk: tenantPk(tenant), sk }, 'enrollment', enrollment, {
     // Owned by the customer: erasure finds and deletes it with the rest of their items (the card it holds is personal).
     gsi1pk: customerOwnerPartition(tenant, enrollment.customer_id),
     gsi1sk: sk,
@@ -39,16 +37,10 @@ function toItem(tenant: Tenant, enrollment: Enrollment) {
     gsi2sk: `${enrollment.enrolled_at}#${enrollment.id}`,
     gsi3pk: byCampaignPk(tenant, enrollment.campaign_id),
     gsi3sk: `${enrollment.status}#${enrollment.enrolled_at}#${enrollment.id}`,
-    entity: 'enrollment',
-    ...enrollment,
-  };
+  });
 }
 
-export function enrollmentFromItem(item: Record<string, unknown>): Enrollment {
-  const enrollment: Record<string, unknown> = { ...item };
-  for (const name of ['pk', 'sk', 'entity', ...INDEX_KEY_ATTRIBUTES]) delete enrollment[name];
-  return enrollment as unknown as Enrollment;
-}
+export const enrollmentFromItem = (item: Item): Enrollment => entityOf<Enrollment>(item);
 
 export function enrollmentKey(tenant: Tenant, enrollment: EnrollmentRef) {
   return { pk: tenantPk(tenant), sk: enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id) };
@@ -115,6 +107,11 @@ export function newEnrollmentWrite(tenant: Tenant, enrollment: Enrollment): Tran
 /** What the customer's message slot in a campaign held before a claim: put back when the claimed message is not sent. */
 export type MessageSlot = { enrollment_id: string; messaged_at: string } | null;
 
+const slotOf = (item: Item): NonNullable<MessageSlot> => {
+  const { enrollment_id, messaged_at } = entityOf<NonNullable<MessageSlot>>(item, ['expires_at']);
+  return { enrollment_id, messaged_at };
+};
+
 const messageSlotSk = (enrollment: Pick<Enrollment, 'customer_id' | 'campaign_id'>): string => `MESSAGED#${enrollment.customer_id}#${enrollment.campaign_id}`;
 
 /**
@@ -145,7 +142,7 @@ export async function claimMessageSlot(tenant: Tenant, enrollment: Enrollment, n
         ReturnValues: 'ALL_OLD',
       }),
     );
-    return { previous: Attributes ? { enrollment_id: Attributes.enrollment_id as string, messaged_at: Attributes.messaged_at as string } : null };
+    return { previous: Attributes ? slotOf(Attributes) : null };
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;

@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/li
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 import type { ErasureRecord } from '../model/erasure.ts';
@@ -13,9 +14,7 @@ const erasureKey = (tenant: Tenant, customerId: string) => ({ pk: tenantPk(tenan
 
 export async function findErasure(tenant: Tenant, customerId: string): Promise<ErasureRecord | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: erasureKey(tenant, customerId), ConsistentRead: true }));
-  if (!Item) return undefined;
-  const { customer_id, state, started_at, completed_at, anonymized_records } = Item;
-  return { customer_id, state, started_at, completed_at, anonymized_records } as ErasureRecord;
+  return Item ? entityOf<ErasureRecord>(Item) : undefined;
 }
 
 /** Opens the record unless an earlier attempt did. */
@@ -24,15 +23,13 @@ export async function startErasure(tenant: Tenant, customerId: string, now: Date
     await db.send(
       new PutCommand({
         TableName: tableName,
-        Item: {
-          ...erasureKey(tenant, customerId),
-          entity: 'erasure',
+        Item: storedItem<ErasureRecord>(erasureKey(tenant, customerId), 'erasure', {
           customer_id: customerId,
           state: 'in_progress',
           started_at: now.toISOString(),
           completed_at: null,
           anonymized_records: 0,
-        },
+        }),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );

@@ -3,6 +3,7 @@ import { runtime } from '../composition.ts';
 import type { ServiceEvent } from '../model/events.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
@@ -29,7 +30,7 @@ export function recordEventWrite(tenant: Tenant, event: ServiceEvent): TransactI
   return {
     Put: {
       TableName: tableName,
-      Item: { pk: tenantPk(tenant), sk: eventSk(event.id), entity: 'event', ...event, ...owner },
+      Item: storedItem({ pk: tenantPk(tenant), sk: eventSk(event.id) }, 'event', event, owner),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -66,13 +67,11 @@ export async function listEvents(tenant: Tenant, limit = 100): Promise<ServiceEv
       Limit: limit,
     }),
   );
-  return Items.map(({ id, type, created, livemode, data }) => ({ id, type, created, livemode, data }) as ServiceEvent);
+  return Items.map((item) => entityOf<ServiceEvent>(item));
 }
 
 /** One event as stored (anonymised if its customer was erased since), for outbound delivery. */
 export async function findEvent(tenant: Tenant, eventId: string): Promise<ServiceEvent | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: eventSk(eventId) }, ConsistentRead: true }));
-  if (!Item) return undefined;
-  const { id, type, created, livemode, data } = Item;
-  return { id, type, created, livemode, data } as ServiceEvent;
+  return Item ? entityOf<ServiceEvent>(Item) : undefined;
 }

@@ -1,7 +1,8 @@
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { customerRefKey } from './customers.ts';
+import { customerRefKey, type CustomerRef } from './customers.ts';
 import { BATCH_GET_LIMIT, batchGetConsistent, type Key } from './dynamo.ts';
+import { entityOf } from './items.ts';
 import { paymentReferenceKeys, referenceMatch, type ReferenceMatch } from './payments.ts';
 import { settledAt, settledChargeKeys } from './settled-charges.ts';
 
@@ -33,7 +34,7 @@ export async function findRecordedFailure(tenant: Tenant, psp: string, pspCustom
   const customerRef = found.find((item) => item.sk === customerKey.sk);
   const referenceSks = new Set(referenceKeys.map((key) => key.sk));
   return {
-    customerId: customerRef?.customer_id as string | undefined,
+    customerId: customerRef && entityOf<CustomerRef>(customerRef).customer_id,
     payment: referenceMatch(psp, references, found.filter((item) => referenceSks.has(item.sk as string))),
     settledAt: settledAt(found, now),
     markerKeys: settledKeys,

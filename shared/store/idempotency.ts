@@ -4,6 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { epochSeconds, tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
@@ -23,6 +24,15 @@ export type IdempotencyClaim =
 
 const sk = (key: string): string => `IDEMPOTENCY#${key}`;
 
+/** One remembered request: claimed (in_progress, locked while it runs) or completed with its response. */
+interface IdempotencyRecord {
+  fingerprint: string;
+  state: 'in_progress' | 'completed';
+  locked_until?: string;
+  retain_until: string;
+  response?: StoredResponse;
+}
+
 /**
  * Claims an idempotency key for one execution. The claim succeeds when no live record exists, or when
  * a previous execution died without finishing and its lock has lapsed; otherwise the existing record
@@ -40,16 +50,12 @@ export async function claimIdempotencyKey(
     await db.send(
       new PutCommand({
         TableName: tableName,
-        Item: {
-          pk: tenantPk(tenant),
-          sk: sk(key),
-          entity: 'idempotency_record',
-          fingerprint,
-          state: 'in_progress',
-          locked_until: lockUntil.toISOString(),
-          retain_until: retainUntil.toISOString(),
-          expires_at: epochSeconds(retainUntil),
-        },
+        Item: storedItem<IdempotencyRecord>(
+          { pk: tenantPk(tenant), sk: sk(key) },
+          'idempotency_record',
+          { fingerprint, state: 'in_progress', locked_until: lockUntil.toISOString(), retain_until: retainUntil.toISOString() },
+          { expires_at: epochSeconds(retainUntil) },
+        ),
         ConditionExpression:
           'attribute_not_exists(pk) OR retain_until <= :now OR (#state = :in_progress AND locked_until <= :now)',
         ExpressionAttributeNames: { '#state': 'state' },
@@ -61,12 +67,11 @@ export async function claimIdempotencyKey(
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     const raw = (error as ConditionalCheckFailedException).Item;
-    const existing = raw ? unmarshall(raw) : {};
-    const fingerprintSeen = existing.fingerprint as string;
-    if (existing.state === 'completed') {
-      return { outcome: 'completed', fingerprint: fingerprintSeen, response: existing.response as StoredResponse };
+    const existing = entityOf<IdempotencyRecord>(raw ? unmarshall(raw) : {}, ['expires_at']);
+    if (existing.state === 'completed' && existing.response) {
+      return { outcome: 'completed', fingerprint: existing.fingerprint, response: existing.response };
     }
-    return { outcome: 'in_progress', fingerprint: fingerprintSeen };
+    return { outcome: 'in_progress', fingerprint: existing.fingerprint };
   }
 }
 

@@ -1,49 +1,25 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import { notFound, stateConflict } from '../model/errors.ts';
-import type { Plan } from '../model/plans.ts';
-import { settingsOf, type Merchant, type MerchantChange, type StoredGrant } from '../model/merchant.ts';
+import type { ApiKeyRecord } from '../model/api-key.ts';
+import { settingsOf, type Merchant, type MerchantChange } from '../model/merchant.ts';
 import { ENVIRONMENTS, type Tenant } from '../model/tenant.ts';
 import { forgetGrants } from './api-keys.ts';
-import { cancelledPositions, isConditionFailure, queryAll } from './dynamo.ts';
+import { cancelledPositions, isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { keyHashPk, merchantPk, tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
 
 const PROFILE = 'PROFILE';
 
-function toItem(merchant: Merchant) {
-  return {
-    pk: merchantPk(merchant.id),
-    sk: PROFILE,
-    entity: 'merchant',
-    id: merchant.id,
-    name: merchant.name,
-    plan: merchant.plan,
-    rate_limit_override: merchant.rateLimitOverride,
-    trial_ends_at: merchant.trialEndsAt,
-    ip_allowlist: merchant.ipAllowlist,
-    payment_update_url: merchant.paymentUpdateUrl,
-    settings_version: merchant.settingsVersion,
-    created_at: merchant.createdAt,
-    updated_at: merchant.updatedAt,
-  };
-}
+const merchantKey = (merchantId: string) => ({ pk: merchantPk(merchantId), sk: PROFILE });
 
-function fromItem(item: Record<string, unknown>): Merchant {
-  return {
-    id: item.id as string,
-    name: item.name as string,
-    plan: item.plan as Plan,
-    rateLimitOverride: (item.rate_limit_override as number | null) ?? null,
-    trialEndsAt: (item.trial_ends_at as string | null) ?? null,
-    ipAllowlist: (item.ip_allowlist as string[]) ?? [],
-    paymentUpdateUrl: (item.payment_update_url as string | null | undefined) ?? null,
-    settingsVersion: item.settings_version as number,
-    createdAt: item.created_at as string,
-    updatedAt: item.updated_at as string,
-  };
-}
+const toItem = (merchant: Merchant) => storedItem(merchantKey(merchant.id), 'merchant', merchant);
+
+/** Profiles written before these fields existed read as having none. */
+const fromItem = (item: Item): Merchant =>
+  entityOf<Merchant>(item, [], { rate_limit_override: null, trial_ends_at: null, ip_allowlist: [], payment_update_url: null });
 
 export async function insertMerchant(merchant: Merchant): Promise<void> {
   try {
@@ -58,7 +34,7 @@ export async function insertMerchant(merchant: Merchant): Promise<void> {
 
 export async function findMerchant(merchantId: string): Promise<Merchant | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: merchantPk(merchantId), sk: PROFILE }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: merchantKey(merchantId), ConsistentRead: true }),
   );
   return Item ? fromItem(Item) : undefined;
 }
@@ -82,7 +58,7 @@ async function liveKeyHashes(merchantId: string, now: Date): Promise<string[]> {
       ConsistentRead: true,
     });
     for (const item of records) {
-      for (const grant of (item.grants as StoredGrant[] | undefined) ?? []) {
+      for (const grant of entityOf<Pick<ApiKeyRecord, 'grants'>>(item, [], { grants: [] }).grants) {
         // A rotated-out hash past its grace no longer grants anything; TTL may not have removed it yet.
         if (grant.expires_at === null || grant.expires_at > now.toISOString()) hashes.push(grant.hash);
       }
@@ -103,7 +79,7 @@ export async function updateMerchantSettings(
   now: Date,
 ): Promise<Merchant> {
   const current = await getMerchant(merchantId);
-  const next: Merchant = { ...current, ...change, settingsVersion: current.settingsVersion + 1, updatedAt: now.toISOString() };
+  const next: Merchant = { ...current, ...change, settings_version: current.settings_version + 1, updated_at: now.toISOString() };
   const hashes = await liveKeyHashes(merchantId, now);
   const settings = settingsOf(next);
   const hashUpdates = hashes.map((hash) => ({
@@ -120,7 +96,7 @@ export async function updateMerchantSettings(
       TableName: tableName,
       Item: toItem(next),
       ConditionExpression: 'settings_version = :version',
-      ExpressionAttributeValues: { ':version': current.settingsVersion },
+      ExpressionAttributeValues: { ':version': current.settings_version },
     },
   };
   // The merchant write goes in the last chunk: if an earlier chunk fails, the version is unchanged and a retry redoes it all.

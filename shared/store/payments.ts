@@ -7,7 +7,7 @@ import { batchGetConsistent, isConditionFailure, queryAll, type Item, type Key }
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey } from './list-query.ts';
-import { INDEX_KEY_ATTRIBUTES } from './table-schema.ts';
+import { entityOf, storedItem } from './items.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -16,6 +16,13 @@ export const PAYMENT_SK_PREFIX = 'PAYMENT#';
 export const paymentSk = (paymentId: string): string => `${PAYMENT_SK_PREFIX}${paymentId}`;
 /** Every processor id naming a failed charge points at its payment, so repeated or sibling events find it. */
 const paymentRefSk = (psp: string, reference: string): string => `PAYREF#${psp}#${reference}`;
+
+interface PaymentRef {
+  payment_id: string;
+}
+
+const paymentRefItem = (tenant: Tenant, psp: string, reference: string, paymentId: string) =>
+  storedItem<PaymentRef>({ pk: tenantPk(tenant), sk: paymentRefSk(psp, reference) }, 'payment_ref', { payment_id: paymentId });
 
 /**
  * The index partitions a payment is listed in (docs/data-model.md, "List indexes"). Sort keys start
@@ -32,11 +39,7 @@ export const paymentPartition = {
 
 /** The stored item, index attributes included; bulk loads (the list bench's seed) write exactly this. */
 export function paymentItem(tenant: Tenant, payment: Payment) {
-  return {
-    pk: tenantPk(tenant),
-    sk: paymentSk(payment.id),
-    entity: 'payment',
-    ...payment,
+  return storedItem({ pk: tenantPk(tenant), sk: paymentSk(payment.id) }, 'payment', payment, {
     ...(payment.customer_id === null ? {} : { gsi1pk: customerOwnerPartition(tenant, payment.customer_id), gsi1sk: paymentSk(payment.id) }),
     gsi2pk: paymentPartition.status(tenant, payment.status),
     gsi2sk: payment.id,
@@ -45,14 +48,10 @@ export function paymentItem(tenant: Tenant, payment: Payment) {
     gsi4pk: paymentPartition.amount(tenant),
     gsi4sk: `${amountKey(payment.amount)}#${payment.id}`,
     ...(payment.decline_code === null ? {} : { gsi5pk: paymentPartition.code(tenant, payment.decline_code), gsi5sk: payment.id }),
-  };
+  });
 }
 
-export function paymentFromItem(item: Record<string, unknown>): Payment {
-  const payment: Record<string, unknown> = { ...item };
-  for (const name of ['pk', 'sk', 'entity', ...INDEX_KEY_ATTRIBUTES]) delete payment[name];
-  return payment as unknown as Payment;
-}
+export const paymentFromItem = (item: Item): Payment => entityOf<Payment>(item);
 
 /** The list counters a payment counts toward (see list-counters.ts). */
 export function paymentDimensions(payment: Payment): string[] {
@@ -96,8 +95,8 @@ export function paymentReferenceKeys(tenant: Tenant, psp: string, references: re
 
 /** The payment the found reference items point at, if any, and which of the references are not linked yet. */
 export function referenceMatch(psp: string, references: readonly string[], found: readonly Item[]): ReferenceMatch | undefined {
-  const paymentId = found[0]?.payment_id as string | undefined;
-  if (paymentId === undefined) return undefined;
+  if (found[0] === undefined) return undefined;
+  const paymentId = entityOf<PaymentRef>(found[0]).payment_id;
   const linked = new Set(found.map((item) => item.sk as string));
   return { paymentId, unlinked: distinctReferences(references).filter((reference) => !linked.has(paymentRefSk(psp, reference))) };
 }
@@ -134,7 +133,7 @@ export function newPaymentWrites(tenant: Tenant, payment: Payment, references: r
     ...[...new Set(references)].map((reference) => ({
       Put: {
         TableName: tableName,
-        Item: { pk: tenantPk(tenant), sk: paymentRefSk(payment.psp, reference), entity: 'payment_ref', payment_id: payment.id },
+        Item: paymentRefItem(tenant, payment.psp, reference, payment.id),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     })),
@@ -148,7 +147,7 @@ export async function addPaymentReferences(tenant: Tenant, psp: string, paymentI
       await db.send(
         new PutCommand({
           TableName: tableName,
-          Item: { pk: tenantPk(tenant), sk: paymentRefSk(psp, reference), entity: 'payment_ref', payment_id: paymentId },
+          Item: paymentRefItem(tenant, psp, reference, paymentId),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

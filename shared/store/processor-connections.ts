@@ -1,11 +1,12 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import { stateConflict } from '../model/errors.ts';
-import type { Tenant } from '../model/tenant.ts';
-import { cancelledPositions } from './dynamo.ts';
+import { tenantOf, type Tenant } from '../model/tenant.ts';
+import { cancelledPositions, type Item } from './dynamo.ts';
 import { InstanceCache } from './instance-cache.ts';
+import { entityOf, storedItem } from './items.ts';
 import { tenantPk } from './keys.ts';
-import type { ProcessorConnection, ProcessorCredentials } from '../model/processor-connection.ts';
+import type { ProcessorConnection } from '../model/processor-connection.ts';
 
 const { db, tableName } = runtime;
 
@@ -21,29 +22,7 @@ const recordSk = (psp: string): string => `PROCESSOR#${psp}`;
 /** Webhooks arrive with only the connection id in the URL: this item finds the tenant and secrets from it. */
 const lookupPk = (connectionId: string): string => `CONNECTION#${connectionId}`;
 
-function toItem(connection: ProcessorConnection) {
-  return {
-    entity: 'processor_connection',
-    id: connection.id,
-    merchant_id: connection.tenant.merchantId,
-    environment: connection.tenant.environment,
-    psp: connection.psp,
-    credentials: connection.credentials,
-    created_at: connection.createdAt,
-    updated_at: connection.updatedAt,
-  };
-}
-
-function fromItem(item: Record<string, unknown>): ProcessorConnection {
-  return {
-    id: item.id as string,
-    tenant: { merchantId: item.merchant_id as string, environment: item.environment as Tenant['environment'] },
-    psp: item.psp as string,
-    credentials: item.credentials as ProcessorCredentials,
-    createdAt: item.created_at as string,
-    updatedAt: item.updated_at as string,
-  };
-}
+const fromItem = (item: Item): ProcessorConnection => entityOf<ProcessorConnection>(item);
 
 export async function findConnectionForPsp(tenant: Tenant, psp: string): Promise<ProcessorConnection | undefined> {
   const { Item } = await db.send(
@@ -84,7 +63,6 @@ export async function listConnections(tenant: Tenant): Promise<ProcessorConnecti
  * URL) stable. `previousId` is what the caller read: a concurrent create or replace makes this fail.
  */
 export async function saveConnection(connection: ProcessorConnection, previousId: string | null): Promise<void> {
-  const item = toItem(connection);
   try {
     await db.send(
       new TransactWriteCommand({
@@ -92,12 +70,12 @@ export async function saveConnection(connection: ProcessorConnection, previousId
           {
             Put: {
               TableName: tableName,
-              Item: { pk: tenantPk(connection.tenant), sk: recordSk(connection.psp), ...item },
+              Item: storedItem({ pk: tenantPk(tenantOf(connection)), sk: recordSk(connection.psp) }, 'processor_connection', connection),
               ConditionExpression: previousId === null ? 'attribute_not_exists(pk)' : 'id = :id',
               ExpressionAttributeValues: previousId === null ? undefined : { ':id': previousId },
             },
           },
-          { Put: { TableName: tableName, Item: { pk: lookupPk(connection.id), sk: 'CONNECTION', ...item } } },
+          { Put: { TableName: tableName, Item: storedItem({ pk: lookupPk(connection.id), sk: 'CONNECTION' }, 'processor_connection', connection) } },
         ],
       }),
     );

@@ -1,7 +1,8 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { isConditionFailure, queryAll } from './dynamo.ts';
+import { isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { epochSeconds, tenantPk } from './keys.ts';
 import type { WebhookDelivery } from '../model/webhook-endpoint.ts';
 
@@ -13,10 +14,7 @@ export const DELIVERY_RETENTION_DAYS = 30;
 
 const deliverySk = (endpointId: string, eventId: string): string => `WHDELIVERY#${endpointId}#${eventId}`;
 
-function fromItem(item: Record<string, unknown>): WebhookDelivery {
-  const { pk: _pk, sk: _sk, entity: _entity, expires_at: _expires, ...rest } = item;
-  return rest as unknown as WebhookDelivery;
-}
+const fromItem = (item: Item): WebhookDelivery => entityOf<WebhookDelivery>(item, ['expires_at']);
 
 /** Creates the delivery unless it exists; returns the stored one either way and whether this call created it. */
 export async function createDelivery(tenant: Tenant, delivery: WebhookDelivery, now: Date): Promise<{ created: boolean; delivery: WebhookDelivery }> {
@@ -24,13 +22,9 @@ export async function createDelivery(tenant: Tenant, delivery: WebhookDelivery, 
     await db.send(
       new PutCommand({
         TableName: tableName,
-        Item: {
-          pk: tenantPk(tenant),
-          sk: deliverySk(delivery.endpoint_id, delivery.event_id),
-          entity: 'webhook_delivery',
-          ...delivery,
+        Item: storedItem({ pk: tenantPk(tenant), sk: deliverySk(delivery.endpoint_id, delivery.event_id) }, 'webhook_delivery', delivery, {
           expires_at: epochSeconds(now) + DELIVERY_RETENTION_DAYS * 86_400,
-        },
+        }),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );

@@ -2,7 +2,8 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { isConditionFailure, queryAll } from './dynamo.ts';
+import { isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { tenantPk } from './keys.ts';
 import type { WebhookEndpoint } from '../model/webhook-endpoint.ts';
 
@@ -10,10 +11,7 @@ const { db, tableName } = runtime;
 
 const endpointSk = (id: string): string => `WEBHOOK#${id}`;
 
-function fromItem(item: Record<string, unknown>): WebhookEndpoint {
-  const { pk: _pk, sk: _sk, entity: _entity, ...rest } = item;
-  return rest as unknown as WebhookEndpoint;
-}
+const fromItem = (item: Item): WebhookEndpoint => entityOf<WebhookEndpoint>(item);
 
 export async function findEndpoint(tenant: Tenant, id: string): Promise<WebhookEndpoint | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: endpointSk(id) }, ConsistentRead: true }));
@@ -44,7 +42,7 @@ export async function saveEndpoint(tenant: Tenant, endpoint: WebhookEndpoint, pr
     await db.send(
       new PutCommand({
         TableName: tableName,
-        Item: { pk: tenantPk(tenant), sk: endpointSk(endpoint.id), entity: 'webhook_endpoint', ...endpoint },
+        Item: storedItem({ pk: tenantPk(tenant), sk: endpointSk(endpoint.id) }, 'webhook_endpoint', endpoint),
         ConditionExpression: previousVersion === null ? 'attribute_not_exists(pk)' : 'version = :version',
         ExpressionAttributeValues: previousVersion === null ? undefined : { ':version': previousVersion },
       }),

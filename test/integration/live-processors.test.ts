@@ -21,7 +21,7 @@ const BT = { merchantId: 'bt_merchant_1', publicKey: 'bt_public', privateKey: 'b
 let attempts = 0;
 
 function connection(psp: string, credentials: ProcessorCredentials): ProcessorConnection {
-  return { id: `con_${psp}`, tenant, psp, credentials, createdAt: '2026-12-01T00:00:00.000Z', updatedAt: '2026-12-01T00:00:00.000Z' };
+  return { id: `con_${psp}`, merchant_id: tenant.merchantId, environment: tenant.environment, psp, credentials, created_at: '2026-12-01T00:00:00.000Z', updated_at: '2026-12-01T00:00:00.000Z' };
 }
 
 const stripeConnection = (apiKey: string | null = STRIPE_KEY) => connection('stripe', { kind: 'stripe', webhookSecret: 'whsec_fake', apiKey });

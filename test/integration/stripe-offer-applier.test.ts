@@ -32,11 +32,12 @@ beforeEach(() => {
 function connection(apiKey: string | null = API_KEY): ProcessorConnection {
   return {
     id: 'con_stripe',
-    tenant: { merchantId: 'mer_1', environment: 'live' },
+    merchant_id: 'mer_1',
+    environment: 'live',
     psp: 'stripe',
     credentials: { kind: 'stripe', webhookSecret: 'whsec_x', apiKey },
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
+    created_at: NOW.toISOString(),
+    updated_at: NOW.toISOString(),
   };
 }
 

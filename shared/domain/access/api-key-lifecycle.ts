@@ -25,8 +25,8 @@ const MAX_LIVE_SECRETS = 10;
 export type KeyStatus = 'active' | 'expired' | 'revoked';
 
 export function keyStatus(record: ApiKeyRecord, now: Date): KeyStatus {
-  if (record.revokedAt !== null) return 'revoked';
-  if (record.validUntil !== null && record.validUntil <= now.toISOString()) return 'expired';
+  if (record.revoked_at !== null) return 'revoked';
+  if (record.valid_until !== null && record.valid_until <= now.toISOString()) return 'expired';
   return 'active';
 }
 
@@ -45,15 +45,16 @@ export async function issueApiKey(tenant: Tenant, request: NewKeyRequest, now: D
   const hash = hashKey(secret);
   const record: ApiKeyRecord = {
     id: newId('key', now),
-    tenant,
+    merchant_id: tenant.merchantId,
+    environment: tenant.environment,
     name: request.name,
     kind: request.kind,
     scopes: request.kind === 'publishable' ? [WIDGET_SCOPE] : normalizeScopes(request.scopes!),
     hint: keyHint(secret),
-    createdAt: now.toISOString(),
-    validUntil: request.expiresAt ?? null,
-    rotatedAt: null,
-    revokedAt: null,
+    created_at: now.toISOString(),
+    valid_until: request.expiresAt ?? null,
+    rotated_at: null,
+    revoked_at: null,
     grants: [{ hash, expires_at: null }],
   };
   await insertApiKey(record, hash, settingsOf(merchant));
@@ -69,7 +70,7 @@ export async function rotateApiKey(tenant: Tenant, keyId: string, now: Date): Pr
   const retiring = current.grants.find((grant) => grant.expires_at === null);
   if (!retiring) throw stateConflict(`API key '${keyId}' has no current secret to rotate`);
   const graceEnd = new Date(now.getTime() + ROTATION_GRACE_SECONDS * 1000).toISOString();
-  const graceUntil = current.validUntil !== null && current.validUntil < graceEnd ? current.validUntil : graceEnd;
+  const graceUntil = current.valid_until !== null && current.valid_until < graceEnd ? current.valid_until : graceEnd;
   const stillValid = current.grants.filter((grant) => grant.expires_at !== null && grant.expires_at > now.toISOString());
   if (stillValid.length + 2 > MAX_LIVE_SECRETS) {
     throw stateConflict(`API key '${keyId}' was rotated too often; wait until earlier secrets pass their grace period`);
@@ -79,7 +80,7 @@ export async function rotateApiKey(tenant: Tenant, keyId: string, now: Date): Pr
   const next: ApiKeyRecord = {
     ...current,
     hint: keyHint(secret),
-    rotatedAt: now.toISOString(),
+    rotated_at: now.toISOString(),
     grants: [...stillValid, { hash: retiring.hash, expires_at: graceUntil }, { hash, expires_at: null }],
   };
   await replaceSecret(current, next, hash, retiring.hash, graceUntil, settingsOf(merchant));
@@ -89,7 +90,7 @@ export async function rotateApiKey(tenant: Tenant, keyId: string, now: Date): Pr
 /** Immediate: the current secret and any still in their grace period stop working together. */
 export async function revokeApiKey(tenant: Tenant, keyId: string, now: Date): Promise<ApiKeyRecord> {
   const current = await getApiKey(tenant, keyId);
-  if (current.revokedAt !== null) throw stateConflict(`API key '${keyId}' is already revoked`);
+  if (current.revoked_at !== null) throw stateConflict(`API key '${keyId}' is already revoked`);
   return markRevoked(current, now.toISOString());
 }
 
@@ -97,7 +98,7 @@ export async function listKeys(tenant: Tenant): Promise<ApiKeyRecord[]> {
   const records = await listApiKeys(tenant);
   // Newest first, ties by id; ids are lowercase ASCII, so code-unit order (localeCompare's first call loads ICU's collation data, some 6 ms of a cold start).
   const newestFirst = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
-  return records.sort((a, b) => newestFirst(a.createdAt, b.createdAt) || newestFirst(a.id, b.id));
+  return records.sort((a, b) => newestFirst(a.created_at, b.created_at) || newestFirst(a.id, b.id));
 }
 
 /** Who a key is (GET /v1/auth/me); the merchant's terms only for a key that stays on a server. */
@@ -121,10 +122,10 @@ export function describeCaller(grant: KeyGrant): Caller {
     merchant_id: grant.tenant.merchantId,
     environment: grant.tenant.environment,
     livemode: grant.tenant.environment === 'live',
-    key_id: grant.keyId,
+    key_id: grant.key_id,
     key_type: grant.kind,
     scopes: grant.scopes,
-    key_expires_at: grant.validUntil,
+    key_expires_at: grant.valid_until,
     rate_limit: {
       limit: requestsPerWindow(settings.plan, settings.rateLimitOverride),
       window_seconds: RATE_LIMIT_WINDOW_SECONDS,

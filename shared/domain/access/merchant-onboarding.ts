@@ -45,13 +45,13 @@ export async function onboardMerchant(terms: MerchantTerms, now: Date): Promise<
     id,
     name: terms.name ?? id,
     plan: terms.plan ?? 'starter',
-    rateLimitOverride: terms.rateLimitOverride ?? null,
-    trialEndsAt: terms.trialEndsAt ?? null,
-    ipAllowlist: terms.ipAllowlist ?? [],
-    paymentUpdateUrl: terms.paymentUpdateUrl ? new URL(terms.paymentUpdateUrl).href : null,
-    settingsVersion: 1,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
+    rate_limit_override: terms.rateLimitOverride ?? null,
+    trial_ends_at: terms.trialEndsAt ?? null,
+    ip_allowlist: terms.ipAllowlist ?? [],
+    payment_update_url: terms.paymentUpdateUrl ? new URL(terms.paymentUpdateUrl).href : null,
+    settings_version: 1,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
   };
   await insertMerchant(merchant);
   const keys: Record<string, string> = {};
@@ -73,10 +73,10 @@ export async function changeMerchantTerms(merchantId: string, terms: MerchantTer
   checkTerms(customLimit && terms.plan === undefined ? { ...terms, plan: (await getMerchant(merchantId)).plan } : terms);
   const change: MerchantChange = {};
   if (terms.plan !== undefined) change.plan = terms.plan;
-  if (terms.trialEndsAt !== undefined) change.trialEndsAt = terms.trialEndsAt;
-  else if (terms.plan !== undefined) change.trialEndsAt = null;
-  if (terms.ipAllowlist !== undefined) change.ipAllowlist = terms.ipAllowlist;
-  if (terms.rateLimitOverride !== undefined) change.rateLimitOverride = terms.rateLimitOverride;
-  if (terms.paymentUpdateUrl !== undefined) change.paymentUpdateUrl = terms.paymentUpdateUrl === null ? null : new URL(terms.paymentUpdateUrl).href;
+  if (terms.trialEndsAt !== undefined) change.trial_ends_at = terms.trialEndsAt;
+  else if (terms.plan !== undefined) change.trial_ends_at = null;
+  if (terms.ipAllowlist !== undefined) change.ip_allowlist = terms.ipAllowlist;
+  if (terms.rateLimitOverride !== undefined) change.rate_limit_override = terms.rateLimitOverride;
+  if (terms.paymentUpdateUrl !== undefined) change.payment_update_url = terms.paymentUpdateUrl === null ? null : new URL(terms.paymentUpdateUrl).href;
   return updateMerchantSettings(merchantId, change, now);
 }

@@ -25,11 +25,6 @@ export const TOKEN_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-
 /** Only this is stored: a leaked table or log never yields a usable token. A fast hash is right for 122 random bits. */
 export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
-export const tenantOf = (session: Pick<CancelSession, 'merchant_id' | 'environment'>): Tenant => ({
-  merchantId: session.merchant_id,
-  environment: session.environment,
-});
-
 export interface SessionStart {
   merchantId: string;
   environment: Environment;

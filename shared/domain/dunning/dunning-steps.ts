@@ -131,7 +131,7 @@ function messageOf(enrollment: Enrollment, step: CampaignStep, customer: Custome
   const base = {
     customerName: customer.name,
     merchantName: merchant?.name ?? 'your subscription',
-    updateUrl: merchant?.paymentUpdateUrl ?? null,
+    updateUrl: merchant?.payment_update_url ?? null,
   };
   const calendar = enrollment.calendar;
   if (calendar && enrollment.card_at_enrollment) {

@@ -37,7 +37,7 @@ import { pauseAfterConflict } from '../contention.ts';
 import { wellFormedText } from '../../model/well-formed-text.ts';
 import { lateOutcomeEvents, recategorization } from './payment-change-events.ts';
 import { cancelPendingRetry, routeFailure } from '../retries/recovery-routing.ts';
-import type { Tenant } from '../../model/tenant.ts';
+import { tenantOf, type Tenant } from '../../model/tenant.ts';
 import type { ProcessorConnection } from '../../model/processor-connection.ts';
 import { newEvent, type ServiceEvent, type SubscriptionNews } from '../../model/events.ts';
 
@@ -59,7 +59,8 @@ type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
 
 /** What one verified processor event changes. Every path is safe to replay and to run concurrently with itself. */
 export async function ingestProcessorEvent(connection: ProcessorConnection, received: ProcessorEvent, now: Date): Promise<IngestionResult> {
-  const { tenant, psp } = connection;
+  const tenant = tenantOf(connection);
+  const { psp } = connection;
   const event = timed(wellFormedText(received));
   switch (event.kind) {
     case 'payment_failed':

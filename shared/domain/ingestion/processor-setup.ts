@@ -15,11 +15,12 @@ export async function connectProcessor(tenant: Tenant, psp: string, credentials:
   const existing = await findConnectionForPsp(tenant, psp);
   const connection: ProcessorConnection = {
     id: existing?.id ?? newId('con', now),
-    tenant,
+    merchant_id: tenant.merchantId,
+    environment: tenant.environment,
     psp,
     credentials,
-    createdAt: existing?.createdAt ?? now.toISOString(),
-    updatedAt: now.toISOString(),
+    created_at: existing?.created_at ?? now.toISOString(),
+    updated_at: now.toISOString(),
   };
   await saveConnection(connection, existing?.id ?? null);
   return connection;
