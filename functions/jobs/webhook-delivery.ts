@@ -2,8 +2,8 @@ import * as z from '#shared/zod';
 import { scheduler } from '#shared/adapters/scheduler';
 import { webhookSender } from '#shared/adapters/webhook-sender';
 import { runtime } from '#shared/composition';
-import { runDeliveryAttempt } from '#shared/domain/outbound-webhooks/endpoints';
 import { jobHandler } from '#shared/job-handler';
+import { runDeliveryAttempt } from '#shared/domain/outbound-webhooks/delivery';
 
 const payload = z.object({
   endpoint_id: z.string().regex(/^we_[0-9a-z]{26}$/),

@@ -1,11 +1,11 @@
 import * as z from '#shared/zod';
-import { deliveriesOf } from '#shared/domain/outbound-webhooks/endpoints';
 import { slicePage } from '#shared/model/pagination';
 import { restHandler } from '#shared/http/rest-handler';
 import { pageOf } from '#shared/http/responses';
 import { pageQuery } from '#shared/http/query-schemas';
 import { idParam } from '#shared/http/schemas';
 import { webhookDeliveryResource } from '#shared/representations/webhook-endpoint';
+import { deliveriesOf } from '#shared/domain/outbound-webhooks/delivery';
 
 const deliveryFilter = z.strictObject({
   status: z.enum(['pending', 'succeeded', 'failed'], { error: 'must be one of: pending, succeeded, failed' }).optional(),

@@ -1,9 +1,9 @@
 import * as z from '#shared/zod';
 import { scheduler } from '#shared/adapters/scheduler';
-import { replayDelivery } from '#shared/domain/outbound-webhooks/endpoints';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { webhookDeliveryResource } from '#shared/representations/webhook-endpoint';
+import { replayDelivery } from '#shared/domain/outbound-webhooks/delivery';
 
 const deliveryPath = z.strictObject({
   id: z.string().regex(/^we_[0-9a-z]{26}$/, { error: 'must be a we_ id' }),

@@ -1,7 +1,7 @@
 import type { EventConsumer } from './consumers.ts';
 import { offerApplication } from './offer-application.ts';
 import { dunningConsumer } from './dunning-consumer.ts';
-import { webhookFanOut } from './webhook-consumer.ts';
+import { webhookFanOut } from './outbound-webhook-consumer.ts';
 import { analyticsConsumer, campaignAnalyticsConsumer } from './analytics-consumer.ts';
 import { campaignSweeps } from './campaign-sweep-consumer.ts';
 import { metricsConsumer } from './metrics-consumer.ts';

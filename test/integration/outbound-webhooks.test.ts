@@ -198,7 +198,7 @@ describe('outbound webhook delivery (real HTTP receiver)', () => {
     expect((await call('PUT', `/v1/webhooks/${disabled.id}`, { key: keys.test_admin, body: { enabled: false } })).status).toBe(200);
     expect((await call('DELETE', `/v1/webhooks/${deleted.id}`, { key: keys.test_admin })).status).toBe(200);
     await runDueJobs();
-    const { runDeliveryAttempt } = await import('../../shared/domain/outbound-webhooks/endpoints.ts');
+    const { runDeliveryAttempt } = await import('../../shared/domain/outbound-webhooks/delivery.ts');
     const liveJob = due.find((job) => job.payload.endpoint_id === live.id)!;
     const again = await runDeliveryAttempt(
       { scheduler: runtime.local!.scheduler, sender: { send: () => Promise.reject(new Error('a stale job must not send')) } },

@@ -1,8 +1,8 @@
 import { scheduler } from '../adapters/scheduler.ts';
 import { runtime } from '../composition.ts';
-import { fanOutEvent } from '../domain/outbound-webhooks/endpoints.ts';
 import { eventConsumer } from './consumers.ts';
 import { DELIVERED_EVENT_TYPES } from '../model/events.ts';
+import { fanOutEvent } from '../domain/outbound-webhooks/delivery.ts';
 
 /**
  * Outbound webhooks' side of the event log: one delivery per subscribed endpoint, its first attempt
