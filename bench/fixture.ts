@@ -10,7 +10,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { toRecord as toQueueRecord } from '../bin/local/completion-runner.ts';
 import { drainEvents, toRecord as toStreamRecord } from '../bin/local/event-runner.ts';
-import { runtime } from '../shared/composition.ts';
+import { runtime } from '../shared/composition/runtime.ts';
 import { calendarScanJobId, type CalendarScanJob } from '../shared/domain/dunning/calendar-scan.ts';
 import { campaignSweepJobId, type CampaignSweepJob } from '../shared/domain/campaigns/campaign-sweeps.ts';
 import { readSession, tokenHash } from '../shared/domain/cancel-flows/cancel-session-lifecycle.ts';

@@ -1,5 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import { log, withLogScope } from '../../shared/log.ts';
 import type { LocalQueueMessage } from '../../shared/adapters/local/local-completion-queue.ts';
 import { lambdaContext } from './lambda-event.ts';

@@ -1,4 +1,4 @@
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import { jobFor } from '../../shared/jobs.ts';
 import { invokeJob, type JobOutcome, type JobRun } from './invoke-job.ts';
 import { runRecurringJobs } from './recurring-runner.ts';

@@ -1,4 +1,4 @@
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import { lastDailyRun, RECURRING_JOBS } from '../../shared/jobs.ts';
 import { invokeJob, type JobRun } from './invoke-job.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import { clearInstanceCaches } from '../../shared/store/instance-cache.ts';
 import { apiDescriptionRoute } from './api-description.ts';
 import { drainCompletions } from './completion-runner.ts';

@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { runtime } from '#shared/composition';
+import { runtime } from '#shared/composition/runtime';
 import { scanCalendar } from '#shared/domain/dunning/calendar-scan';
 import { jobHandler } from '#shared/job-handler';
 

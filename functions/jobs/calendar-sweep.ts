@@ -1,4 +1,4 @@
-import { runtime } from '#shared/composition';
+import { runtime } from '#shared/composition/runtime';
 import { sweepCalendar } from '#shared/domain/dunning/calendar-scan';
 import { recurringJobHandler } from '#shared/recurring-job-handler';
 

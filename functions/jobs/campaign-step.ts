@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { runtime } from '#shared/composition';
+import { runtime } from '#shared/composition/runtime';
 import { runCampaignStep } from '#shared/domain/dunning/dunning-steps';
 import { jobHandler } from '#shared/job-handler';
 

@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { runtime } from '#shared/composition';
+import { runtime } from '#shared/composition/runtime';
 import { sweepCampaign } from '#shared/domain/campaigns/campaign-sweeps';
 import { jobHandler } from '#shared/job-handler';
 

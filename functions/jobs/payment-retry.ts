@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { runtime } from '#shared/composition';
+import { runtime } from '#shared/composition/runtime';
 import { runRetryAttempt } from '#shared/domain/retries/retry-execution';
 import { jobHandler } from '#shared/job-handler';
 import { metrics } from '#shared/metrics';

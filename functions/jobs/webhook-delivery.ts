@@ -1,7 +1,7 @@
 import * as z from '#shared/zod';
-import { scheduler } from '#shared/adapters/scheduler';
-import { webhookSender } from '#shared/adapters/webhook-sender';
-import { runtime } from '#shared/composition';
+import { scheduler } from '#shared/composition/scheduler';
+import { webhookSender } from '#shared/adapters/http-webhook-sender';
+import { runtime } from '#shared/composition/runtime';
 import { jobHandler } from '#shared/job-handler';
 import { runDeliveryAttempt } from '#shared/domain/outbound-webhooks/delivery';
 

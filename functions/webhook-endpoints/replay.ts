@@ -1,5 +1,5 @@
 import * as z from '#shared/zod';
-import { scheduler } from '#shared/adapters/scheduler';
+import { scheduler } from '#shared/composition/scheduler';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { webhookDeliveryResource } from '#shared/representations/webhook-endpoint';

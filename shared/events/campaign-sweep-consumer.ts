@@ -1,4 +1,4 @@
-import { runtime } from '../composition.ts';
+import { runtime } from '../composition/runtime.ts';
 import { queueCampaignSweep, sweepAfter } from '../domain/campaigns/campaign-sweeps.ts';
 import { eventConsumer } from './consumers.ts';
 

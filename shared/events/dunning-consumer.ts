@@ -1,4 +1,4 @@
-import { runtime } from '../composition.ts';
+import { runtime } from '../composition/runtime.ts';
 import { enrollForFailure, settleEnrollments } from '../domain/dunning/dunning.ts';
 import { eventConsumer } from './consumers.ts';
 

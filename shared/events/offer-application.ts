@@ -1,5 +1,5 @@
-import { offerApplierFor } from '../adapters/offer-applier.ts';
-import { runtime } from '../composition.ts';
+import { offerApplierFor } from '../composition/offer-applier.ts';
+import { runtime } from '../composition/runtime.ts';
 import { log } from '../log.ts';
 import { findFeedback, saveOfferApplication } from '../store/cancel-feedback.ts';
 import { findConnectionForPsp } from '../store/processor-connections.ts';

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { isDeepStrictEqual } from 'node:util';
 import * as z from '../zod.ts';
-import { runtime } from '../composition.ts';
+import { runtime } from '../composition/runtime.ts';
 import { notFound } from '../model/errors.ts';
 import { ingestProcessorEvent } from '../domain/ingestion/ingestion.ts';
 import { WebhookRejected, type ProcessorEvent } from '../model/processor-event.ts';

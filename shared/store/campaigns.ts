@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition.ts';
+import { runtime } from '../composition/runtime.ts';
 import { definitionOf, isCalendarTrigger, type Campaign, type CampaignCounts, type CampaignDefinition } from '../model/campaign.ts';
 import type { Environment, Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';

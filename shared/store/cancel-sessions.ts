@@ -1,6 +1,6 @@
 import { ReturnValue } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition.ts';
+import { runtime } from '../composition/runtime.ts';
 import { isConditionFailure, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { epochSeconds } from './keys.ts';

@@ -1,5 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition.ts';
+import { runtime } from '../composition/runtime.ts';
 import { cancelledPositions, isTransactionConflict } from './dynamo.ts';
 
 const { db } = runtime;

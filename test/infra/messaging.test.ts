@@ -57,7 +57,7 @@ function messagingOf(built: ReturnType<typeof synthesize>) {
 async function handlersBundlingMessaging(handlers: string[]): Promise<string[]> {
   const bundles = await bundledInputs(handlers);
   expect(bundles.size).toBe(handlers.length);
-  return [...bundles].filter(([, inputs]) => inputs.includes('shared/adapters/messaging.ts')).map(([entry]) => entry.replace(/^functions\/(.*)\.ts$/, '$1'));
+  return [...bundles].filter(([, inputs]) => inputs.includes('shared/composition/messaging.ts')).map(([entry]) => entry.replace(/^functions\/(.*)\.ts$/, '$1'));
 }
 
 let configured: ReturnType<typeof synthesize>;

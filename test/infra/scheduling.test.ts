@@ -409,7 +409,7 @@ describe('Scheduling in the deployed stack', () => {
 
   it("declares the scheduler on exactly the routes whose code can schedule (their bundle holds the scheduler adapter)", async () => {
     const bundles = await bundledInputs(ROUTES.map((route) => route.handler));
-    const scheduling = ROUTES.filter((route) => bundles.get(`functions/${route.handler}.ts`)!.includes('shared/adapters/scheduler.ts'));
+    const scheduling = ROUTES.filter((route) => bundles.get(`functions/${route.handler}.ts`)!.includes('shared/composition/scheduler.ts'));
     expect(ROUTES.filter((route) => route.services?.includes('scheduler')).map((route) => route.handler)).toEqual(scheduling.map((route) => route.handler));
   }, 120_000);
 

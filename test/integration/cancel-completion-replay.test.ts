@@ -8,7 +8,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { drainCompletions, MAX_RECEIVES } from '../../bin/local/completion-runner.ts';
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { handler as worker } from '../../functions/workers/cancel-completions.ts';
 import { tenantPk } from '../../shared/store/keys.ts';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant } from '../support/api.ts';
 import { activeFlow, advance, answer, complete, flowBody, getSession, startSession } from '../support/cancel-flows.ts';

@@ -8,7 +8,7 @@ const previousLevel = vi.hoisted(() => {
   return level;
 });
 
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { useMetricSink } from '../../shared/metrics.ts';
 import { enrollmentResource } from '../../shared/representations/enrollment.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
@@ -9,9 +9,9 @@ import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support
  * A deployment without sms context (no smsOriginationIdentity): the sms channel is the adapter AWS
  * mode builds then, which refuses every send; email stays the local outbox.
  */
-vi.mock('../../shared/adapters/messaging.ts', async (importOriginal) => {
+vi.mock('../../shared/composition/messaging.ts', async (importOriginal) => {
   const { UnconfiguredChannel } = await import('../../shared/adapters/channel-config.ts');
-  return { ...(await importOriginal<typeof import('../../shared/adapters/messaging.ts')>()), smsSender: new UnconfiguredChannel('sms', 'SMS_ORIGINATION_IDENTITY') };
+  return { ...(await importOriginal<typeof import('../../shared/composition/messaging.ts')>()), smsSender: new UnconfiguredChannel('sms', 'SMS_ORIGINATION_IDENTITY') };
 });
 
 const STEPS = [

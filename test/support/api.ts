@@ -1,5 +1,5 @@
 import { dispatch } from '../../bin/local/dispatch.ts';
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import { onboardMerchant, type MerchantTerms } from '../../shared/domain/access/merchant-onboarding.ts';
 
 export interface ApiResponse {

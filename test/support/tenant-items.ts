@@ -1,4 +1,4 @@
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { queryAll } from '../../shared/store/dynamo.ts';
 import { tenantPk } from '../../shared/store/keys.ts';

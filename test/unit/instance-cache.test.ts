@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition.ts';
+import { runtime } from '../../shared/composition/runtime.ts';
 import { clearInstanceCaches, InstanceCache } from '../../shared/store/instance-cache.ts';
 
 const advance = (seconds: number) => runtime.local!.clock.advance(seconds);

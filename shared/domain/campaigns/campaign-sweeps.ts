@@ -1,4 +1,4 @@
-import { scheduler } from '../../adapters/scheduler.ts';
+import { scheduler } from '../../composition/scheduler.ts';
 import { monotonicMs } from '../../ports/clock.ts';
 import { findCampaign, findCampaignVersion } from '../../store/campaigns.ts';
 import { findEnrollment, runningEnrollmentsPage, saveEnrollmentWrite } from '../../store/enrollments.ts';

@@ -1,4 +1,4 @@
-import { completionQueue } from '../../adapters/completion-queue.ts';
+import { completionQueue } from '../../composition/completion-queue.ts';
 import { describeError, log } from '../../log.ts';
 import { consumeSession } from '../../store/cancel-sessions.ts';
 import { persistCompletion, type PersistOutcome } from './cancel-completion.ts';

@@ -1,4 +1,4 @@
-import { scheduler } from '../../adapters/scheduler.ts';
+import { scheduler } from '../../composition/scheduler.ts';
 import { monotonicMs } from '../../ports/clock.ts';
 import { findCampaignVersion, listCampaignItems, tenantsWithCalendarCampaigns } from '../../store/campaigns.ts';
 import { calendarCandidates, findCustomer } from '../../store/customers.ts';

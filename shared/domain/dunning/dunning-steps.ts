@@ -1,4 +1,4 @@
-import { mailer, smsSender } from '../../adapters/messaging.ts';
+import { mailer, smsSender } from '../../composition/messaging.ts';
 import { log } from '../../log.ts';
 import { metrics } from '../../metrics.ts';
 import { ChannelUnavailable, PermanentSendFailure, type SendRefusal } from '../../ports/messaging.ts';

@@ -1,4 +1,4 @@
-import { scheduler } from '../../adapters/scheduler.ts';
+import { scheduler } from '../../composition/scheduler.ts';
 import { newId } from '../../ids.ts';
 import { findCampaign, findCampaignVersion, getCampaign, listCampaignItems } from '../../store/campaigns.ts';
 import { findCustomer, getCustomer } from '../../store/customers.ts';

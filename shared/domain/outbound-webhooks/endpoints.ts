@@ -1,4 +1,4 @@
-import { runtime } from '../../composition.ts';
+import { runtime } from '../../composition/runtime.ts';
 import { newId, randomSecret } from '../../ids.ts';
 import { classifyAddress, isLocalHostName } from '../../model/address-policy.ts';
 import { stateConflict, validationFailed } from '../../model/errors.ts';

@@ -1,4 +1,4 @@
-import { scheduler } from '../../adapters/scheduler.ts';
+import { scheduler } from '../../composition/scheduler.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import type { Payment } from '../../model/payment.ts';
 

@@ -1,5 +1,5 @@
-import { processorFor } from '../../adapters/payment-processor.ts';
-import { scheduler } from '../../adapters/scheduler.ts';
+import { processorFor } from '../../composition/payment-processor.ts';
+import { scheduler } from '../../composition/scheduler.ts';
 import { findCustomer, saveCustomerWrites } from '../../store/customers.ts';
 import { recordEventWrite } from '../../store/events.ts';
 import { getMerchant } from '../../store/merchants.ts';

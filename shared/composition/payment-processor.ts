@@ -1,8 +1,8 @@
-import { runtime } from '../composition.ts';
+import { runtime } from './runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import type { PaymentProcessor } from '../ports/payment-processor.ts';
-import { liveProcessorFor } from './live-processors.ts';
-import { sandboxProcessor } from './sandbox-processor.ts';
+import { liveProcessorFor } from '../adapters/live-processors.ts';
+import { sandboxProcessor } from '../adapters/sandbox-processor.ts';
 
 /**
  * Test-mode keys get simulated retries (§5: "svc_test_ … simulated retries"), and so does everything

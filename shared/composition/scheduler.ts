@@ -1,9 +1,9 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { runtime } from '../composition.ts';
+import { runtime } from './runtime.ts';
 import { requireEnv } from '../config.ts';
 import type { Scheduler } from '../ports/scheduler.ts';
-import { EventBridgeScheduler, type EventBridgeSchedulerConfig } from './aws/eventbridge-scheduler.ts';
-import { builtOnFirstUse } from './built-on-first-use.ts';
+import { EventBridgeScheduler, type EventBridgeSchedulerConfig } from '../adapters/aws/eventbridge-scheduler.ts';
+import { builtOnFirstUse } from '../adapters/built-on-first-use.ts';
 
 /** EventBridge Scheduler, configured at cold start of the functions that import it; its client is built on the first call. */
 function eventBridgeScheduler(): Scheduler {

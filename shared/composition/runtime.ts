@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LocalCompletionQueue } from './adapters/local/local-completion-queue.ts';
-import { LocalEventFeed } from './adapters/local/local-event-feed.ts';
-import { LocalOutbox } from './adapters/local/outbox.ts';
-import { LocalScheduler } from './adapters/local/local-scheduler.ts';
-import { requireEnv } from './config.ts';
-import { AdjustableClock, systemClock, type Clock } from './ports/clock.ts';
-import { createDocumentClient } from './store/dynamo.ts';
+import { LocalCompletionQueue } from '../adapters/local/local-completion-queue.ts';
+import { LocalEventFeed } from '../adapters/local/local-event-feed.ts';
+import { LocalOutbox } from '../adapters/local/outbox.ts';
+import { LocalScheduler } from '../adapters/local/local-scheduler.ts';
+import { requireEnv } from '../config.ts';
+import { AdjustableClock, systemClock, type Clock } from '../ports/clock.ts';
+import { createDocumentClient } from '../store/dynamo.ts';
 
 /**
  * Which adapter backs each port. RUNTIME_MODE=local (the local server and the tests) swaps in the

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { runtime } from '../composition.ts';
+import { runtime } from '../composition/runtime.ts';
 import { classifyAddress, isLocalHostName } from '../model/address-policy.ts';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../ports/webhook-sender.ts';
 

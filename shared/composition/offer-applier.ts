@@ -1,8 +1,8 @@
-import { runtime } from '../composition.ts';
+import { runtime } from './runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import type { OfferApplier } from '../ports/offer-applier.ts';
-import { createStripeOfferApplier } from './aws/stripe-offer-applier.ts';
-import { createLocalOfferApplier } from './local/local-offer-applier.ts';
+import { createStripeOfferApplier } from '../adapters/aws/stripe-offer-applier.ts';
+import { createLocalOfferApplier } from '../adapters/local/local-offer-applier.ts';
 
 const local = runtime.local ? createLocalOfferApplier(runtime.local.outbox, runtime.clock) : undefined;
 const stripe = createStripeOfferApplier({ now: () => runtime.clock.now() });

@@ -1,11 +1,11 @@
 import { PinpointSMSVoiceV2Client } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { runtime } from '../composition.ts';
+import { runtime } from './runtime.ts';
 import type { Mailer, SmsSender } from '../ports/messaging.ts';
-import { SesMailer } from './aws/ses-mailer.ts';
-import { EndUserSmsSender } from './aws/sms-sender.ts';
-import { channelFromEnv } from './channel-config.ts';
-import { OutboxMailer, OutboxSmsSender } from './local/outbox-messaging.ts';
+import { SesMailer } from '../adapters/aws/ses-mailer.ts';
+import { EndUserSmsSender } from '../adapters/aws/sms-sender.ts';
+import { channelFromEnv } from '../adapters/channel-config.ts';
+import { OutboxMailer, OutboxSmsSender } from '../adapters/local/outbox-messaging.ts';
 
 /**
  * The channels for this runtime. In AWS each is configured at cold start of the functions that

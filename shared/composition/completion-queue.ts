@@ -1,9 +1,9 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { runtime } from '../composition.ts';
+import { runtime } from './runtime.ts';
 import { requireEnv } from '../config.ts';
 import type { CompletionQueue } from '../ports/completion-queue.ts';
-import { SqsCompletionQueue } from './aws/sqs-completion-queue.ts';
-import { builtOnFirstUse } from './built-on-first-use.ts';
+import { SqsCompletionQueue } from '../adapters/aws/sqs-completion-queue.ts';
+import { builtOnFirstUse } from '../adapters/built-on-first-use.ts';
 
 /** The SQS queue, its URL read at cold start of the functions that import it; its client is built on the first send (only a completion that could not be stored is sent). */
 function sqsCompletionQueue(): CompletionQueue {
