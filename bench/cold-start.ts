@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { lambdaEnvironment } from '../lib/bundling.ts';
-import { runtime } from '../shared/composition/runtime.ts';
+import { runtime } from '../shared/runtime.ts';
 import { JOBS } from '../shared/jobs.ts';
 import { BUNDLE_DIR, bundles, FLOOR } from './bundles.ts';
 import { coldStartEvent, floorEvent } from './cold-start-events.ts';

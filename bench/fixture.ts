@@ -10,7 +10,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { toRecord as toQueueRecord } from '../bin/local/completion-runner.ts';
 import { drainEvents, toRecord as toStreamRecord } from '../bin/local/event-runner.ts';
-import { runtime } from '../shared/composition/runtime.ts';
+import { runtime } from '../shared/runtime.ts';
 import { calendarScanJobId, type CalendarScanJob } from '../shared/domain/dunning/calendar-scan.ts';
 import { campaignSweepJobId, type CampaignSweepJob } from '../shared/domain/campaigns/campaign-sweeps.ts';
 import { readSession, tokenHash } from '../shared/domain/cancel-flows/cancel-session-lifecycle.ts';
@@ -23,6 +23,7 @@ import { call, newMerchant } from '../test/support/api.ts';
 import { activeFlow, startSession } from '../test/support/cancel-flows.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../test/support/webhooks.ts';
 import { FLOOR_PARTITION } from './floor/handler.ts';
+import { localRuntime } from '../bin/local/local-runtime.ts';
 
 export interface BenchFixture {
   tenant: Tenant;
@@ -59,7 +60,7 @@ async function failure(webhookPath: string, code: string) {
  * consumer does a failure's work (enrollment included) in every round, not a settled payment's.
  */
 function peekFailedEvent(paymentId: string): Record<string, unknown> {
-  const feed = runtime.local!.events;
+  const feed = localRuntime().events;
   const items = feed.take();
   feed.capture(items);
   const item = items.find((candidate) => candidate.type === 'payment.failed' && (candidate.data as { id?: string }).id === paymentId);
@@ -74,7 +75,7 @@ function peekFailedEvent(paymentId: string): Record<string, unknown> {
  */
 async function scheduledJobs(tenant: Tenant, campaignId: string): Promise<Partial<Record<JobKind, JobEvent>>> {
   const now = runtime.clock.now();
-  const due = await runtime.local!.scheduler.due(new Date(now.getTime() + 366 * 86_400_000));
+  const due = await localRuntime().scheduler.due(new Date(now.getTime() + 366 * 86_400_000));
   const jobs: Partial<Record<JobKind, JobEvent>> = {};
   // Due at seeding rather than at its cooldown's end, so the handler's lag metric is not negative.
   for (const { runAt: _runAt, ...job } of due) jobs[job.kind] ??= { ...job, scheduledAt: now.toISOString() };

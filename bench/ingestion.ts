@@ -32,7 +32,7 @@ function signature(body: string): string {
 
 export async function benchIngestionInProcess(count: number) {
   const { dispatch } = await import('../bin/local/dispatch.ts');
-  const { runtime } = await import('../shared/composition/runtime.ts');
+  const { runtime } = await import('../shared/runtime.ts');
   const { onboardMerchant } = await import('../shared/domain/access/merchant-onboarding.ts');
   const { requestCounter } = await import('./support.ts');
   const { keys } = await onboardMerchant({ plan: 'enterprise' }, new Date());

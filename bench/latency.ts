@@ -5,7 +5,7 @@
  * Every call acts on its own record (a payment to retry, a session to advance), after a few
  * warm-up calls have loaded the modules and filled the key cache as a warm Lambda would have.
  */
-import { runtime } from '../shared/composition/runtime.ts';
+import { runtime } from '../shared/runtime.ts';
 import { MAX_CUSTOM_RATE_LIMIT } from '../shared/model/plans.ts';
 import { call, newMerchant, type ApiResponse } from '../test/support/api.ts';
 import { activeFlow, advance, answer, startSession } from '../test/support/cancel-flows.ts';

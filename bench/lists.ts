@@ -5,7 +5,7 @@
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dispatch } from '../bin/local/dispatch.ts';
-import { runtime } from '../shared/composition/runtime.ts';
+import { runtime } from '../shared/runtime.ts';
 import { customerStatus, type Customer } from '../shared/model/customer.ts';
 import { newCustomer, newPayment } from '../shared/domain/ingestion/failure-accounting.ts';
 import { onboardMerchant } from '../shared/domain/access/merchant-onboarding.ts';

@@ -5,11 +5,14 @@ import { ensureTable, localEnvironment } from '../bin/local/table.ts';
 
 export const RESULTS_DIR = join(import.meta.dirname, 'results');
 
-/** An in-memory DynamoDB Local with the table, and the environment pointing the runtime at it. */
+/** An in-memory DynamoDB Local with the table, the environment pointing the runtime at it, and the local stand-ins installed. */
 export async function benchEngine(): Promise<LocalEngine> {
   const engine = await startDynamoDbLocal();
   await ensureTable(engine.endpoint, 'recovery-bench');
   Object.assign(process.env, localEnvironment(engine.endpoint, 'recovery-bench'), { LOG_LEVEL: 'error' });
+  // Imported only now: the runtime reads the environment above at import.
+  const { installLocalRuntime } = await import('../bin/local/local-runtime.ts');
+  installLocalRuntime('default');
   return engine;
 }
 

@@ -77,7 +77,7 @@ const FLAGS = {
 async function run(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options: FLAGS, allowPositionals: true, strict: true });
   const [noun, verb, target] = positionals;
-  const { runtime } = await import('../shared/composition/runtime.ts');
+  const { runtime } = await import('../shared/runtime.ts');
   const { parseMerchantTerms, parseKeyRequest } = await import('./local/ops-arguments.ts');
   const now = runtime.clock.now();
   if (noun === 'merchant' && verb === 'create' && target === undefined) {

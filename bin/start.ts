@@ -25,7 +25,10 @@ async function main(): Promise<void> {
   // base_url: the ops CLI tells this server when it changed the table from outside (bin/ops.ts).
   writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory, base_url: baseUrl });
 
-  // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start.
+  // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start,
+  // and the local stand-ins are installed before any function module picks its adapters.
+  const { installLocalRuntime } = await import('./local/local-runtime.ts');
+  installLocalRuntime('default');
   const { createLocalServer, startJobTimer } = await import('./local/server.ts');
   const { seedDemoCancelFlow, seedDemoMerchant } = await import('./local/seed.ts');
 

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import * as z from './zod.ts';
-import { runtime } from './composition/runtime.ts';
+import { runtime } from './runtime.ts';
 import { ENVIRONMENTS, type Tenant } from './model/tenant.ts';
 import { describeError, log, setLogContext } from './log.ts';
 import { metrics } from './metrics.ts';

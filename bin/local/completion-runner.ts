@@ -1,8 +1,8 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { runtime } from '../../shared/composition/runtime.ts';
 import { log, withLogScope } from '../../shared/log.ts';
 import type { LocalQueueMessage } from '../../shared/adapters/local/local-completion-queue.ts';
 import { lambdaContext } from './lambda-event.ts';
+import { localRuntime } from './local-runtime.ts';
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -38,11 +38,10 @@ export function toRecord(message: LocalQueueMessage): SQSRecord {
 /**
  * Hands every waiting cancel completion to the worker once, as SQS and Lambda's event source mapping
  * (with ReportBatchItemFailures) would: reported failures wait for the next run, and after
- * MAX_RECEIVES receives move to the local dead letters (`runtime.local.completions.deadLetters()`).
+ * MAX_RECEIVES receives move to the local dead letters (`localRuntime().completions.deadLetters()`).
  */
 export async function drainCompletions(): Promise<CompletionRun> {
-  const queue = runtime.local?.completions;
-  if (!queue) throw new Error('The local completion runner needs RUNTIME_MODE=local');
+  const queue = localRuntime().completions;
   const run: CompletionRun = { delivered: 0, failed: 0, dead: 0 };
   const messages = queue.receive();
   if (messages.length === 0) return run;

@@ -1,8 +1,8 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { runtime } from '../../shared/composition/runtime.ts';
 import { log, withLogScope } from '../../shared/log.ts';
 import { lambdaContext } from './lambda-event.ts';
+import { localRuntime } from './local-runtime.ts';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
@@ -36,8 +36,7 @@ export interface EventRun {
  * AWS would send it to the stream's dead-letter queue.
  */
 export async function drainEvents(): Promise<EventRun> {
-  const feed = runtime.local?.events;
-  if (!feed) throw new Error('The local event runner needs RUNTIME_MODE=local');
+  const feed = localRuntime().events;
   const { handler } = (await import(new URL('../../functions/streams/events.ts', import.meta.url).href)) as { handler: StreamHandler };
   const run: EventRun = { events: 0, failed: 0 };
   for (let round = 0; round < 100; round++) {

@@ -1,6 +1,7 @@
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { jobFor } from '../../shared/jobs.ts';
 import { invokeJob, type JobOutcome, type JobRun } from './invoke-job.ts';
+import { localRuntime } from './local-runtime.ts';
 import { runRecurringJobs } from './recurring-runner.ts';
 
 const MAX_ROUNDS = 100;
@@ -12,8 +13,7 @@ const MAX_ROUNDS = 100;
  * runners never fire one job twice.
  */
 export async function runDueJobs(): Promise<JobRun[]> {
-  const local = runtime.local;
-  if (!local) throw new Error('The local job runner needs RUNTIME_MODE=local');
+  const local = localRuntime();
   // Recurring jobs first: what they queue for now runs in the rounds below.
   const runs: JobRun[] = await runRecurringJobs();
   for (let round = 0; round < MAX_ROUNDS; round++) {

@@ -1,6 +1,7 @@
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { lastDailyRun, RECURRING_JOBS } from '../../shared/jobs.ts';
 import { invokeJob, type JobRun } from './invoke-job.ts';
+import { localRuntime } from './local-runtime.ts';
 
 /** Runs before this process started are not its to fire, as a new schedule does not fire for the past. */
 const startedAt = runtime.clock.now().getTime();
@@ -13,8 +14,7 @@ const claimed = new Map<string, number>();
  * skipped would repeat the same work.
  */
 export async function runRecurringJobs(): Promise<JobRun[]> {
-  const local = runtime.local;
-  if (!local) throw new Error('The local job runner needs RUNTIME_MODE=local');
+  const local = localRuntime();
   const runs: JobRun[] = [];
   for (const job of RECURRING_JOBS) {
     const occurrence = lastDailyRun(job, runtime.clock.now());

@@ -1,4 +1,4 @@
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { activateCancelFlow, createCancelFlow } from '../../shared/domain/cancel-flows/cancel-flow-lifecycle.ts';
 import type { CancelFlowDefinition } from '../../shared/model/cancel-flow.ts';
 import { onboardMerchant } from '../../shared/domain/access/merchant-onboarding.ts';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { runtime } from '../../shared/composition/runtime.ts';
 import { clearInstanceCaches } from '../../shared/store/instance-cache.ts';
 import { apiDescriptionRoute } from './api-description.ts';
 import { drainCompletions } from './completion-runner.ts';
@@ -9,6 +8,7 @@ import { dispatch } from './dispatch.ts';
 import { drainEvents } from './event-runner.ts';
 import { runDueJobs } from './job-runner.ts';
 import type { HttpRequest } from './lambda-event.ts';
+import { localRuntime } from './local-runtime.ts';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
 
@@ -36,8 +36,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 
 /** Routes that exist only on the local server: they move the shared clock and show what local adapters did. */
 async function devRoute(request: HttpRequest, response: ServerResponse): Promise<boolean> {
-  const local = runtime.local;
-  if (!request.path.startsWith('/__dev/') || !local) return false;
+  if (!request.path.startsWith('/__dev/')) return false;
+  const local = localRuntime();
   const { clock } = local;
   const route = `${request.method} ${request.path}`;
   if (route === 'GET /__dev/clock') {

@@ -1,4 +1,5 @@
 import * as z from '#shared/zod';
+import { scheduler } from '#shared/composition/scheduler';
 import { enrollManually } from '#shared/domain/dunning/dunning';
 import { restHandler } from '#shared/http/rest-handler';
 import { created } from '#shared/http/responses';
@@ -12,6 +13,6 @@ const body = z.strictObject({
 
 /** POST /v1/campaigns/{id}/enrollments: enroll a customer by hand (the `manual` trigger, or any active campaign). */
 export const handler = restHandler({ params: idParam('cmp'), body }, async ({ auth, params, body, now }) => {
-  const enrollment = await enrollManually(auth.tenant, params.id, body.customer_id, body.payment_id ?? null, now);
+  const enrollment = await enrollManually({ scheduler }, auth.tenant, params.id, body.customer_id, body.payment_id ?? null, now);
   return created(enrollmentResource(enrollment));
 });

@@ -1,5 +1,6 @@
 import * as z from '#shared/zod';
-import { runtime } from '#shared/composition/runtime';
+import { runtime } from '#shared/runtime';
+import { scheduler } from '#shared/composition/scheduler';
 import { scanCalendar } from '#shared/domain/dunning/calendar-scan';
 import { jobHandler } from '#shared/job-handler';
 
@@ -10,4 +11,4 @@ const payload = z.object({
 });
 
 /** One tenant's daily calendar scan (queued by the calendar sweep, or by itself to continue): enrolls card_expiring and pre_dunning. */
-export const handler = jobHandler(payload, (tenant, job) => scanCalendar(tenant, job, runtime.clock.now()));
+export const handler = jobHandler(payload, (tenant, job) => scanCalendar({ scheduler }, tenant, job, runtime.clock.now()));

@@ -1,5 +1,6 @@
 import * as z from '#shared/zod';
-import { runtime } from '#shared/composition/runtime';
+import { runtime } from '#shared/runtime';
+import { scheduler } from '#shared/composition/scheduler';
 import { sweepCampaign } from '#shared/domain/campaigns/campaign-sweeps';
 import { jobHandler } from '#shared/job-handler';
 
@@ -12,4 +13,4 @@ const payload = z.object({
 });
 
 /** Removes an archived campaign's enrollments, or releases a re-activated one's held steps (queued by its status change, or by itself to continue). */
-export const handler = jobHandler(payload, (tenant, job) => sweepCampaign(tenant, job, runtime.clock.now()));
+export const handler = jobHandler(payload, (tenant, job) => sweepCampaign({ scheduler }, tenant, job, runtime.clock.now()));

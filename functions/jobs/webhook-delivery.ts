@@ -1,7 +1,7 @@
 import * as z from '#shared/zod';
+import { runtime } from '#shared/runtime';
 import { scheduler } from '#shared/composition/scheduler';
-import { webhookSender } from '#shared/adapters/http-webhook-sender';
-import { runtime } from '#shared/composition/runtime';
+import { webhookSender } from '#shared/composition/webhook-sender';
 import { jobHandler } from '#shared/job-handler';
 import { runDeliveryAttempt } from '#shared/domain/outbound-webhooks/delivery';
 
@@ -12,4 +12,4 @@ const payload = z.object({
 });
 
 /** Queued by the webhook fan-out (attempt 1), by a failed attempt (the next, after backoff) or by a replay. */
-export const handler = jobHandler(payload, (tenant, job) => runDeliveryAttempt({ scheduler, sender: webhookSender }, tenant, job, () => runtime.clock.now()));
+export const handler = jobHandler(payload, (tenant, job) => runDeliveryAttempt({ scheduler, webhookSender }, tenant, job, () => runtime.clock.now()));

@@ -1,3 +1,4 @@
+import { scheduler } from '#shared/composition/scheduler';
 import { retryPaymentNow } from '#shared/domain/retries/retry-execution';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
@@ -6,7 +7,7 @@ import type { RetryStarted } from '#shared/representations/schemas/payment';
 
 /** POST /v1/payments/{id}/retry (§4.3): an immediate retry from pending or communication_pending. */
 export const handler = restHandler({ params: idParam('pay') }, async ({ auth, params, now }) => {
-  const payment = await retryPaymentNow(auth.tenant, params.id, now);
+  const payment = await retryPaymentNow({ scheduler }, auth.tenant, params.id, now);
   return ok({
     id: payment.id,
     status: payment.status,

@@ -1,4 +1,4 @@
-import { runtime } from '#shared/composition/runtime';
+import { runtime } from '#shared/runtime';
 import { replayCompletion } from '#shared/domain/cancel-flows/cancel-completion-replay';
 import { queueHandler } from '#shared/queue-handler';
 

@@ -2,7 +2,6 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { runtime } from '../composition/runtime.ts';
 import { classifyAddress, isLocalHostName } from '../model/address-policy.ts';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../ports/webhook-sender.ts';
 
@@ -42,22 +41,13 @@ function refusal(url: URL, allowPrivate: boolean): string | null {
   return null;
 }
 
-/** Real HTTP(S) delivery, in AWS and locally; locally each attempt is also written to the outbox. */
+/** Real HTTP(S) delivery, in AWS and locally (where the outbox sender also records each attempt). */
 export class HttpWebhookSender implements WebhookSender {
+  readonly privateTestEndpoints = false;
+
   constructor(private readonly timeoutMs = DELIVERY_TIMEOUT_MS) {}
 
-  async send(request: WebhookRequest): Promise<WebhookResponse> {
-    const result = await this.post(request);
-    runtime.local?.outbox.record({
-      channel: 'webhook',
-      to: request.url,
-      at: runtime.clock.now().toISOString(),
-      content: { event_id: request.headers['Recovery-Event-Id'], status_code: result.statusCode, error: result.error, body: request.body },
-    });
-    return result;
-  }
-
-  private post(request: WebhookRequest): Promise<WebhookResponse> {
+  send(request: WebhookRequest): Promise<WebhookResponse> {
     const url = new URL(request.url);
     const refused = refusal(url, request.allowPrivateAddresses);
     if (refused) return Promise.resolve({ ok: false, statusCode: null, error: `Refused: ${refused}` });
@@ -106,5 +96,3 @@ export class HttpWebhookSender implements WebhookSender {
     });
   }
 }
-
-export const webhookSender: WebhookSender = new HttpWebhookSender();

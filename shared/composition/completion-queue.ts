@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { runtime } from './runtime.ts';
+import { adapterFor } from './adapters.ts';
 import { requireEnv } from '../config.ts';
 import type { CompletionQueue } from '../ports/completion-queue.ts';
 import { SqsCompletionQueue } from '../adapters/aws/sqs-completion-queue.ts';
@@ -12,4 +12,4 @@ function sqsCompletionQueue(): CompletionQueue {
 }
 
 /** The completion queue for this runtime. */
-export const completionQueue: CompletionQueue = runtime.local?.completions ?? sqsCompletionQueue();
+export const completionQueue: CompletionQueue = adapterFor('completionQueue', sqsCompletionQueue);

@@ -1,11 +1,10 @@
 import { PinpointSMSVoiceV2Client } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { runtime } from './runtime.ts';
+import { adapterFor } from './adapters.ts';
 import type { Mailer, SmsSender } from '../ports/messaging.ts';
 import { SesMailer } from '../adapters/aws/ses-mailer.ts';
 import { EndUserSmsSender } from '../adapters/aws/sms-sender.ts';
 import { channelFromEnv } from '../adapters/channel-config.ts';
-import { OutboxMailer, OutboxSmsSender } from '../adapters/local/outbox-messaging.ts';
 
 /**
  * The channels for this runtime. In AWS each is configured at cold start of the functions that
@@ -13,10 +12,10 @@ import { OutboxMailer, OutboxSmsSender } from '../adapters/local/outbox-messagin
  * from the stack's context); a channel the stack was deployed without refuses every send with
  * ChannelUnavailable, and its client is never built.
  */
-export const mailer: Mailer = runtime.local
-  ? new OutboxMailer(runtime.local.outbox, runtime.clock)
-  : channelFromEnv('email', (fromAddress, configurationSet) => new SesMailer(new SESv2Client({}), { fromAddress, configurationSet }));
+export const mailer: Mailer = adapterFor('mailer', () =>
+  channelFromEnv('email', (fromAddress, configurationSet) => new SesMailer(new SESv2Client({}), { fromAddress, configurationSet })),
+);
 
-export const smsSender: SmsSender = runtime.local
-  ? new OutboxSmsSender(runtime.local.outbox, runtime.clock)
-  : channelFromEnv('sms', (originationIdentity, configurationSet) => new EndUserSmsSender(new PinpointSMSVoiceV2Client({}), { originationIdentity, configurationSet }));
+export const smsSender: SmsSender = adapterFor('smsSender', () =>
+  channelFromEnv('sms', (originationIdentity, configurationSet) => new EndUserSmsSender(new PinpointSMSVoiceV2Client({}), { originationIdentity, configurationSet })),
+);

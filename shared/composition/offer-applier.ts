@@ -1,11 +1,7 @@
-import { runtime } from './runtime.ts';
-import type { Tenant } from '../model/tenant.ts';
+import { runtime } from '../runtime.ts';
+import { adapterFor } from './adapters.ts';
 import type { OfferApplier } from '../ports/offer-applier.ts';
 import { createStripeOfferApplier } from '../adapters/aws/stripe-offer-applier.ts';
-import { createLocalOfferApplier } from '../adapters/local/local-offer-applier.ts';
-
-const local = runtime.local ? createLocalOfferApplier(runtime.local.outbox, runtime.clock) : undefined;
-const stripe = createStripeOfferApplier({ now: () => runtime.clock.now() });
 
 /** Test mode never changes real subscriptions (§5: "test data, simulated"): the offer counts as applied. */
 const sandbox: OfferApplier = {
@@ -23,9 +19,16 @@ function manual(psp: string): OfferApplier {
   };
 }
 
-/** Like processorFor: the local server simulates everything, test mode is simulated, live mode goes to the processor. */
-export function offerApplierFor(tenant: Tenant, psp: string): OfferApplier {
-  if (local) return local;
-  if (tenant.environment === 'test') return sandbox;
-  return psp === 'stripe' ? stripe : manual(psp);
+/** Like the payment processor: test mode is simulated, live mode goes to Stripe, other processors are the merchant's to apply. */
+function byTenantAndProcessor(): OfferApplier {
+  const stripe = createStripeOfferApplier({ now: () => runtime.clock.now() });
+  return {
+    apply(request) {
+      const applier = request.tenant.environment === 'test' ? sandbox : request.psp === 'stripe' ? stripe : manual(request.psp);
+      return applier.apply(request);
+    },
+  };
 }
+
+/** The offer applier for this runtime; the local server simulates everything. */
+export const offerApplier: OfferApplier = adapterFor('offerApplier', byTenantAndProcessor);

@@ -1,5 +1,5 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { runtime } from './runtime.ts';
+import { adapterFor } from './adapters.ts';
 import { requireEnv } from '../config.ts';
 import type { Scheduler } from '../ports/scheduler.ts';
 import { EventBridgeScheduler, type EventBridgeSchedulerConfig } from '../adapters/aws/eventbridge-scheduler.ts';
@@ -16,4 +16,4 @@ function eventBridgeScheduler(): Scheduler {
 }
 
 /** The scheduler for this runtime. */
-export const scheduler: Scheduler = runtime.local?.scheduler ?? eventBridgeScheduler();
+export const scheduler: Scheduler = adapterFor('scheduler', eventBridgeScheduler);

@@ -1,4 +1,4 @@
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { COHORT_EVENTS, recordForAnalytics } from '../domain/analytics/recovery-analytics.ts';
 import { CAMPAIGN_COHORT_EVENTS, recordForCampaignAnalytics } from '../domain/analytics/campaign-analytics.ts';
 import { eventConsumer } from './consumers.ts';

@@ -1,4 +1,5 @@
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
+import { scheduler } from '../composition/scheduler.ts';
 import { queueCampaignSweep, sweepAfter } from '../domain/campaigns/campaign-sweeps.ts';
 import { eventConsumer } from './consumers.ts';
 
@@ -9,6 +10,6 @@ export const campaignSweeps = eventConsumer({
   async handle(tenant, event) {
     const change = event.data;
     const action = sweepAfter(change);
-    if (action) await queueCampaignSweep(tenant, { campaign_id: change.campaign_id, action, event_id: event.id, part: 0, cursor: null }, runtime.clock.now());
+    if (action) await queueCampaignSweep({ scheduler }, tenant, { campaign_id: change.campaign_id, action, event_id: event.id, part: 0, cursor: null }, runtime.clock.now());
   },
 });

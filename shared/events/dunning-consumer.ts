@@ -1,4 +1,5 @@
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
+import { scheduler } from '../composition/scheduler.ts';
 import { enrollForFailure, settleEnrollments } from '../domain/dunning/dunning.ts';
 import { eventConsumer } from './consumers.ts';
 
@@ -15,17 +16,17 @@ export const dunningConsumer = eventConsumer({
     const now = runtime.clock.now();
     switch (event.type) {
       case 'payment.failed':
-        await enrollForFailure(tenant, payment.id, 'failure', now);
+        await enrollForFailure({ scheduler }, tenant, payment.id, 'failure', now);
         return;
       case 'payment.retry_failed':
         // A retry that ends in dunning: soft retries exhausted (soft_decline campaigns) or a decline only the customer can fix.
         if (payment.status === 'communication_pending') {
-          await enrollForFailure(tenant, payment.id, payment.decline_category === 'soft_retry' ? 'soft_retries_exhausted' : 'failure', now);
+          await enrollForFailure({ scheduler }, tenant, payment.id, payment.decline_category === 'soft_retry' ? 'soft_retries_exhausted' : 'failure', now);
         }
         return;
       case 'payment.recovered':
       case 'payment.terminal':
-        await settleEnrollments(tenant, payment, now);
+        await settleEnrollments({ scheduler }, tenant, payment, now);
         return;
     }
   },

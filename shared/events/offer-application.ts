@@ -1,42 +1,13 @@
-import { offerApplierFor } from '../composition/offer-applier.ts';
-import { runtime } from '../composition/runtime.ts';
-import { log } from '../log.ts';
-import { findFeedback, saveOfferApplication } from '../store/cancel-feedback.ts';
-import { findConnectionForPsp } from '../store/processor-connections.ts';
+import { offerApplier } from '../composition/offer-applier.ts';
+import { runtime } from '../runtime.ts';
+import { applyAcceptedOffer } from '../domain/cancel-flows/offer-application.ts';
 import { eventConsumer } from './consumers.ts';
 
-/**
- * Applies the offer a subscriber accepted in a cancel flow, after the save is stored: driven by the
- * CancelFlowSaved event, so a completion stored by the request or by the dead-letter replay is
- * applied alike, and a processor that is down never loses the save itself. Idempotent: only a
- * feedback record whose offer is still pending is applied, the processor call carries a key derived
- * from the session, and the result is recorded only over `pending`.
- */
+/** A saved cancel flow's accepted offer is applied at the processor once the save is stored (domain/cancel-flows/offer-application.ts). */
 export const offerApplication = eventConsumer({
   name: 'cancel-flow-offer-application',
   types: ['CancelFlowSaved'],
   async handle(tenant, event) {
-    const sessionId = event.data.session_id;
-    const feedback = await findFeedback(tenant, sessionId);
-    if (feedback?.offer_application?.status !== 'pending' || !feedback.offer || !feedback.psp) return;
-    if (!feedback.psp_customer_id || !feedback.psp_subscription_id) return;
-    const connection = await findConnectionForPsp(tenant, feedback.psp);
-    const outcome = await offerApplierFor(tenant, feedback.psp).apply({
-      tenant,
-      psp: feedback.psp,
-      connection,
-      pspCustomerId: feedback.psp_customer_id,
-      pspSubscriptionId: feedback.psp_subscription_id,
-      offer: feedback.offer,
-      idempotencyKey: `cancel-offer-${sessionId}`,
-    });
-    const application = {
-      status: outcome.status,
-      reason: outcome.status === 'applied' ? null : outcome.reason,
-      reference: outcome.status === 'applied' ? outcome.reference : null,
-      updated_at: runtime.clock.now().toISOString(),
-    };
-    await saveOfferApplication(tenant, sessionId, application);
-    log.info('cancel flow offer application recorded', { session_id: sessionId, status: outcome.status });
+    await applyAcceptedOffer({ offerApplier }, tenant, event.data.session_id, () => runtime.clock.now());
   },
 });

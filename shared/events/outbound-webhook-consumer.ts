@@ -1,5 +1,5 @@
 import { scheduler } from '../composition/scheduler.ts';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { eventConsumer } from './consumers.ts';
 import { DELIVERED_EVENT_TYPES } from '../model/events.ts';
 import { fanOutEvent } from '../domain/outbound-webhooks/delivery.ts';

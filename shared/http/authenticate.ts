@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { hashKey, parseKeyShape } from '../model/api-key.ts';
 import { invalidApiKey } from '../model/errors.ts';
 import { setLogContext } from '../log.ts';

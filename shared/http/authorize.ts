@@ -1,4 +1,4 @@
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { scopeSatisfied } from '../model/api-key.ts';
 import { ServiceError } from '../model/errors.ts';
 import { routeFor } from '../routes.ts';

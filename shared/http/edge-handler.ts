@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from '../zod.ts';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { invalidRequest, ServiceError } from '../model/errors.ts';
 import { describeError, log } from '../log.ts';
 import { ROUTES } from '../routes.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { invalidRequest, ServiceError } from '../model/errors.ts';
 import type { Tenant } from '../model/tenant.ts';
 import {

@@ -1,4 +1,4 @@
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { rateLimited } from '../model/errors.ts';
 import { requestsPerWindow } from '../model/plans.ts';
 import { describeWindow, secondsUntilAdmitted } from '../model/sliding-window.ts';

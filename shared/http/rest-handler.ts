@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from '../zod.ts';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { authorize } from './authorize.ts';
 import { header, requireAuth, type ServiceContext, type ServiceMiddleware } from './context.ts';
 import { withContract } from './contract.ts';

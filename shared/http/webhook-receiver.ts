@@ -1,8 +1,9 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { isDeepStrictEqual } from 'node:util';
 import * as z from '../zod.ts';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { notFound } from '../model/errors.ts';
+import { scheduler } from '../composition/scheduler.ts';
 import { ingestProcessorEvent } from '../domain/ingestion/ingestion.ts';
 import { WebhookRejected, type ProcessorEvent } from '../model/processor-event.ts';
 import { addLogContext } from '../log.ts';
@@ -63,7 +64,7 @@ export function webhookReceiver(psp: string | 'from-path', verify: Verifier, req
     const { connection_id: connectionId, psp: pathPsp } = parseInput(params, event.pathParameters ?? {}, 'path');
     const now = runtime.clock.now();
     const { connection, parsed } = await verifiedEvent(connectionId, psp === 'from-path' ? pathPsp : psp, event, verify, now);
-    const result = await ingestProcessorEvent(connection, parsed, now);
+    const result = await ingestProcessorEvent({ scheduler }, connection, parsed, now);
     return jsonResult(200, { received: true, event_id: parsed.eventId, ...result } satisfies WebhookReceipt);
   });
   return withContract(handler, { surface: 'webhook', params, ...request });

@@ -5,7 +5,8 @@ export interface WebhookRequest {
   headers: Record<string, string>;
   /**
    * Whether the URL may resolve to a non-public address (loopback, private, …). Only test-mode
-   * endpoints on the local runtime; everything else is checked after DNS resolution, at connect time.
+   * endpoints where the sender allows them (privateTestEndpoints); everything else is checked after
+   * DNS resolution, at connect time.
    */
   allowPrivateAddresses: boolean;
 }
@@ -13,5 +14,7 @@ export interface WebhookRequest {
 export type WebhookResponse = { ok: boolean; statusCode: number | null; error: string | null };
 
 export interface WebhookSender {
+  /** Whether test-mode endpoints may be on this machine or a private network: only the local server's sender. */
+  readonly privateTestEndpoints: boolean;
   send(request: WebhookRequest): Promise<WebhookResponse>;
 }

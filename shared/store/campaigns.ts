@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { definitionOf, isCalendarTrigger, type Campaign, type CampaignCounts, type CampaignDefinition } from '../model/campaign.ts';
 import type { Environment, Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
@@ -39,7 +39,7 @@ export type CampaignWrite = 'written' | 'changed' | 'over_limit';
  * tenant partition. Locally the partition carries the process's scope, since test files share one
  * table and each file's sweep must see only its own campaigns.
  */
-const calendarRegistryPk = (): string => `CALENDAR_CAMPAIGNS${runtime.local ? `#${runtime.local.scope}` : ''}`;
+const calendarRegistryPk = (): string => `CALENDAR_CAMPAIGNS${runtime.registryScope}`;
 
 type RegistryKeys = { gsi4pk: string; gsi4sk: string } | null;
 

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { originChanges, type CancelFlow } from '../model/cancel-flow.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { registerOriginWrite, unregisterOriginWrite } from './cors-origins.ts';

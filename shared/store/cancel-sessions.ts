@@ -1,6 +1,6 @@
 import { ReturnValue } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { isConditionFailure, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { epochSeconds } from './keys.ts';

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { invalidApiKey, notFound, type ServiceError } from '../model/errors.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { otherEnvironment, tenantPk } from './keys.ts';

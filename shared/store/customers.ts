@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { calendarCandidate, cardExpiryMonth, monthKey, totalRecovered, type Customer } from '../model/customer.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';

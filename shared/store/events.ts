@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import type { ServiceEvent } from '../model/events.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure } from './dynamo.ts';

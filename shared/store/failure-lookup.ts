@@ -1,4 +1,4 @@
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { customerRefKey, type CustomerRef } from './customers.ts';
 import { BATCH_GET_LIMIT, batchGetConsistent, type Key } from './dynamo.ts';

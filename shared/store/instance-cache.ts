@@ -1,4 +1,4 @@
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 
 /** Every cache of this process, so the local server can drop them all at once (`POST /__dev/forget-caches`). */
 const everyCache = new Set<InstanceCache<unknown>>();

@@ -1,4 +1,4 @@
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import type { TimeWindow } from '../model/listing.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { queryAll } from './dynamo.ts';

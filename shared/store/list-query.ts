@@ -1,5 +1,5 @@
 import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import type { TimeWindow } from '../model/listing.ts';
 import { idTimePart } from '../ids.ts';
 import { countedAs, type Bucket, type CounterView } from './list-counters.ts';

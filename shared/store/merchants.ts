@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { notFound, stateConflict } from '../model/errors.ts';
 import type { ApiKeyRecord } from '../model/api-key.ts';
 import { settingsOf, type Merchant, type MerchantChange } from '../model/merchant.ts';

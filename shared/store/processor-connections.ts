@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { stateConflict } from '../model/errors.ts';
 import { tenantOf, type Tenant } from '../model/tenant.ts';
 import { cancelledPositions, type Item } from './dynamo.ts';

@@ -1,7 +1,7 @@
 import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { countInWindow, expiredSeconds, requestsIn, secondOf, type SecondCounts } from '../model/sliding-window.ts';
 import type { KeyKind } from '../model/api-key.ts';
 import type { Tenant } from '../model/tenant.ts';

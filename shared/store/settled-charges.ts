@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { batchWriteAll, type Item, type Key } from './dynamo.ts';
 import { epochSeconds, tenantPk } from './keys.ts';

@@ -1,10 +1,10 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import { cancelledPositions, isTransactionConflict } from './dynamo.ts';
 
 const { db } = runtime;
 
-/** Event items among the writes: locally they feed the stream stand-in once the transaction commits. */
+/** Event items among the writes: the runtime hears of them once the transaction commits (locally they feed the stream stand-in). */
 function eventItems(items: readonly TransactItem[]): Record<string, unknown>[] {
   return items.flatMap((item) => {
     const written = item.Put?.Item;
@@ -24,7 +24,7 @@ export type TransactionOutcome = { committed: true } | { committed: false; faile
 export async function transact(items: TransactItem[]): Promise<TransactionOutcome> {
   try {
     await db.send(new TransactWriteCommand({ TransactItems: items }));
-    runtime.local?.events.capture(eventItems(items));
+    runtime.eventsCommitted(eventItems(items));
     return { committed: true };
   } catch (error) {
     const failed = cancelledPositions(error);

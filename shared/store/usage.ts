@@ -1,4 +1,4 @@
-import { runtime } from '../composition/runtime.ts';
+import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';

@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
 
 const day = (offset: number, from: Date) => new Date(from.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
 
@@ -188,7 +189,7 @@ describe('GET /v1/analytics/campaigns', () => {
       ['B', 0, 9000, 'eur'],
     ]);
     // The stream delivers every event again: the per-event markers keep the counters exact.
-    runtime.local!.events.capture(events);
+    localRuntime().events.capture(events);
     await drainEvents();
     // Act
     const response = await call('GET', '/v1/analytics/campaigns', { key: keys.test_read, query: { from: day(-1, startedOn), to: day(5, startedOn) } });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
 
 const day = (offset: number, from: Date) => new Date(from.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
 
@@ -80,7 +81,7 @@ describe('GET /v1/analytics/recovery', () => {
     // Prepare
     const { keys, tenant, failedOn } = await scriptedHistory();
     // The stream delivers every event again: the per-event markers keep the counters exact.
-    runtime.local!.events.capture(await tenantItems(tenant, 'EVENT#'));
+    localRuntime().events.capture(await tenantItems(tenant, 'EVENT#'));
     await drainEvents();
     // Act
     const response = await call('GET', '/v1/analytics/recovery', { key: keys.test_read, query: { from: day(-1, failedOn), to: day(1, failedOn) } });

@@ -1,6 +1,6 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { hashKey } from '../../shared/model/api-key.ts';
 import { KEY_CACHE_SECONDS } from '../../shared/store/api-keys.ts';
 import { advanceClock, call, newMerchant } from '../support/api.ts';

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { scanCalendar } from '../../shared/domain/dunning/calendar-scan.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
+import { scheduler } from '../../shared/composition/scheduler.ts';
 
 const DAY_SECONDS = 86_400;
 
@@ -53,7 +55,7 @@ async function newCard(path: string, failure: Awaited<ReturnType<typeof knownCus
   expect(response.body.outcome).toBe('updated');
 }
 
-const outboxFor = (email: string) => runtime.local!.outbox.entries().filter((entry) => entry.to === email);
+const outboxFor = (email: string) => localRuntime().outbox.entries().filter((entry) => entry.to === email);
 
 /** Moves the clock a day on and fires what is due, the daily calendar sweep included. */
 async function nextDay(days = 1) {
@@ -101,7 +103,7 @@ describe('card_expiring', () => {
     expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'completed', messages_sent: 2 });
 
     // A scan run again the same day (a retried job) enrolls nobody either.
-    const again = await scanCalendar(tenant, { day: '2026-01-01', part: 0, cursor: null }, runtime.clock.now());
+    const again = await scanCalendar({ scheduler }, tenant, { day: '2026-01-01', part: 0, cursor: null }, runtime.clock.now());
     expect(again).toMatchObject({ campaigns: 1, customers: 1, enrolled: 0, continued: false });
     const campaign = (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data;
     expect(campaign.stats).toMatchObject({ enrolled_count: 1, active_count: 0 });
@@ -219,7 +221,7 @@ describe('the scan of a tenant with many candidates', () => {
     const renewal = new Date(runtime.clock.now().getTime() + 20 * DAY_SECONDS * 1000);
     for (let i = 0; i < 3; i++) await knownCustomer(path, monthFromNow(1), renewal);
     // Act: one candidate per page, and no time for a second page in a job.
-    const report = await scanCalendar(tenant, { day: '2026-01-01', part: 0, cursor: null }, runtime.clock.now(), { pageSize: 1, budgetMs: 0 });
+    const report = await scanCalendar({ scheduler }, tenant, { day: '2026-01-01', part: 0, cursor: null }, runtime.clock.now(), { pageSize: 1, budgetMs: 0 });
     const continued = await runDueJobs();
     // Assess
     expect(report).toMatchObject({ customers: 1, enrolled: 1, continued: true });

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { updateCampaign } from '../../shared/domain/campaigns/campaign-lifecycle.ts';
 import { PLANS } from '../../shared/model/plans.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';

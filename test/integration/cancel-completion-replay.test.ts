@@ -8,7 +8,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { drainCompletions, MAX_RECEIVES } from '../../bin/local/completion-runner.ts';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { handler as worker } from '../../functions/workers/cancel-completions.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
@@ -16,8 +16,9 @@ import { drainEvents, newMerchant } from '../support/api.ts';
 import { activeFlow, advance, answer, complete, getSession, startSession } from '../support/cancel-flows.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
 
-const queue = () => runtime.local!.completions;
+const queue = () => localRuntime().completions;
 
 /** Occupies the feedback key of a session with something that is not its feedback. */
 async function blockFeedback(tenant: Tenant, sessionId: string): Promise<() => Promise<void>> {
@@ -126,7 +127,7 @@ describe('cancel completion dead-letter path', () => {
     // Assess
     const [feedback] = await tenantItems(tenant, 'CANCELFEEDBACK#');
     expect(feedback!.offer_application).toMatchObject({ status: 'applied' });
-    expect(runtime.local!.outbox.entries().filter((entry) => entry.content.idempotency_key === `cancel-offer-${sessionId}`)).toHaveLength(1);
+    expect(localRuntime().outbox.entries().filter((entry) => entry.content.idempotency_key === `cancel-offer-${sessionId}`)).toHaveLength(1);
   });
 
   it('reports only the failed records of a batch (ReportBatchItemFailures)', async () => {

@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant } from '../support/api.ts';
 import { activeFlow, advance, answer, complete, flowBody, getSession, startSession } from '../support/cancel-flows.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
 
 const sessionItem = (token: string, sk = 'SESSION') =>
   runtime.db.send(
@@ -403,13 +404,13 @@ describe('POST .../complete', () => {
     // Act
     await drainEvents();
     // Assess: the flow's own terms are applied, not the client's claim of 100 %.
-    const entry = runtime.local!.outbox.entries().find((e) => e.channel === 'processor' && e.content.idempotency_key === `cancel-offer-${sessionId}`);
+    const entry = localRuntime().outbox.entries().find((e) => e.channel === 'processor' && e.content.idempotency_key === `cancel-offer-${sessionId}`);
     expect(entry).toMatchObject({ to: `acme:${known.subscriptionIds[0]}`, content: { offer: { offer_type: 'discount', percent_off: 50, duration_months: 3 } } });
     const [feedback] = await tenantItems(tenant, 'CANCELFEEDBACK#');
     expect(feedback!.offer_application).toMatchObject({ status: 'applied', reference: `local_cancel-offer-${sessionId}` });
     // Delivered again (at least once): applied once.
     await drainEvents();
-    expect(runtime.local!.outbox.entries().filter((e) => e.content.idempotency_key === `cancel-offer-${sessionId}`)).toHaveLength(1);
+    expect(localRuntime().outbox.entries().filter((e) => e.content.idempotency_key === `cancel-offer-${sessionId}`)).toHaveLength(1);
     const [customer] = await tenantItems(tenant, 'CUSTOMER#');
     expect(customer!.subscriptions[0].status).not.toBe('canceled');
   });

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { campaignSweepJobId, sweepCampaign, type CampaignSweepJob } from '../../shared/domain/campaigns/campaign-sweeps.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { requestCounter } from '../support/dynamodb-requests.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
+import { scheduler } from '../../shared/composition/scheduler.ts';
 
 const EMAIL_STEPS = [
   { channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Action needed', delay_hours: 1 },
@@ -27,7 +29,7 @@ async function setUp(campaign: Record<string, unknown> = {}) {
   return { ...merchant, tenant, path, campaignId };
 }
 
-const outboxFor = (email: string) => runtime.local!.outbox.entries().filter((entry) => entry.to === email);
+const outboxFor = (email: string) => localRuntime().outbox.entries().filter((entry) => entry.to === email);
 
 async function failHard(path: string, email: string, extra: Record<string, unknown> = {}) {
   const response = await postGeneric(path, genericFailure({ code: 'expired_card', email, ...extra }));
@@ -100,7 +102,7 @@ describe('dunning engine', () => {
     await drainEvents();
     const { enrollForFailure } = await import('../../shared/domain/dunning/dunning.ts');
     const [payment] = await tenantItems(tenant, 'PAYMENT#');
-    await enrollForFailure(tenant, payment!.id, 'failure', runtime.clock.now());
+    await enrollForFailure({ scheduler }, tenant, payment!.id, 'failure', runtime.clock.now());
     expect(await tenantItems(tenant, 'ENROLLMENT#')).toHaveLength(1);
   });
 
@@ -159,7 +161,7 @@ describe('dunning engine', () => {
     const { enrollForFailure } = await import('../../shared/domain/dunning/dunning.ts');
     const requests = requestCounter(runtime.db);
     try {
-      expect(await enrollForFailure(tenant, payment!.id, 'failure', runtime.clock.now())).toEqual([]);
+      expect(await enrollForFailure({ scheduler }, tenant, payment!.id, 'failure', runtime.clock.now())).toEqual([]);
       // The payment and the campaign list, read side by side; nothing else.
       expect(requests.count).toBe(2);
     } finally {
@@ -210,7 +212,7 @@ describe('dunning engine', () => {
     // The recovery's event handled again (a redelivery) credits nothing more.
     const { settleEnrollments } = await import('../../shared/domain/dunning/dunning.ts');
     const [payment] = (await tenantItems(tenant, 'PAYMENT#')).filter((item) => item.status === 'recovered');
-    await settleEnrollments(tenant, payment as never, runtime.clock.now());
+    await settleEnrollments({ scheduler }, tenant, payment as never, runtime.clock.now());
     expect((await stats()).recovered_count).toBe(1);
     // Eight days after: no longer the campaign's.
     advanceClock(5 * 86400);
@@ -257,8 +259,8 @@ describe('dunning engine', () => {
     const { creditRecovery } = await import('../../shared/domain/dunning/dunning.ts');
     const { enrollmentFromItem } = await import('../../shared/store/enrollments.ts');
     const paid = { id: paymentId, amount: 700, currency: 'usd', recovered_at: runtime.clock.now().toISOString() };
-    await creditRecovery(tenant, enrollmentFromItem(asRead!), paid, runtime.clock.now());
-    await creditRecovery(tenant, enrollmentFromItem(asRead!), paid, runtime.clock.now());
+    await creditRecovery({ scheduler }, tenant, enrollmentFromItem(asRead!), paid, runtime.clock.now());
+    await creditRecovery({ scheduler }, tenant, enrollmentFromItem(asRead!), paid, runtime.clock.now());
     expect((await tenantItems(tenant, 'ENROLLMENT#'))[0]).toMatchObject({ status: 'active', recovered_at: expect.any(String), messages_sent: 1 });
     const campaign = (await call('GET', `/v1/campaigns/${campaignId}`, { key: keys.test_read })).body.data;
     expect(campaign.stats).toMatchObject({ recovered_count: 1, total_recovered_amount: 700 });
@@ -403,7 +405,7 @@ describe('campaign status and enrollments', () => {
 });
 
 describe('campaign sweeps (archive and re-activation in the background)', () => {
-  const sweepJobs = async () => (await runtime.local!.scheduler.due(runtime.clock.now())).filter((job) => job.kind === 'campaign-sweep');
+  const sweepJobs = async () => (await localRuntime().scheduler.due(runtime.clock.now())).filter((job) => job.kind === 'campaign-sweep');
 
   it('removes every enrollment of an archived campaign, a page at a time, continuing in a follow-up job', async () => {
     // Prepare: five customers enrolled.
@@ -416,8 +418,8 @@ describe('campaign sweeps (archive and re-activation in the background)', () => 
     const [queued] = await sweepJobs();
     const job = queued!.payload as unknown as CampaignSweepJob;
     expect(job).toMatchObject({ campaign_id: campaignId, action: 'remove', part: 0, cursor: null });
-    await runtime.local!.scheduler.cancel(queued!.jobId);
-    const first = await sweepCampaign(tenant, job, runtime.clock.now(), { pageSize: 2, budgetMs: 0 });
+    await localRuntime().scheduler.cancel(queued!.jobId);
+    const first = await sweepCampaign({ scheduler }, tenant, job, runtime.clock.now(), { pageSize: 2, budgetMs: 0 });
     // Assess: two removed, the rest left to the follow-up job, which the scheduler then runs.
     expect(first).toEqual({ changed: 2, superseded: false, continued: true });
     const [next] = await sweepJobs();
@@ -429,7 +431,7 @@ describe('campaign sweeps (archive and re-activation in the background)', () => 
     const [counters] = (await tenantItems(tenant, 'CAMPAIGN#')).filter((item) => item.entity === 'campaign');
     expect(counters).toMatchObject({ enrolled_count: 5, active_count: 0, removed_count: 5 });
     // A sweep run again (a redelivered event) finds nothing left to change.
-    expect(await sweepCampaign(tenant, job, runtime.clock.now())).toEqual({ changed: 0, superseded: false, continued: false });
+    expect(await sweepCampaign({ scheduler }, tenant, job, runtime.clock.now())).toEqual({ changed: 0, superseded: false, continued: false });
   });
 
   it('releases held steps only while the campaign is active: paused again first, they wait for the next activation', async () => {

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { campaignSk } from '../../shared/store/campaigns.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
 import { requestCounter } from '../support/dynamodb-requests.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { anonymizePayment, personalValues, scrub } from '../../shared/domain/customers/customer-erasure.ts';
 import { findCustomer } from '../../shared/store/customers.ts';
 import { countAnonymizedWrite, findErasure, startErasure } from '../../shared/store/erasures.ts';

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant } from '../support/api.ts';
 import { postBraintreeFailure, postBraintreeNotification } from '../support/braintree-events.ts';
 import { stripeChargeFailure } from '../support/stripe-events.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { BRAINTREE_CREDENTIALS, connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric, postStripe, STRIPE_SECRET } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
 
 async function setUp(psp: 'stripe' | 'acme' = 'acme') {
   const merchant = await newMerchant();
@@ -70,7 +71,7 @@ describe('failed-payment ingestion (generic processor)', () => {
     expect(customer!.subscriptions).toEqual([
       expect.objectContaining({ psp_subscription_id: event.subscription.id, plan: 'pro', amount: 2900, currency: 'eur', id: payment!.subscription_id }),
     ]);
-    const due = await runtime.local!.scheduler.due(new Date(payment!.next_retry_at));
+    const due = await localRuntime().scheduler.due(new Date(payment!.next_retry_at));
     expect(due.filter((job) => job.payload.payment_id === payment!.id)).toEqual([
       expect.objectContaining({ kind: 'payment-retry', payload: { payment_id: payment!.id, attempt: 1 } }),
     ]);
@@ -196,7 +197,7 @@ describe('failed-payment ingestion (generic processor)', () => {
     expect(payment!.recovered_at).not.toBeNull();
     const [customer] = await customers(tenant);
     expect(customer).toMatchObject({ status: 'recovered', failed_payments: 0, recovered_payments: 1, recovered_amounts: { usd: 1500 } });
-    const due = await runtime.local!.scheduler.due(new Date(Date.now() + 400 * 86400_000));
+    const due = await localRuntime().scheduler.due(new Date(Date.now() + 400 * 86400_000));
     expect(due.filter((job) => job.payload.payment_id === payment!.id)).toEqual([]);
     expect((await tenantItems(tenant, 'EVENT#')).filter((e) => e.type === 'payment.recovered')).toHaveLength(1);
   });
@@ -221,7 +222,7 @@ describe('failed-payment ingestion (generic processor)', () => {
     expect((await tenantItems(tenant, 'EVENT#')).map((event) => event.type)).toEqual(expect.arrayContaining(['payment.failed', 'payment.recovered']));
     await drainEvents();
     expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([]);
-    const due = await runtime.local!.scheduler.due(new Date(Date.now() + 400 * 86400_000));
+    const due = await localRuntime().scheduler.due(new Date(Date.now() + 400 * 86400_000));
     expect(due.filter((job) => job.payload.payment_id === payment!.id)).toEqual([]);
     // A terminal code the same way: paid, so recovered, counted once (not terminal as well).
     const fraud = genericFailure({ amount: 800, currency: 'usd', code: 'stolen_card', customerId: failure.customer.id });
@@ -271,7 +272,7 @@ describe('failed-payment ingestion (generic processor)', () => {
     const recorded = await payments(tenant);
     expect(recorded).toHaveLength(6);
     expect(recorded.map((payment) => payment.status)).toEqual(Array(6).fill('recovered'));
-    const due = await runtime.local!.scheduler.due(new Date(Date.now() + 400 * 86400_000));
+    const due = await localRuntime().scheduler.due(new Date(Date.now() + 400 * 86400_000));
     expect(due.filter((job) => recorded.some((payment) => job.payload.payment_id === payment.id))).toEqual([]);
   });
 

@@ -2,11 +2,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
+import { scheduler } from '../../shared/composition/scheduler.ts';
 
 /**
  * Verifies `Recovery-Signature: t=<unix>,v1=<hex>[,v1=<hex>]` exactly as docs/webhooks-outbound.md
@@ -136,7 +138,7 @@ describe('outbound webhook delivery (real HTTP receiver)', () => {
     listed = await deliveries(keys.test_admin, endpoint.id);
     expect(listed.data[0]).toMatchObject({ status: 'succeeded', attempts: 2, last_status_code: 200, last_error: null, next_attempt_at: null });
     expect(new Set(receiver.at(path).map((entry) => entry.event.id)).size).toBe(1);
-    const outbox = runtime.local!.outbox.entries().filter((entry) => entry.channel === 'webhook' && entry.to.endsWith(path));
+    const outbox = localRuntime().outbox.entries().filter((entry) => entry.channel === 'webhook' && entry.to.endsWith(path));
     expect(outbox.map((entry) => entry.content.status_code)).toEqual([500, 200]);
   });
 
@@ -172,10 +174,10 @@ describe('outbound webhook delivery (real HTTP receiver)', () => {
     await failPayment(webhookPath);
     // Act: the stream delivers every event twice (before and after the first attempts ran)
     const events = await tenantItems(tenant, 'EVENT#');
-    runtime.local!.events.capture(events);
+    localRuntime().events.capture(events);
     await drainEvents();
     await runDueJobs();
-    runtime.local!.events.capture(events);
+    localRuntime().events.capture(events);
     await drainEvents();
     await runDueJobs();
     // Assess
@@ -193,7 +195,7 @@ describe('outbound webhook delivery (real HTTP receiver)', () => {
     const live = await createEndpoint(keys.test_admin, { url: receiver.url(livePath), events: ['payment.failed'] });
     await failPayment(webhookPath);
     await drainEvents();
-    const due = (await runtime.local!.scheduler.due(new Date(runtime.clock.now().getTime() + 3600_000))).filter((job) => job.kind === 'webhook-delivery');
+    const due = (await localRuntime().scheduler.due(new Date(runtime.clock.now().getTime() + 3600_000))).filter((job) => job.kind === 'webhook-delivery');
     // Act: the merchant turns one endpoint off and removes another while their first attempts wait.
     expect((await call('PUT', `/v1/webhooks/${disabled.id}`, { key: keys.test_admin, body: { enabled: false } })).status).toBe(200);
     expect((await call('DELETE', `/v1/webhooks/${deleted.id}`, { key: keys.test_admin })).status).toBe(200);
@@ -201,7 +203,7 @@ describe('outbound webhook delivery (real HTTP receiver)', () => {
     const { runDeliveryAttempt } = await import('../../shared/domain/outbound-webhooks/delivery.ts');
     const liveJob = due.find((job) => job.payload.endpoint_id === live.id)!;
     const again = await runDeliveryAttempt(
-      { scheduler: runtime.local!.scheduler, sender: { send: () => Promise.reject(new Error('a stale job must not send')) } },
+      { scheduler, webhookSender: { privateTestEndpoints: true, send: () => Promise.reject(new Error('a stale job must not send')) } },
       tenant,
       liveJob.payload as { endpoint_id: string; event_id: string; attempt: number },
       () => runtime.clock.now(),

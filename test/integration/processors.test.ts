@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { call, newMerchant } from '../support/api.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
 

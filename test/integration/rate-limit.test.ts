@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { secondOf } from '../../shared/model/sliding-window.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { newId } from '../../shared/ids.ts';

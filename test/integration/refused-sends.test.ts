@@ -8,7 +8,7 @@ const previousLevel = vi.hoisted(() => {
   return level;
 });
 
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { useMetricSink } from '../../shared/metrics.ts';
 import { enrollmentResource } from '../../shared/representations/enrollment.ts';
@@ -18,6 +18,7 @@ import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../sup
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
 import { captureLogLines } from '../support/log-lines.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
 
 afterAll(() => {
   process.env.LOG_LEVEL = previousLevel;
@@ -79,7 +80,7 @@ describe('a campaign step the provider refuses for good', () => {
     expect(steps.filter((run) => run.outcome !== 'succeeded')).toEqual([]);
     // Assess: what went out; the refused phone's customer still got the third step, so the refusal did not count.
     const addresses = [emailRefused.customer.email, emailRefused.customer.phone, phoneRefused.customer.email, phoneRefused.customer.phone];
-    const sent = runtime.local!.outbox.entries().filter((entry) => addresses.includes(entry.to));
+    const sent = localRuntime().outbox.entries().filter((entry) => addresses.includes(entry.to));
     expect(sent.map((entry) => [entry.to, entry.channel, entry.content.subject])).toEqual([
       [phoneRefused.customer.email, 'email', 'Action needed'],
       [emailRefused.customer.phone, 'sms', undefined],

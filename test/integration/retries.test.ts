@@ -1,12 +1,14 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
+import { scheduler } from '../../shared/composition/scheduler.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
 import { usagePeriod } from '../../shared/store/usage.ts';
 import { advanceClock, call, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
 
 async function setUp(plan: 'starter' | 'enterprise' = 'enterprise') {
   const merchant = await newMerchant({ plan });
@@ -68,7 +70,7 @@ describe('automatic retries of soft declines (sandbox processor)', () => {
       Array.from({ length: 4 }, () => ['failed', 'insufficient_funds']),
     );
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(48 * 3600_000);
-    expect(await runtime.local!.scheduler.due(new Date(Date.now() + 365 * 86400_000))).not.toContainEqual(
+    expect(await localRuntime().scheduler.due(new Date(Date.now() + 365 * 86400_000))).not.toContainEqual(
       expect.objectContaining({ payload: expect.objectContaining({ payment_id: id }) }),
     );
   });
@@ -151,7 +153,7 @@ describe('POST /v1/payments/{id}/retry', () => {
   it('replaces the scheduled attempt: the run now and its watchdog scheduled, the automatic one canceled', async () => {
     const { keys, path } = await setUp();
     const id = await fail(path, 'insufficient_funds', '9995');
-    const jobsOf = async () => (await runtime.local!.scheduler.due(new Date(runtime.clock.now().getTime() + 365 * 86400_000))).filter((job) => job.payload.payment_id === id);
+    const jobsOf = async () => (await localRuntime().scheduler.due(new Date(runtime.clock.now().getTime() + 365 * 86400_000))).filter((job) => job.payload.payment_id === id);
     expect((await jobsOf()).map((job) => job.payload)).toEqual([{ payment_id: id, attempt: 1 }]);
     const requested = runtime.clock.now().getTime();
     expect((await call('POST', `/v1/payments/${id}/retry`, { key: keys.test_write })).status).toBe(200);
@@ -273,7 +275,7 @@ describe('attempt watchdog (the sweeper)', () => {
     const id = await fail(path, 'insufficient_funds', '4242');
     const { claimRetry } = await import('../../shared/domain/retries/retry-execution.ts');
     advanceClock(48 * 3600 + 1);
-    await claimRetry(tenant, id, 'automatic', runtime.clock.now());
+    await claimRetry({ scheduler }, tenant, id, 'automatic', runtime.clock.now());
     expect(await payment(tenant, id)).toMatchObject({ status: 'retrying', retry_count: 1 });
     // Act: 15 minutes pass with no answer.
     advanceClock(15 * 60 + 1);

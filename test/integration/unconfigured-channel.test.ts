@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
 
 /**
  * A deployment without sms context (no smsOriginationIdentity): the sms channel is the adapter AWS
@@ -48,7 +49,7 @@ describe('a campaign step on a channel the deployment was not given', () => {
     const steps = runs.filter((run) => run.kind === 'campaign-step');
     expect(steps).toHaveLength(6);
     expect(steps.filter((run) => run.outcome !== 'succeeded')).toEqual([]);
-    const sent = runtime.local!.outbox.entries().filter((entry) => [withPhone.customer.email, withoutPhone.customer.email, '+4915112345678'].includes(entry.to));
+    const sent = localRuntime().outbox.entries().filter((entry) => [withPhone.customer.email, withoutPhone.customer.email, '+4915112345678'].includes(entry.to));
     expect(sent.map((entry) => [entry.to, entry.channel, entry.content.subject])).toEqual([
       [withPhone.customer.email, 'email', 'Action needed'],
       [withoutPhone.customer.email, 'email', 'Action needed'],

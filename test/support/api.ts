@@ -1,5 +1,6 @@
 import { dispatch } from '../../bin/local/dispatch.ts';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { onboardMerchant, type MerchantTerms } from '../../shared/domain/access/merchant-onboarding.ts';
 
 export interface ApiResponse {
@@ -44,8 +45,7 @@ export async function newMerchant(terms: MerchantTerms = {}) {
 }
 
 export function advanceClock(seconds: number): Date {
-  if (!runtime.local) throw new Error('tests run with RUNTIME_MODE=local');
-  return runtime.local.clock.advance(seconds);
+  return localRuntime().clock.advance(seconds);
 }
 
 export { runDueJobs } from '../../bin/local/job-runner.ts';

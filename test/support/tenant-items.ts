@@ -1,4 +1,4 @@
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { queryAll } from '../../shared/store/dynamo.ts';
 import { tenantPk } from '../../shared/store/keys.ts';

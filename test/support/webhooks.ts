@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { call } from './api.ts';
 
 export const STRIPE_SECRET = 'whsec_test_0123456789abcdefghijklmnop';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition/runtime.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { clearInstanceCaches, InstanceCache } from '../../shared/store/instance-cache.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
 
-const advance = (seconds: number) => runtime.local!.clock.advance(seconds);
+const advance = (seconds: number) => localRuntime().clock.advance(seconds);
 
 /** A stand-in for a table read that counts how often it ran. */
 function source<V>(value: V | undefined) {

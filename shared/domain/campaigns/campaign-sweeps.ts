@@ -1,11 +1,10 @@
-import { scheduler } from '../../composition/scheduler.ts';
 import { monotonicMs } from '../../ports/clock.ts';
 import { findCampaign, findCampaignVersion } from '../../store/campaigns.ts';
 import { findEnrollment, runningEnrollmentsPage, saveEnrollmentWrite } from '../../store/enrollments.ts';
 import { transact } from '../../store/transactions.ts';
 import type { CampaignStatus, CampaignVersion } from '../../model/campaign.ts';
 import type { CampaignStatusChanged } from '../../model/events.ts';
-import { finish, scheduleStep } from '../dunning/dunning.ts';
+import { finish, scheduleStep, type DunningPorts } from '../dunning/dunning.ts';
 import type { Enrollment } from '../../model/enrollment.ts';
 import { shiftOutOfQuietHours } from '../dunning/quiet-hours.ts';
 import type { Tenant } from '../../model/tenant.ts';
@@ -47,8 +46,8 @@ const SWEPT_IN: Readonly<Record<SweepAction, CampaignStatus>> = { remove: 'archi
 
 export const campaignSweepJobId = (eventId: string, part: number): string => `sweep-${eventId}-${part}`;
 
-export async function queueCampaignSweep(tenant: Tenant, job: CampaignSweepJob, now: Date): Promise<void> {
-  await scheduler.schedule({ id: campaignSweepJobId(job.event_id, job.part), kind: 'campaign-sweep', runAt: now, tenant, payload: { ...job } });
+export async function queueCampaignSweep(ports: DunningPorts, tenant: Tenant, job: CampaignSweepJob, now: Date): Promise<void> {
+  await ports.scheduler.schedule({ id: campaignSweepJobId(job.event_id, job.part), kind: 'campaign-sweep', runAt: now, tenant, payload: { ...job } });
 }
 
 export interface SweepLimits {
@@ -74,7 +73,7 @@ export interface SweepReport {
  * One job of a sweep. Enrollments are changed one after another: removing one moves the campaign's
  * counters in the same transaction, and concurrent transactions on that one item would conflict.
  */
-export async function sweepCampaign(tenant: Tenant, job: CampaignSweepJob, now: Date, limits: SweepLimits = DEFAULT_LIMITS): Promise<SweepReport> {
+export async function sweepCampaign(ports: DunningPorts, tenant: Tenant, job: CampaignSweepJob, now: Date, limits: SweepLimits = DEFAULT_LIMITS): Promise<SweepReport> {
   const report: SweepReport = { changed: 0, superseded: false, continued: false };
   const campaign = await findCampaign(tenant, job.campaign_id);
   // Paused again before the release, its held steps wait for the next activation (and its sweep).
@@ -91,25 +90,25 @@ export async function sweepCampaign(tenant: Tenant, job: CampaignSweepJob, now: 
     for (const listed of page.enrollments) {
       const enrollment = await findEnrollment(tenant, listed);
       if (enrollment?.status !== 'active') continue;
-      const changed = job.action === 'remove' ? await finish(tenant, enrollment, 'removed', 'archived', now) : await release(tenant, enrollment, now, versionOf);
+      const changed = job.action === 'remove' ? await finish(ports, tenant, enrollment, 'removed', 'archived', now) : await release(ports, tenant, enrollment, now, versionOf);
       if (changed) report.changed += 1;
     }
     cursor = page.cursor;
   } while (cursor !== null && monotonicMs() - started < limits.budgetMs);
   if (cursor !== null) {
-    await queueCampaignSweep(tenant, { ...job, part: job.part + 1, cursor }, now);
+    await queueCampaignSweep(ports, tenant, { ...job, part: job.part + 1, cursor }, now);
     report.continued = true;
   }
   return report;
 }
 
 /** A held step goes out now (quiet hours permitting); an enrollment that was not held is left as it is. */
-async function release(tenant: Tenant, enrollment: Enrollment, now: Date, versionOf: (version: number) => Promise<CampaignVersion | undefined>): Promise<boolean> {
+async function release(ports: DunningPorts, tenant: Tenant, enrollment: Enrollment, now: Date, versionOf: (version: number) => Promise<CampaignVersion | undefined>): Promise<boolean> {
   if (!enrollment.held) return false;
   const version = await versionOf(enrollment.campaign_version);
   const at = version ? shiftOutOfQuietHours(now, version.quiet_hours) : now;
   const next: Enrollment = { ...enrollment, held: false, next_step_at: at.toISOString(), updated_at: now.toISOString(), version: enrollment.version + 1 };
   if (!(await transact([saveEnrollmentWrite(tenant, next, enrollment.version)])).committed) return false;
-  await scheduleStep(tenant, next, at);
+  await scheduleStep(ports, tenant, next, at);
   return true;
 }

@@ -1,5 +1,5 @@
-import { completionQueue } from '../../composition/completion-queue.ts';
 import { describeError, log } from '../../log.ts';
+import type { Ports } from '../../ports/ports.ts';
 import { consumeSession } from '../../store/cancel-sessions.ts';
 import { persistCompletion, type PersistOutcome } from './cancel-completion.ts';
 import { pauseAfterConflict } from '../contention.ts';
@@ -22,7 +22,7 @@ export interface CompletionResult {
  * completion queue, the session is consumed anyway, and the caller is told it completed: the worker
  * stores it later, once (§4.5).
  */
-export async function completeSession(token: string, input: CompletionInput, now: Date): Promise<CompletionResult> {
+export async function completeSession(ports: Pick<Ports, 'completionQueue'>, token: string, input: CompletionInput, now: Date): Promise<CompletionResult> {
   const hash = tokenHash(token);
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
     const session = await liveSession(hash, now);
@@ -42,7 +42,7 @@ export async function completeSession(token: string, input: CompletionInput, now
     }
     if (persisted === 'conflict') log.error('cancel completion conflicts with stored data; queueing it', { session_id: session.session_id });
     // Queued first: if that fails the request fails and the session is still there to complete again.
-    await completionQueue.enqueue(completion);
+    await ports.completionQueue.enqueue(completion);
     try {
       await consumeSession(hash, session, now);
     } catch (error) {

@@ -1,4 +1,3 @@
-import { scheduler } from '../../composition/scheduler.ts';
 import { monotonicMs } from '../../ports/clock.ts';
 import { findCampaignVersion, listCampaignItems, tenantsWithCalendarCampaigns } from '../../store/campaigns.ts';
 import { calendarCandidates, findCustomer } from '../../store/customers.ts';
@@ -6,7 +5,7 @@ import { enrollmentKey, existingEnrollments, type EnrollmentRef } from '../../st
 import { calendarOccasions, calendarScanRange } from './calendar-triggers.ts';
 import { isCalendarTrigger, type CalendarTrigger, type Campaign, type CampaignVersion } from '../../model/campaign.ts';
 import type { Customer } from '../../model/customer.ts';
-import { enroll } from './dunning.ts';
+import { enroll, type DunningPorts } from './dunning.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import type { CalendarOccasion } from '../../model/enrollment.ts';
 
@@ -30,19 +29,19 @@ export interface CalendarScanJob {
 export const calendarScanJobId = (tenant: Tenant, day: string, part: number): string =>
   `cal.${tenant.merchantId}.${tenant.environment}.${day.replaceAll('-', '')}.${part}`;
 
-async function queueScan(tenant: Tenant, job: CalendarScanJob, now: Date): Promise<void> {
-  await scheduler.schedule({ id: calendarScanJobId(tenant, job.day, job.part), kind: 'calendar-scan', runAt: now, tenant, payload: { ...job } });
+async function queueScan(ports: DunningPorts, tenant: Tenant, job: CalendarScanJob, now: Date): Promise<void> {
+  await ports.scheduler.schedule({ id: calendarScanJobId(tenant, job.day, job.part), kind: 'calendar-scan', runAt: now, tenant, payload: { ...job } });
 }
 
 /** Schedules created at once: enough to queue thousands of tenants well inside the sweep's time limit. */
 const SWEEP_CONCURRENCY = 10;
 
 /** The recurring job: a scan job, due now, for every tenant with an active calendar campaign. */
-export async function sweepCalendar(scheduledTime: Date, now: Date): Promise<{ day: string; tenants: number }> {
+export async function sweepCalendar(ports: DunningPorts, scheduledTime: Date, now: Date): Promise<{ day: string; tenants: number }> {
   const day = scheduledTime.toISOString().slice(0, 10);
   const tenants = await tenantsWithCalendarCampaigns();
   for (let i = 0; i < tenants.length; i += SWEEP_CONCURRENCY) {
-    await Promise.all(tenants.slice(i, i + SWEEP_CONCURRENCY).map((tenant) => queueScan(tenant, { day, part: 0, cursor: null }, now)));
+    await Promise.all(tenants.slice(i, i + SWEEP_CONCURRENCY).map((tenant) => queueScan(ports, tenant, { day, part: 0, cursor: null }, now)));
   }
   return { day, tenants: tenants.length };
 }
@@ -79,7 +78,7 @@ const refOf = ({ customer, campaign, occasion }: Candidate): EnrollmentRef => ({
 });
 
 /** One tenant's scan: enrolls every customer a calendar campaign is due to enroll today and has not yet. */
-export async function scanCalendar(tenant: Tenant, job: CalendarScanJob, now: Date, limits: ScanLimits = DEFAULT_LIMITS): Promise<ScanReport> {
+export async function scanCalendar(ports: DunningPorts, tenant: Tenant, job: CalendarScanJob, now: Date, limits: ScanLimits = DEFAULT_LIMITS): Promise<ScanReport> {
   const campaigns = (await listCampaignItems(tenant)).filter((campaign) => campaign.status === 'active' && isCalendarTrigger(campaign.trigger));
   const report: ScanReport = { campaigns: campaigns.length, customers: 0, enrolled: 0, continued: false };
   if (campaigns.length === 0) return report;
@@ -100,12 +99,12 @@ export async function scanCalendar(tenant: Tenant, job: CalendarScanJob, now: Da
     const existing = candidates.length === 0 ? new Set<string>() : await existingEnrollments(tenant, candidates.map(refOf));
     for (const candidate of candidates) {
       if (existing.has(enrollmentKey(tenant, refOf(candidate)).sk)) continue;
-      if (await enrollCandidate(tenant, candidate, now, versionOf)) report.enrolled += 1;
+      if (await enrollCandidate(ports, tenant, candidate, now, versionOf)) report.enrolled += 1;
     }
     cursor = page.cursor;
   } while (cursor !== null && monotonicMs() - started < limits.budgetMs);
   if (cursor !== null) {
-    await queueScan(tenant, { day: job.day, part: job.part + 1, cursor }, now);
+    await queueScan(ports, tenant, { day: job.day, part: job.part + 1, cursor }, now);
     report.continued = true;
   }
   return report;
@@ -113,6 +112,7 @@ export async function scanCalendar(tenant: Tenant, job: CalendarScanJob, now: Da
 
 /** The index is eventually consistent: the customer is read again and enrolled only if the occasion still holds for them. */
 async function enrollCandidate(
+  ports: DunningPorts,
   tenant: Tenant,
   { customer: listed, campaign, occasion: seen }: Candidate,
   now: Date,
@@ -122,5 +122,5 @@ async function enrollCandidate(
   const occasion = customer && calendarOccasions(campaign, customer, now).find((candidate) => candidate.key === seen.key);
   const version = occasion ? await versionOf(campaign) : undefined;
   if (!customer || !occasion || !version) return false;
-  return (await enroll(tenant, campaign.id, version, customer, null, now, occasion)) !== undefined;
+  return (await enroll(ports, tenant, campaign.id, version, customer, null, now, occasion)) !== undefined;
 }

@@ -1,7 +1,7 @@
-import { mailer, smsSender } from '../../composition/messaging.ts';
 import { log } from '../../log.ts';
 import { metrics } from '../../metrics.ts';
 import { ChannelUnavailable, PermanentSendFailure, type SendRefusal } from '../../ports/messaging.ts';
+import type { Ports } from '../../ports/ports.ts';
 import { findCampaign, findCampaignVersion } from '../../store/campaigns.ts';
 import { findCustomer } from '../../store/customers.ts';
 import { campaignCountersWrite, claimMessageSlot, findEnrollment, restoreMessageSlot, saveEnrollmentWrite, type EnrollmentRef } from '../../store/enrollments.ts';
@@ -32,19 +32,22 @@ import { newEvent } from '../../model/events.ts';
  * kept apart so functions that only enroll or stop sequences need no channel configuration.
  */
 
+/** A due step is sent on its channel, and the sequence's next step scheduled (or its end recorded). */
+export type StepPorts = Pick<Ports, 'scheduler' | 'mailer' | 'smsSender'>;
+
 export interface StepReport {
   outcome: 'sent' | 'held' | 'stopped' | 'completed' | 'stale' | 'skipped';
   reason?: string;
 }
 
 /** Sends one due step, unless the enrollment moved on, the campaign is paused (held) or a stop condition holds. */
-export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { step: number }, clock: () => Date): Promise<StepReport> {
+export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: EnrollmentRef & { step: number }, clock: () => Date): Promise<StepReport> {
   const enrollment = await findEnrollment(tenant, ref);
   if (!enrollment || enrollment.status !== 'active' || enrollment.next_step !== ref.step) return { outcome: 'stale' };
   const now = clock();
   const campaign = await findCampaign(tenant, enrollment.campaign_id);
   if (!campaign || campaign.status === 'archived') {
-    await finish(tenant, enrollment, 'removed', 'archived', now);
+    await finish(ports, tenant, enrollment, 'removed', 'archived', now);
     return { outcome: 'stopped', reason: 'archived' };
   }
   if (campaign.status !== 'active') {
@@ -59,21 +62,21 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     findMerchant(tenant.merchantId),
   ]);
   if (!version || !customer) {
-    await finish(tenant, enrollment, 'stopped', 'no_contact', now);
+    await finish(ports, tenant, enrollment, 'stopped', 'no_contact', now);
     return { outcome: 'stopped', reason: 'no_contact' };
   }
   const reason = stopReason(version, enrollment, payment, customer, now);
   // A recovery seen here first (its event not yet handled) is credited here, once, as there.
   if (reason === 'recovered' && payment) {
-    await creditRecovery(tenant, enrollment, payment, now);
+    await creditRecovery(ports, tenant, enrollment, payment, now);
     return { outcome: 'stopped', reason };
   }
   if (reason) {
-    await finish(tenant, enrollment, 'stopped', reason, now);
+    await finish(ports, tenant, enrollment, 'stopped', reason, now);
     return { outcome: 'stopped', reason };
   }
   const step = version.steps[enrollment.next_step]!;
-  const delivery = await sendStep(tenant, enrollment, step, customer, payment, merchant, now);
+  const delivery = await sendStep(ports, tenant, enrollment, step, customer, payment, merchant, now);
   const sent = delivery === 'sent';
   const outOfSteps = enrollment.next_step + 1 >= version.steps.length;
   // Capped with steps left: the sequence stops on max_attempts, as it would before its next step.
@@ -100,7 +103,7 @@ export async function runCampaignStep(tenant: Tenant, ref: EnrollmentRef & { ste
     writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));
   }
   const committed = (await transact(writes)).committed;
-  if (committed && !isLast) await scheduleStep(tenant, next, new Date(next.next_step_at!));
+  if (committed && !isLast) await scheduleStep(ports, tenant, next, new Date(next.next_step_at!));
   if (delivery !== 'sent') {
     // Counted once the skip is recorded: a run that lost the race to another records nothing.
     if (committed) metrics.dunningStepSkipped(tenant, { channel: step.channel, reason: delivery, reference: stepReference(enrollment) }, now);
@@ -150,6 +153,7 @@ function messageOf(enrollment: Enrollment, step: CampaignStep, customer: Custome
 const stepReference = (enrollment: Enrollment): string => `${enrollment.id}#${enrollment.next_step}`;
 
 async function sendStep(
+  ports: StepPorts,
   tenant: Tenant,
   enrollment: Enrollment,
   step: CampaignStep,
@@ -166,8 +170,8 @@ async function sendStep(
   if (!slot) return 'duplicate';
   const delivery = await deliver(step, reference, () =>
     step.channel === 'email'
-      ? mailer.send({ tenant, to, reference, ...renderEmail(templateId, context, step.subject) })
-      : smsSender.send({ tenant, to, reference, body: renderSms(templateId, context) }),
+      ? ports.mailer.send({ tenant, to, reference, ...renderEmail(templateId, context, step.subject) })
+      : ports.smsSender.send({ tenant, to, reference, body: renderSms(templateId, context) }),
   );
   // Only a message sent keeps the slot: a skipped one leaves it to the customer's other sequences.
   if (delivery !== 'sent') await restoreMessageSlot(tenant, enrollment, now, slot.previous);

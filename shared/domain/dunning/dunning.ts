@@ -1,4 +1,3 @@
-import { scheduler } from '../../composition/scheduler.ts';
 import { newId } from '../../ids.ts';
 import { findCampaign, findCampaignVersion, getCampaign, listCampaignItems } from '../../store/campaigns.ts';
 import { findCustomer, getCustomer } from '../../store/customers.ts';
@@ -21,6 +20,7 @@ import { notFound, stateConflict } from '../../model/errors.ts';
 import { isOpen, type Payment } from '../../model/payment.ts';
 import { shiftOutOfQuietHours } from './quiet-hours.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { Ports } from '../../ports/ports.ts';
 import type { CampaignVersion } from '../../model/campaign.ts';
 import { newEvent } from '../../model/events.ts';
 
@@ -28,6 +28,9 @@ import { newEvent } from '../../model/events.ts';
  * The dunning engine: enrolls customers into active campaigns when failures arrive, sends each step
  * when it comes due (through the scheduler), and ends sequences on the stop conditions.
  */
+
+/** The dunning engine schedules each enrollment's next step and cancels it when the sequence ends. */
+export type DunningPorts = Pick<Ports, 'scheduler'>;
 
 export const stepJobId = (enrollmentId: string, step: number): string => `step-${enrollmentId}-${step}`;
 
@@ -37,8 +40,8 @@ export function stepDueAt(version: Pick<CampaignVersion, 'steps' | 'quiet_hours'
   return shiftOutOfQuietHours(new Date(from.getTime() + delay), version.quiet_hours);
 }
 
-export async function scheduleStep(tenant: Tenant, enrollment: Enrollment, at: Date): Promise<void> {
-  await scheduler.schedule({
+export async function scheduleStep(ports: DunningPorts, tenant: Tenant, enrollment: Enrollment, at: Date): Promise<void> {
+  await ports.scheduler.schedule({
     id: stepJobId(enrollment.id, enrollment.next_step),
     kind: 'campaign-step',
     runAt: at,
@@ -88,6 +91,7 @@ function newEnrollment(
  * finds it and schedules its step again, harmlessly). `calendar` names a calendar trigger's occasion.
  */
 export async function enroll(
+  ports: DunningPorts,
   tenant: Tenant,
   campaignId: string,
   version: CampaignVersion,
@@ -110,12 +114,12 @@ export async function enroll(
     recordEventWrite(tenant, enrolled),
   ]);
   const current = result.committed ? enrollment : await findEnrollment(tenant, enrollment);
-  if (current?.status === 'active' && current.next_step_at !== null) await scheduleStep(tenant, current, new Date(current.next_step_at));
+  if (current?.status === 'active' && current.next_step_at !== null) await scheduleStep(ports, tenant, current, new Date(current.next_step_at));
   return result.committed ? enrollment : undefined;
 }
 
 /** Enrolls the customer of a failure into every active campaign whose trigger and conditions it meets. */
-export async function enrollForFailure(tenant: Tenant, paymentId: string, occasion: EnrollmentOccasion, now: Date): Promise<Enrollment[]> {
+export async function enrollForFailure(ports: DunningPorts, tenant: Tenant, paymentId: string, occasion: EnrollmentOccasion, now: Date): Promise<Enrollment[]> {
   // Independent reads side by side: every failure's event waits on these before its first message is scheduled.
   const [payment, campaigns] = await Promise.all([findPayment(tenant, paymentId), listCampaignItems(tenant)]);
   const active = campaigns.filter((campaign) => campaign.status === 'active');
@@ -138,14 +142,21 @@ export async function enrollForFailure(tenant: Tenant, paymentId: string, occasi
       .filter((campaign) => triggerFires(campaign, facts))
       .map(async (campaign) => {
         const version = await findCampaignVersion(tenant, campaign.id, campaign.version);
-        return version ? enroll(tenant, campaign.id, version, customer, payment.id, now) : undefined;
+        return version ? enroll(ports, tenant, campaign.id, version, customer, payment.id, now) : undefined;
       }),
   );
   return enrolled.filter((enrollment) => enrollment !== undefined);
 }
 
 /** POST /v1/campaigns/{id}/enrollments: the `manual` trigger, or any active campaign on demand. */
-export async function enrollManually(tenant: Tenant, campaignId: string, customerId: string, paymentId: string | null, now: Date): Promise<Enrollment> {
+export async function enrollManually(
+  ports: DunningPorts,
+  tenant: Tenant,
+  campaignId: string,
+  customerId: string,
+  paymentId: string | null,
+  now: Date,
+): Promise<Enrollment> {
   const campaign = await getCampaign(tenant, campaignId);
   if (campaign.status !== 'active') throw stateConflict(`Campaign '${campaignId}' is ${campaign.status}: only active campaigns enroll customers.`);
   const customer = await getCustomer(tenant, customerId);
@@ -159,13 +170,14 @@ export async function enrollManually(tenant: Tenant, campaignId: string, custome
   }
   const version = await findCampaignVersion(tenant, campaign.id, campaign.version);
   if (!version) throw notFound('campaign version', `${campaignId}@${campaign.version}`);
-  const enrollment = await enroll(tenant, campaign.id, version, customer, paymentId, now);
+  const enrollment = await enroll(ports, tenant, campaign.id, version, customer, paymentId, now);
   if (!enrollment) throw stateConflict(`Customer '${customerId}' is already enrolled in campaign '${campaignId}' for this failure.`);
   return enrollment;
 }
 
 /** Ends an enrollment and moves the campaign's counters with it (and any `extra` writes, e.g. its event), in one transaction. */
 export async function finish(
+  ports: DunningPorts,
   tenant: Tenant,
   enrollment: Enrollment,
   status: Enrollment['status'],
@@ -180,7 +192,7 @@ export async function finish(
     campaignCountersWrite(tenant, enrollment.campaign_id, { ...counts, active: -1, ...(status === 'active' ? {} : { ended: status }) }),
     ...extra,
   ]);
-  if (result.committed) await scheduler.cancel(stepJobId(enrollment.id, enrollment.next_step));
+  if (result.committed) await ports.scheduler.cancel(stepJobId(enrollment.id, enrollment.next_step));
   return result.committed;
 }
 
@@ -210,6 +222,7 @@ export function stopReason(version: CampaignVersion, enrollment: Enrollment, pay
  * stop on recovery; a terminal outcome ends those that stop on terminal.
  */
 export async function settleEnrollments(
+  ports: DunningPorts,
   tenant: Tenant,
   payment: Pick<Payment, 'id' | 'customer_id' | 'status' | 'amount' | 'currency' | 'recovered_at'>,
   now: Date,
@@ -217,12 +230,12 @@ export async function settleEnrollments(
   if (payment.customer_id === null) return;
   for (const enrollment of await enrollmentsOf(tenant, payment.customer_id, payment.id)) {
     if (payment.status === 'recovered') {
-      await creditRecovery(tenant, enrollment, payment, now);
+      await creditRecovery(ports, tenant, enrollment, payment, now);
       continue;
     }
     if (payment.status !== 'terminal' || enrollment.status !== 'active') continue;
     const version = await findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version);
-    if (version?.stop_conditions.stop_on_terminal !== false) await finish(tenant, enrollment, 'stopped', 'terminal', now, { terminal: 1 });
+    if (version?.stop_conditions.stop_on_terminal !== false) await finish(ports, tenant, enrollment, 'stopped', 'terminal', now, { terminal: 1 });
   }
 }
 
@@ -235,6 +248,7 @@ const CREDIT_ROUNDS = 5;
  * campaign analytics. A running sequence that stops on recovery ends. Once per enrollment.
  */
 export async function creditRecovery(
+  ports: DunningPorts,
   tenant: Tenant,
   enrollment: Enrollment,
   payment: Pick<Payment, 'id' | 'amount' | 'currency' | 'recovered_at'>,
@@ -244,14 +258,14 @@ export async function creditRecovery(
   let current: Enrollment | undefined = enrollment;
   for (let round = 0; round < CREDIT_ROUNDS; round++) {
     if (!current || !creditsRecovery(current, recoveredAt)) return;
-    if (await creditOnce(tenant, current, payment, now)) return;
+    if (await creditOnce(ports, tenant, current, payment, now)) return;
     current = await findEnrollment(tenant, current);
   }
   // Thrown, so the event (or the step job) is delivered again: a credit is safe to repeat (recovered_at).
   throw new Error(`Could not credit the recovery of ${payment.id} to enrollment ${enrollment.id} after ${CREDIT_ROUNDS} conflicting rounds`);
 }
 
-async function creditOnce(tenant: Tenant, enrollment: Enrollment, payment: Pick<Payment, 'id' | 'amount' | 'currency'>, now: Date): Promise<boolean> {
+async function creditOnce(ports: DunningPorts, tenant: Tenant, enrollment: Enrollment, payment: Pick<Payment, 'id' | 'amount' | 'currency'>, now: Date): Promise<boolean> {
   const [version, campaign] = await Promise.all([
     findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version),
     findCampaign(tenant, enrollment.campaign_id),
@@ -281,7 +295,7 @@ async function creditOnce(tenant: Tenant, enrollment: Enrollment, payment: Pick<
   };
   const marked: Enrollment = { ...enrollment, recovered_at: now.toISOString(), ...(wasTerminal ? { stop_reason: 'recovered' as const } : {}) };
   if (enrollment.status === 'active' && version?.stop_conditions.stop_on_recovery !== false) {
-    return finish(tenant, marked, 'stopped', 'recovered', now, counts, [recordEventWrite(tenant, credited)]);
+    return finish(ports, tenant, marked, 'stopped', 'recovered', now, counts, [recordEventWrite(tenant, credited)]);
   }
   // Credited, and otherwise left as it is: a running sequence the merchant keeps going, or one that ended.
   const result = await transact([

@@ -37,9 +37,13 @@ import { pauseAfterConflict } from '../contention.ts';
 import { wellFormedText } from '../../model/well-formed-text.ts';
 import { lateOutcomeEvents, recategorization } from './payment-change-events.ts';
 import { cancelPendingRetry, routeFailure } from '../retries/recovery-routing.ts';
+import type { Ports } from '../../ports/ports.ts';
 import { tenantOf, type Tenant } from '../../model/tenant.ts';
 import type { ProcessorConnection } from '../../model/processor-connection.ts';
 import { newEvent, type ServiceEvent, type SubscriptionNews } from '../../model/events.ts';
+
+/** Ingestion schedules a soft decline's first retry and cancels a pending one when the processor reports the payment paid. */
+export type IngestionPorts = Pick<Ports, 'scheduler'>;
 
 export interface IngestionResult {
   outcome: 'created' | 'duplicate' | 'updated' | 'ignored';
@@ -58,15 +62,15 @@ type FailedEvent = Extract<ProcessorEvent, { kind: 'payment_failed' }>;
 type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
 
 /** What one verified processor event changes. Every path is safe to replay and to run concurrently with itself. */
-export async function ingestProcessorEvent(connection: ProcessorConnection, received: ProcessorEvent, now: Date): Promise<IngestionResult> {
+export async function ingestProcessorEvent(ports: IngestionPorts, connection: ProcessorConnection, received: ProcessorEvent, now: Date): Promise<IngestionResult> {
   const tenant = tenantOf(connection);
   const { psp } = connection;
   const event = timed(wellFormedText(received));
   switch (event.kind) {
     case 'payment_failed':
-      return recordFailure(tenant, psp, event, now);
+      return recordFailure(ports, tenant, psp, event, now);
     case 'payment_succeeded':
-      return recordRecovery(tenant, psp, event, now);
+      return recordRecovery(ports, tenant, psp, event, now);
     case 'subscription_canceled':
       return cancelKnownSubscription(tenant, psp, event, now);
     case 'subscription_updated':
@@ -87,11 +91,11 @@ export async function ingestProcessorEvent(connection: ProcessorConnection, rece
   }
 }
 
-async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, now: Date): Promise<IngestionResult> {
+async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string, event: FailedEvent, now: Date): Promise<IngestionResult> {
   const references = [...new Set([event.payment.pspPaymentId, ...event.payment.references])];
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const recorded = await findRecordedFailure(tenant, psp, event.customer.pspCustomerId, references, now);
-    if (recorded.payment) return completeDuplicate(tenant, psp, event, references, now, recorded.payment);
+    if (recorded.payment) return completeDuplicate(ports, tenant, psp, event, references, now, recorded.payment);
     const existing = recorded.customerId === undefined ? undefined : await findCustomer(tenant, recorded.customerId);
     const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now);
     if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
@@ -128,12 +132,12 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
       ...events.map((e) => recordEventWrite(tenant, e)),
     ]);
     if (result.committed) {
-      await routeFailure(tenant, payment);
+      await routeFailure(ports, tenant, payment);
       return { outcome: 'created', payment_id: payment.id, customer_id: customer.id };
     }
     // A concurrent delivery of the same charge recorded it between the read and this transaction.
     if (result.failedConditions.some((position) => position < paymentWrites.length)) {
-      return completeDuplicate(tenant, psp, event, references, now);
+      return completeDuplicate(ports, tenant, psp, event, references, now);
     }
     // The customer changed (or was created) under us: read again and retry.
     if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
@@ -147,6 +151,7 @@ async function recordFailure(tenant: Tenant, psp: string, event: FailedEvent, no
  * hand-off in case the first delivery stopped before it. `found` is the match the caller just read.
  */
 async function completeDuplicate(
+  ports: IngestionPorts,
   tenant: Tenant,
   psp: string,
   event: FailedEvent,
@@ -188,7 +193,7 @@ async function completeDuplicate(
       }
     }
     if (enriched === payment && writes.length === 0) {
-      await routeFailure(tenant, payment);
+      await routeFailure(ports, tenant, payment);
       return { outcome: 'duplicate', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     const changed =
@@ -200,7 +205,7 @@ async function completeDuplicate(
           ];
     const result = await transact([...changed, ...writes]);
     if (result.committed) {
-      await routeFailure(tenant, enriched);
+      await routeFailure(ports, tenant, enriched);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
@@ -227,7 +232,7 @@ function withReportedSubscription(customer: Customer, event: SucceededEvent, now
   return refreshCustomer(customer, event.customer, event.subscription, now).customer;
 }
 
-async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent, now: Date): Promise<IngestionResult> {
+async function recordRecovery(ports: IngestionPorts, tenant: Tenant, psp: string, event: SucceededEvent, now: Date): Promise<IngestionResult> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const match = await findPaymentByReferences(tenant, psp, event.references);
     const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
@@ -262,7 +267,7 @@ async function recordRecovery(tenant: Tenant, psp: string, event: SucceededEvent
     }
     const result = await transact(writes);
     if (result.committed) {
-      await cancelPendingRetry(payment);
+      await cancelPendingRetry(ports, payment);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);

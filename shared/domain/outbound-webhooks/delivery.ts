@@ -3,8 +3,7 @@ import { notFound, stateConflict } from '../../model/errors.ts';
 import { isDelivered, type EventType, type ServiceEvent } from '../../model/events.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { deliveryIdFor, eventIdFor, type WebhookDelivery, type WebhookEndpoint } from '../../model/webhook-endpoint.ts';
-import type { Scheduler } from '../../ports/scheduler.ts';
-import type { WebhookSender } from '../../ports/webhook-sender.ts';
+import type { Ports } from '../../ports/ports.ts';
 import { settleAll } from '../../settle-all.ts';
 import { findEvent } from '../../store/events.ts';
 import { createDelivery, findDelivery, listDeliveries, updateDelivery } from '../../store/webhook-deliveries.ts';
@@ -46,10 +45,8 @@ const idBody = (id: string): string => id.slice(id.indexOf('_') + 1);
 export const deliveryJobId = (endpointId: string, eventId: string, attempt: number): string =>
   `wh.${idBody(eventId)}.${idBody(endpointId)}.${attempt}`;
 
-export interface DeliveryPorts {
-  scheduler: Scheduler;
-  sender: WebhookSender;
-}
+/** Deliveries are attempts scheduled as jobs, each sent by the webhook sender. */
+export type DeliveryPorts = Pick<Ports, 'scheduler' | 'webhookSender'>;
 
 async function scheduleAttempt(ports: Pick<DeliveryPorts, 'scheduler'>, tenant: Tenant, delivery: WebhookDelivery, attempt: number, at: Date) {
   await ports.scheduler.schedule({
@@ -149,7 +146,7 @@ export async function runDeliveryAttempt(ports: DeliveryPorts, tenant: Tenant, j
   const body = payloadOf(event);
   const sentAt = clock();
   const timestamp = Math.floor(sentAt.getTime() / 1000);
-  const response = await ports.sender.send({
+  const response = await ports.webhookSender.send({
     url: endpoint.url,
     body,
     headers: {
@@ -159,7 +156,7 @@ export async function runDeliveryAttempt(ports: DeliveryPorts, tenant: Tenant, j
       'Recovery-Delivery-Id': delivery.id,
       'Recovery-Delivery-Attempt': String(job.attempt),
     },
-    allowPrivateAddresses: mayReachPrivate(tenant),
+    allowPrivateAddresses: mayReachPrivate(ports.webhookSender, tenant),
   });
 
   const now = clock();

@@ -1,8 +1,9 @@
-import { runtime } from '../../composition/runtime.ts';
 import { newId, randomSecret } from '../../ids.ts';
 import { classifyAddress, isLocalHostName } from '../../model/address-policy.ts';
 import { stateConflict, validationFailed } from '../../model/errors.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { Ports } from '../../ports/ports.ts';
+import type { WebhookSender } from '../../ports/webhook-sender.ts';
 import type { WebhookEndpoint } from '../../model/webhook-endpoint.ts';
 import { deleteEndpoint, getEndpoint, listEndpoints, saveEndpoint } from '../../store/webhook-endpoints.ts';
 
@@ -23,13 +24,15 @@ export interface EndpointInput {
   enabled?: boolean;
 }
 
-const isLocalRuntime = (): boolean => runtime.mode === 'local';
+/** Test-mode endpoints may point at this machine or a private network, but only where the sender allows it (the local server). */
+export const mayReachPrivate = (sender: Pick<WebhookSender, 'privateTestEndpoints'>, tenant: Tenant): boolean =>
+  tenant.environment === 'test' && sender.privateTestEndpoints;
 
-/** Test-mode endpoints may point at this machine or a private network, but only on the local runtime. */
-export const mayReachPrivate = (tenant: Tenant): boolean => tenant.environment === 'test' && isLocalRuntime();
+/** Checking an endpoint's URL asks what the sender may reach. */
+export type EndpointPorts = Pick<Ports, 'webhookSender'>;
 
 /** What can be judged from the URL alone; resolved addresses are checked again at every delivery. */
-function checkUrl(tenant: Tenant, raw: string): string {
+function checkUrl(ports: EndpointPorts, tenant: Tenant, raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -39,7 +42,7 @@ function checkUrl(tenant: Tenant, raw: string): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw validationFailed('Invalid url: must use https', 'url');
   if (tenant.environment === 'live' && url.protocol !== 'https:') throw validationFailed('Invalid url: live-mode endpoints must use https', 'url');
   if (url.username !== '' || url.password !== '') throw validationFailed('Invalid url: must not contain credentials', 'url');
-  if (!mayReachPrivate(tenant)) {
+  if (!mayReachPrivate(ports.webhookSender, tenant)) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const kind = classifyAddress(host);
     if (isLocalHostName(host) || (kind !== 'invalid' && kind !== 'public')) {
@@ -58,8 +61,8 @@ function newSecret(): string {
   return `whsec_${randomSecret(32)}`;
 }
 
-export async function createEndpoint(tenant: Tenant, input: EndpointInput, now: Date): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const url = checkUrl(tenant, input.url);
+export async function createEndpoint(ports: EndpointPorts, tenant: Tenant, input: EndpointInput, now: Date): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const url = checkUrl(ports, tenant, input.url);
   const events = normalizeEvents(input.events);
   // Counted from a consistent read: two creations racing at the limit may both pass (documented, harmless).
   if ((await listEndpoints(tenant, true)).length >= MAX_ENDPOINTS) {
@@ -98,8 +101,8 @@ async function changeEndpoint(tenant: Tenant, id: string, change: (endpoint: Web
   throw stateConflict(`Webhook endpoint '${id}' was changed by another request at the same time; retry the request.`);
 }
 
-export async function updateEndpoint(tenant: Tenant, id: string, patch: Partial<EndpointInput>, now: Date): Promise<WebhookEndpoint> {
-  const url = patch.url === undefined ? undefined : checkUrl(tenant, patch.url);
+export async function updateEndpoint(ports: EndpointPorts, tenant: Tenant, id: string, patch: Partial<EndpointInput>, now: Date): Promise<WebhookEndpoint> {
+  const url = patch.url === undefined ? undefined : checkUrl(ports, tenant, patch.url);
   const events = patch.events === undefined ? undefined : normalizeEvents(patch.events);
   const at = now.toISOString();
   return changeEndpoint(tenant, id, (endpoint) => {

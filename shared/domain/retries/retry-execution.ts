@@ -1,5 +1,3 @@
-import { processorFor } from '../../composition/payment-processor.ts';
-import { scheduler } from '../../composition/scheduler.ts';
 import { findCustomer, saveCustomerWrites } from '../../store/customers.ts';
 import { recordEventWrite } from '../../store/events.ts';
 import { getMerchant } from '../../store/merchants.ts';
@@ -11,6 +9,7 @@ import { customerListItem } from '../../representations/customer.ts';
 import { paymentResource } from '../../representations/payment.ts';
 import { recoveredEventData } from '../../representations/payment-events.ts';
 import type { RetryOutcome } from '../../ports/payment-processor.ts';
+import type { Ports } from '../../ports/ports.ts';
 import { pauseAfterConflict } from '../contention.ts';
 import { ServiceError, stateConflict } from '../../model/errors.ts';
 import { withStatus } from '../ingestion/failure-accounting.ts';
@@ -22,6 +21,9 @@ import { applyOutcome, attemptAfterSettlement, canStartRetry, claimAttempt, type
 import type { Tenant } from '../../model/tenant.ts';
 import { newEvent } from '../../model/events.ts';
 
+/** A retry schedules its attempts and their watchdogs, and charges through the payment's processor. */
+export type RetryPorts = Pick<Ports, 'scheduler' | 'paymentProcessor'>;
+
 const MAX_ATTEMPTS = 6;
 
 /**
@@ -31,8 +33,8 @@ const MAX_ATTEMPTS = 6;
 export const ATTEMPT_WATCHDOG_MINUTES = 15;
 const watchdogJobId = (paymentId: string, attempt: number): string => `${retryJobId(paymentId, attempt)}-watchdog`;
 
-async function armWatchdog(tenant: Tenant, payment: Payment, now: Date): Promise<void> {
-  await scheduler.schedule({
+async function armWatchdog(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, payment: Payment, now: Date): Promise<void> {
+  await ports.scheduler.schedule({
     id: watchdogJobId(payment.id, payment.retry_count),
     kind: 'payment-retry',
     runAt: new Date(now.getTime() + ATTEMPT_WATCHDOG_MINUTES * 60_000),
@@ -56,9 +58,9 @@ export class AttemptLimitReached extends ServiceError {
  * claims (a manual retry, a scheduled one, a second runner) exactly one wins. The attempt's watchdog
  * is armed before this returns.
  */
-export async function claimRetry(tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date): Promise<Payment> {
+export async function claimRetry(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date): Promise<Payment> {
   const claimed = await claimUnwatched(tenant, paymentId, trigger, now);
-  await armWatchdog(tenant, claimed, now);
+  await armWatchdog(ports, tenant, claimed, now);
   return claimed;
 }
 
@@ -79,8 +81,8 @@ async function claimUnwatched(tenant: Tenant, paymentId: string, trigger: RetryT
 }
 
 /** Queues the claimed attempt to run now (the processor call happens in the retry job, not in the request). */
-export async function dispatchClaimedAttempt(tenant: Tenant, payment: Payment, trigger: RetryTrigger, now: Date): Promise<void> {
-  await scheduler.schedule({
+async function dispatchClaimedAttempt(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, payment: Payment, trigger: RetryTrigger, now: Date): Promise<void> {
+  await ports.scheduler.schedule({
     id: `${retryJobId(payment.id, payment.retry_count)}-run`,
     kind: 'payment-retry',
     runAt: now,
@@ -89,9 +91,9 @@ export async function dispatchClaimedAttempt(tenant: Tenant, payment: Payment, t
   });
 }
 
-async function scheduleAttempt(tenant: Tenant, payment: Payment, at: Date): Promise<void> {
+async function scheduleAttempt(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, payment: Payment, at: Date): Promise<void> {
   const attempt = payment.retry_count + 1;
-  await scheduler.schedule({
+  await ports.scheduler.schedule({
     id: retryJobId(payment.id, attempt),
     kind: 'payment-retry',
     runAt: at,
@@ -116,6 +118,7 @@ export interface AttemptReport {
  * else, superseded attempt) does nothing.
  */
 export async function runRetryAttempt(
+  ports: RetryPorts,
   tenant: Tenant,
   job: { paymentId: string; attempt: number; trigger: RetryTrigger; claimed: boolean; watchdog?: boolean },
   clock: () => Date,
@@ -123,7 +126,7 @@ export async function runRetryAttempt(
   if (job.watchdog) {
     // The attempt never reported back (a crashed runner, a lost answer): give it back for a later try.
     const reason = `No answer within ${ATTEMPT_WATCHDOG_MINUTES} minutes`;
-    return recordOutcome(tenant, job.paymentId, job.attempt, { outcome: 'no_answer', reason }, job.trigger, clock);
+    return recordOutcome(ports, tenant, job.paymentId, job.attempt, { outcome: 'no_answer', reason }, job.trigger, clock);
   }
   let payment: Payment | undefined;
   if (job.claimed) {
@@ -134,7 +137,7 @@ export async function runRetryAttempt(
     const current = await findPayment(tenant, job.paymentId);
     if (!current || current.status !== 'pending' || current.retry_count + 1 !== job.attempt) return { outcome: 'stale', payment_id: job.paymentId };
     try {
-      payment = await claimRetry(tenant, job.paymentId, job.trigger, clock());
+      payment = await claimRetry(ports, tenant, job.paymentId, job.trigger, clock());
     } catch (error) {
       if (error instanceof AttemptLimitReached) return handOverAtLimit(tenant, current, clock);
       if (error instanceof ServiceError && error.code === 'state_conflict') return { outcome: 'stale', payment_id: job.paymentId };
@@ -145,11 +148,11 @@ export async function runRetryAttempt(
   if (customerId === null) {
     // Anonymised (its customer erased) between the claim and now: the attempt is never made (given
     // back), and the payment ends as erasure ended the others (applyOutcome).
-    await recordOutcome(tenant, payment.id, payment.retry_count, { outcome: 'closed', reason: 'The customer was erased' }, job.trigger, clock);
+    await recordOutcome(ports, tenant, payment.id, payment.retry_count, { outcome: 'closed', reason: 'The customer was erased' }, job.trigger, clock);
     return { outcome: 'stale', payment_id: payment.id, status: 'terminal' };
   }
   const [connection, customer] = await Promise.all([findConnectionForPsp(tenant, payment.psp), findCustomer(tenant, customerId)]);
-  const outcome = await processorFor(tenant, payment.psp).retry({
+  const outcome = await ports.paymentProcessor.retry({
     tenant,
     connection,
     payment,
@@ -157,10 +160,11 @@ export async function runRetryAttempt(
     idempotencyKey: retryJobId(payment.id, payment.retry_count),
     cardLastFour: customer?.payment_method?.last_four ?? null,
   });
-  return recordOutcome(tenant, payment.id, payment.retry_count, outcome, job.trigger, clock);
+  return recordOutcome(ports, tenant, payment.id, payment.retry_count, outcome, job.trigger, clock);
 }
 
 async function recordOutcome(
+  ports: RetryPorts,
   tenant: Tenant,
   paymentId: string,
   attempt: number,
@@ -197,8 +201,8 @@ async function recordOutcome(
     if (!(await transact(writes)).committed) continue;
     const nextAttemptAt = result.nextAttemptAt;
     await Promise.all([
-      scheduler.cancel(watchdogJobId(paymentId, attempt)),
-      nextAttemptAt ? scheduleAttempt(tenant, result.payment, nextAttemptAt) : undefined,
+      ports.scheduler.cancel(watchdogJobId(paymentId, attempt)),
+      nextAttemptAt ? scheduleAttempt(ports, tenant, result.payment, nextAttemptAt) : undefined,
     ]);
     const reason = 'reason' in outcome ? outcome.reason : undefined;
     return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status, psp: payment.psp, ...(reason === undefined ? {} : { reason }) };
@@ -252,13 +256,13 @@ async function handOverAtLimit(tenant: Tenant, read: Payment, clock: () => Date)
 }
 
 /** POST /v1/payments/{id}/retry: claims the next attempt now and hands it to the retry job. */
-export async function retryPaymentNow(tenant: Tenant, paymentId: string, now: Date): Promise<Payment> {
+export async function retryPaymentNow(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, paymentId: string, now: Date): Promise<Payment> {
   const claimed = await claimUnwatched(tenant, paymentId, 'manual', now);
   // Independent calls, made together: the watchdog, the scheduled attempt this one replaces, the run now.
   await Promise.all([
-    armWatchdog(tenant, claimed, now),
-    scheduler.cancel(retryJobId(claimed.id, claimed.retry_count)),
-    dispatchClaimedAttempt(tenant, claimed, 'manual', now),
+    armWatchdog(ports, tenant, claimed, now),
+    ports.scheduler.cancel(retryJobId(claimed.id, claimed.retry_count)),
+    dispatchClaimedAttempt(ports, tenant, claimed, 'manual', now),
   ]);
   return claimed;
 }

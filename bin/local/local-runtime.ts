@@ -1,0 +1,63 @@
+import { HttpWebhookSender } from '../../shared/adapters/http-webhook-sender.ts';
+import { LocalCompletionQueue } from '../../shared/adapters/local/local-completion-queue.ts';
+import { LocalEventFeed } from '../../shared/adapters/local/local-event-feed.ts';
+import { createLocalOfferApplier } from '../../shared/adapters/local/local-offer-applier.ts';
+import { LocalScheduler } from '../../shared/adapters/local/local-scheduler.ts';
+import { OutboxMailer, OutboxSmsSender } from '../../shared/adapters/local/outbox-messaging.ts';
+import { OutboxWebhookSender } from '../../shared/adapters/local/outbox-webhook-sender.ts';
+import { LocalOutbox } from '../../shared/adapters/local/outbox.ts';
+import { sandboxProcessor } from '../../shared/adapters/sandbox-processor.ts';
+import { installLocalAdapters } from '../../shared/composition/adapters.ts';
+import { runtime } from '../../shared/runtime.ts';
+import { AdjustableClock } from '../../shared/ports/clock.ts';
+
+/** The local stand-ins for the outside services, which the local runners and the tests look into. */
+export interface LocalRuntime {
+  clock: AdjustableClock;
+  /** Keeps this process's schedules, and the registries sweeps enumerate, apart from other processes sharing the table (test files). */
+  scope: string;
+  scheduler: LocalScheduler;
+  outbox: LocalOutbox;
+  events: LocalEventFeed;
+  completions: LocalCompletionQueue;
+}
+
+let installed: LocalRuntime | undefined;
+
+/**
+ * Builds the local stand-ins and installs them as the composition root's adapters. It must run before
+ * any function module loads (they pick their adapters at import, as at a cold start): `npm start`
+ * installs scope `default` first thing, each test file its own (test/support/setup.ts).
+ */
+export function installLocalRuntime(scope: string): LocalRuntime {
+  const clock = new AdjustableClock();
+  const outbox = new LocalOutbox();
+  const local: LocalRuntime = {
+    clock,
+    scope,
+    scheduler: new LocalScheduler(runtime.db, runtime.tableName, scope),
+    outbox,
+    events: new LocalEventFeed(),
+    completions: new LocalCompletionQueue(),
+  };
+  installLocalAdapters({
+    clock,
+    eventsCommitted: (items) => local.events.capture(items),
+    registryScope: `#${scope}`,
+    scheduler: local.scheduler,
+    mailer: new OutboxMailer(outbox, clock),
+    smsSender: new OutboxSmsSender(outbox, clock),
+    completionQueue: local.completions,
+    offerApplier: createLocalOfferApplier(outbox, clock),
+    paymentProcessor: sandboxProcessor,
+    webhookSender: new OutboxWebhookSender(new HttpWebhookSender(), outbox, clock),
+  });
+  installed = local;
+  return local;
+}
+
+/** The installed local runtime (the local server's, or this test file's). */
+export function localRuntime(): LocalRuntime {
+  if (!installed) throw new Error('No local runtime installed: call installLocalRuntime first (bin/local/local-runtime.ts)');
+  return installed;
+}
