@@ -2,10 +2,10 @@ import { optionalEnv, requireEnv } from './config.ts';
 import type { CampaignChannel } from './model/campaign.ts';
 import type { SkipReason } from './model/enrollment.ts';
 import type { DeclineCategory, RecoveryChannel } from './model/payment.ts';
-import type { AttemptReport } from './domain/retries/retry-execution.ts';
 import type { Tenant } from './model/tenant.ts';
 import { emfLine, type MetricSet } from './emf.ts';
 import { currentLogContext, logLevelEnabled } from './log.ts';
+import type { RetryOutcome } from './ports/payment-processor.ts';
 import type { JobKind } from './ports/scheduler.ts';
 
 /**
@@ -52,7 +52,7 @@ function processorFamily(psp: string): 'stripe' | 'braintree' | 'other' {
 }
 
 /** What one attempt at the processor came to: paid, declined, no verdict (timeout, outage), refused until someone acts, or nothing left to collect. */
-const ATTEMPT_OUTCOMES: Partial<Record<AttemptReport['outcome'], string>> = {
+const ATTEMPT_OUTCOMES: Readonly<Record<RetryOutcome['outcome'], string>> = {
   succeeded: 'succeeded',
   declined: 'failed',
   no_answer: 'no_answer',
@@ -60,10 +60,18 @@ const ATTEMPT_OUTCOMES: Partial<Record<AttemptReport['outcome'], string>> = {
   closed: 'closed',
 };
 
+/** What a retry job reports (domain/retries/retry-execution.ts, AttemptReport), as far as the metric reads it. */
+interface AttemptFacts {
+  outcome: string;
+  payment_id: string;
+  psp?: string;
+  status?: string;
+}
+
 export const metrics = {
   /** A retry attempt whose answer was recorded; a job that found nothing to do (stale, over the plan's limit) is no attempt. */
-  retryAttempted(tenant: Tenant, report: AttemptReport, at: Date): void {
-    const outcome = ATTEMPT_OUTCOMES[report.outcome];
+  retryAttempted(tenant: Tenant, report: AttemptFacts, at: Date): void {
+    const outcome = (ATTEMPT_OUTCOMES as Partial<Record<string, string>>)[report.outcome];
     if (report.psp === undefined || outcome === undefined) return;
     const dimensions = { Environment: tenant.environment, Processor: processorFamily(report.psp), Outcome: outcome };
     emit([{ dimensions, values: { RetryAttempted: count } }], at, { payment_id: report.payment_id });
@@ -109,6 +117,14 @@ export const metrics = {
       at,
       { step: step.reference },
     );
+  },
+
+  /**
+   * An optimistic write lost to concurrent ones as often as its policy allows and gave up
+   * (domain/contention.ts), by which write: a burst on one record, or writes that keep colliding.
+   */
+  writeContended(write: string, attempts: number, at: Date): void {
+    emit([{ dimensions: { Write: write }, values: { WriteContended: count } }], at, { attempts });
   },
 
   /** A dunning step went out to the customer. */

@@ -28,7 +28,7 @@ import {
 import { ServiceError, stateConflict } from '../../model/errors.ts';
 import { PLANS, type Plan } from '../../model/plans.ts';
 import type { Tenant } from '../../model/tenant.ts';
-import { MERCHANT_WRITE_SCALE, pauseAfterConflict } from '../contention.ts';
+import { LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import { newEvent, type CampaignStatusChanged } from '../../model/events.ts';
 
 export { getCampaign } from '../../store/campaigns.ts';
@@ -51,11 +51,10 @@ export class CampaignLimitReached extends ServiceError {
  * deciding again (which, for a second activation, is the 409). Tries are few: only a burst of
  * requests on one campaign or on the tenant's counts collides.
  */
-const MAX_TRIES = 6;
+const campaignWrite = (refusal: string): ContentionPolicy => ({ write: 'campaign', attempts: 6, backoff: MERCHANT_WRITE, exhausted: () => stateConflict(refusal) });
 
-function changedConcurrently(campaignId: string): ServiceError {
-  return stateConflict(`Campaign '${campaignId}' was changed by another request at the same time; retry the request.`);
-}
+const changedConcurrently = (campaignId: string): ContentionPolicy =>
+  campaignWrite(`Campaign '${campaignId}' was changed by another request at the same time; retry the request.`);
 
 const limitsOf = (plan: Plan): CampaignCounts => PLANS[plan].campaigns;
 
@@ -84,13 +83,11 @@ export async function createCampaign(
     archived_at: null,
   };
   const change = countsChange('none', 'draft');
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  return writeOptimistically(campaignWrite('Too many campaigns are being created at the same time; retry the request.'), async () => {
     const outcome: CampaignWrite = await insertCampaign(tenant, campaign, change, limitsOf(plan));
-    if (outcome === 'written') return campaign;
     if (outcome === 'over_limit') throw new CampaignLimitReached(plan, 'open');
-    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
-  }
-  throw stateConflict('Too many campaigns are being created at the same time; retry the request.');
+    return outcome === 'written' ? campaign : LOST;
+  });
 }
 
 export async function listCampaigns(tenant: Tenant, filter: CampaignFilter, sort: CampaignSort, order: SortOrder): Promise<Campaign[]> {
@@ -102,7 +99,7 @@ export async function listCampaigns(tenant: Tenant, filter: CampaignFilter, sort
  * campaign is archived; customers already enrolled keep the version they joined (§3.1).
  */
 export async function updateCampaign(tenant: Tenant, campaignId: string, change: DefinitionInput, now: Date): Promise<Campaign> {
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  return writeOptimistically(changedConcurrently(campaignId), async () => {
     const current = await getCampaign(tenant, campaignId);
     const refused = refusal('update', current);
     if (refused) throw stateConflict(refused);
@@ -112,10 +109,8 @@ export async function updateCampaign(tenant: Tenant, campaignId: string, change:
       version: current.version + 1,
       updated_at: now.toISOString(),
     };
-    if ((await saveDefinition(tenant, current, next)) === 'written') return next;
-    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
-  }
-  throw changedConcurrently(campaignId);
+    return (await saveDefinition(tenant, current, next)) === 'written' ? next : LOST;
+  });
 }
 
 function afterChange(current: Campaign, action: StatusChange, at: string): Campaign {
@@ -132,7 +127,7 @@ function afterChange(current: Campaign, action: StatusChange, at: string): Campa
  * one wins; the others read the new status and get the 409 it implies.
  */
 export async function changeCampaignStatus(tenant: Tenant, plan: Plan, campaignId: string, action: StatusChange, now: Date): Promise<Campaign> {
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  return writeOptimistically(changedConcurrently(campaignId), async () => {
     const current = await getCampaign(tenant, campaignId);
     const refused = refusal(action, current);
     if (refused) throw stateConflict(refused);
@@ -142,21 +137,17 @@ export async function changeCampaignStatus(tenant: Tenant, plan: Plan, campaignI
     // event this change records has that done in the background (campaign-sweeps.ts).
     const changed = newEvent(tenant, 'campaign.status_changed', { campaign_id: campaignId, from: current.status, to: next.status } satisfies CampaignStatusChanged, now);
     const outcome = await saveStatus(tenant, current, next, change, limitsOf(plan), changed);
-    if (outcome === 'written') return next;
     if (outcome === 'over_limit') throw new CampaignLimitReached(plan, limitHit(change));
-    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
-  }
-  throw changedConcurrently(campaignId);
+    return outcome === 'written' ? next : LOST;
+  });
 }
 
 /** DELETE /v1/campaigns/{id}: drafts only, removed for good with their versions; others are archived instead. */
 export async function deleteCampaign(tenant: Tenant, campaignId: string): Promise<void> {
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  await writeOptimistically(changedConcurrently(campaignId), async () => {
     const current = await getCampaign(tenant, campaignId);
     const refused = refusal('delete', current);
     if (refused) throw stateConflict(refused);
-    if ((await removeCampaign(tenant, current, countsChange(current.status, 'none'))) === 'written') return;
-    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
-  }
-  throw changedConcurrently(campaignId);
+    return (await removeCampaign(tenant, current, countsChange(current.status, 'none'))) === 'written' ? undefined : LOST;
+  });
 }

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { customerListItem } from '../../representations/customer.ts';
 import { findFeedbackItem, recordFeedbackWrite } from '../../store/cancel-feedback.ts';
 import { consumeSessionWrites } from '../../store/cancel-sessions.ts';
@@ -12,6 +11,7 @@ import { tenantOf, type Tenant } from '../../model/tenant.ts';
 import type { CancelCompletion } from '../../model/cancel-session-schema.ts';
 import type { CancelFeedback } from '../../model/cancel-feedback.ts';
 import { newEvent, type CancelFlowCustomerEventData, type CancelFlowOutcomeData, type ServiceEvent } from '../../model/events.ts';
+import { ContentionExhausted, LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy, type Try } from '../contention.ts';
 
 /**
  * Storing a cancel-session completion (§4.5 "On completion"), as one transaction: the session deleted
@@ -31,7 +31,7 @@ export type PersistOutcome =
   | 'conflict';
 
 /** A customer changing under us (a webhook for them) is retried with a fresh read; past this, give up. */
-const MAX_ATTEMPTS = 6;
+const CUSTOMER_RACES: ContentionPolicy = { write: 'cancel_completion', attempts: 6, backoff: MERCHANT_WRITE };
 
 const OUR_CUSTOMER_ID = /^cus_[0-9a-z]{26}$/;
 
@@ -147,7 +147,7 @@ export async function persistCompletion(
   now: Date,
 ): Promise<PersistOutcome> {
   const tenant = tenantOf(completion.session);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  const attempt = async (): Promise<Try<PersistOutcome>> => {
     const match = await findCancelingCustomer(tenant, completion.session.customer_id, completion.session.subscription_id);
     const { writes, sessionIndex, feedbackIndex } = plan(tenant, completion, match, guard, recordedVia, now);
     const result = await transact(writes);
@@ -159,7 +159,12 @@ export async function persistCompletion(
       return existing?.entity === 'cancel_feedback' && existing.session_id === completion.session.session_id ? 'already_stored' : 'conflict';
     }
     // The customer changed since it was read, or the transaction raced another: read again.
-    await sleep(Math.random() * 20 * 2 ** attempt);
+    return LOST;
+  };
+  try {
+    return await writeOptimistically(CUSTOMER_RACES, attempt);
+  } catch (error) {
+    if (error instanceof ContentionExhausted) return 'conflict';
+    throw error;
   }
-  return 'conflict';
 }

@@ -10,9 +10,9 @@ import {
   saveCancelFlow,
 } from '../../store/cancel-flows.ts';
 import { newCancelFlow, refusal, type CancelFlow, type CancelFlowDefinition, type CancelFlowStatus } from '../../model/cancel-flow.ts';
-import { stateConflict, type ServiceError } from '../../model/errors.ts';
+import { stateConflict } from '../../model/errors.ts';
 import type { Tenant } from '../../model/tenant.ts';
-import { MERCHANT_WRITE_SCALE, pauseAfterConflict } from '../contention.ts';
+import { LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 
 export { getCancelFlow } from '../../store/cancel-flows.ts';
 
@@ -20,11 +20,12 @@ export { getCancelFlow } from '../../store/cancel-flows.ts';
  * Every write is conditioned on the state it was decided from; losing a race means reading again and
  * deciding again. Only a burst of requests on one tenant's flows collides, so tries are few.
  */
-const MAX_TRIES = 6;
-
-function changedConcurrently(flowId: string): ServiceError {
-  return stateConflict(`Cancel flow '${flowId}' was changed by another request at the same time; retry the request.`);
-}
+const changedConcurrently = (flowId: string): ContentionPolicy => ({
+  write: 'cancel_flow',
+  attempts: 6,
+  backoff: MERCHANT_WRITE,
+  exhausted: () => stateConflict(`Cancel flow '${flowId}' was changed by another request at the same time; retry the request.`),
+});
 
 /** POST /v1/cancel-flows: a draft; activate it to have new cancel sessions run it. */
 export async function createCancelFlow(
@@ -48,15 +49,13 @@ export async function listTenantCancelFlows(tenant: Tenant, status: CancelFlowSt
  * get the new ones.
  */
 export async function updateCancelFlow(tenant: Tenant, flowId: string, change: Partial<CancelFlowDefinition>, now: Date): Promise<CancelFlow> {
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  return writeOptimistically(changedConcurrently(flowId), async () => {
     const current = await getCancelFlow(tenant, flowId);
     const refused = refusal('update', current);
     if (refused) throw stateConflict(refused);
     const next: CancelFlow = { ...current, ...change, version: current.version + 1, updated_at: now.toISOString() };
-    if ((await saveCancelFlow(tenant, current, next)) === 'written') return next;
-    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
-  }
-  throw changedConcurrently(flowId);
+    return (await saveCancelFlow(tenant, current, next)) === 'written' ? next : LOST;
+  });
 }
 
 /**
@@ -64,7 +63,7 @@ export async function updateCancelFlow(tenant: Tenant, flowId: string, change: P
  * transaction. Activating the active flow changes nothing and answers it as it is.
  */
 export async function activateCancelFlow(tenant: Tenant, flowId: string, now: Date): Promise<CancelFlow> {
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  return writeOptimistically(changedConcurrently(flowId), async () => {
     const current = await getCancelFlow(tenant, flowId);
     const refused = refusal('activate', current);
     if (refused) throw stateConflict(refused);
@@ -79,22 +78,18 @@ export async function activateCancelFlow(tenant: Tenant, flowId: string, now: Da
       next: { ...previousRead, status: 'inactive' as const, deactivated_at: at, updated_at: at, version: previousRead.version + 1 },
     };
     const next: CancelFlow = { ...current, status: 'active', activated_at: at, updated_at: at, version: current.version + 1 };
-    if ((await activateCancelFlowWrites(tenant, current, next, previous, pointer)) === 'written') return next;
-    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
-  }
-  throw changedConcurrently(flowId);
+    return (await activateCancelFlowWrites(tenant, current, next, previous, pointer)) === 'written' ? next : LOST;
+  });
 }
 
 /** Archive: any status but archived → archived, for good. Archiving the active flow leaves the tenant with none (start answers 404). */
 export async function archiveCancelFlow(tenant: Tenant, flowId: string, now: Date): Promise<CancelFlow> {
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  return writeOptimistically(changedConcurrently(flowId), async () => {
     const current = await getCancelFlow(tenant, flowId);
     const refused = refusal('archive', current);
     if (refused) throw stateConflict(refused);
     const at = now.toISOString();
     const next: CancelFlow = { ...current, status: 'archived', archived_at: at, updated_at: at, version: current.version + 1 };
-    if ((await archiveCancelFlowWrites(tenant, current, next)) === 'written') return next;
-    await pauseAfterConflict(attempt, MERCHANT_WRITE_SCALE);
-  }
-  throw changedConcurrently(flowId);
+    return (await archiveCancelFlowWrites(tenant, current, next)) === 'written' ? next : LOST;
+  });
 }

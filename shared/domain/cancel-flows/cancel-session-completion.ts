@@ -2,8 +2,8 @@ import { describeError, log } from '../../log.ts';
 import type { Ports } from '../../ports/ports.ts';
 import { consumeSession } from '../../store/cancel-sessions.ts';
 import { persistCompletion, type PersistOutcome } from './cancel-completion.ts';
-import { pauseAfterConflict } from '../contention.ts';
-import { liveSession, MAX_TRIES, SESSION_SCALE, tokenHash } from './cancel-session-lifecycle.ts';
+import { LOST, writeOptimistically } from '../contention.ts';
+import { liveSession, SESSION_RACES, tokenHash } from './cancel-session-lifecycle.ts';
 import { completionOf, type CompletionInput } from './cancel-sessions.ts';
 import type { Outcome } from '../../model/cancel-session.ts';
 
@@ -24,7 +24,7 @@ export interface CompletionResult {
  */
 export async function completeSession(ports: Pick<Ports, 'completionQueue'>, token: string, input: CompletionInput, now: Date): Promise<CompletionResult> {
   const hash = tokenHash(token);
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  return writeOptimistically(SESSION_RACES, async () => {
     const session = await liveSession(hash, now);
     const completion = completionOf(hash, session, input, now);
     const result = { outcome: input.outcome, sessionId: session.session_id, corsOrigins: session.allowed_origins };
@@ -36,10 +36,7 @@ export async function completeSession(ports: Pick<Ports, 'completionQueue'>, tok
       persisted = 'failed';
     }
     if (persisted === 'stored' || persisted === 'already_stored') return { ...result, persisted: 'stored' };
-    if (persisted === 'session_changed') {
-      await pauseAfterConflict(attempt, SESSION_SCALE);
-      continue;
-    }
+    if (persisted === 'session_changed') return LOST;
     if (persisted === 'conflict') log.error('cancel completion conflicts with stored data; queueing it', { session_id: session.session_id });
     // Queued first: if that fails the request fails and the session is still there to complete again.
     await ports.completionQueue.enqueue(completion);
@@ -50,7 +47,6 @@ export async function completeSession(ports: Pick<Ports, 'completionQueue'>, tok
       // completion is stored at most once (the feedback key).
       log.error('cancel session could not be consumed after queueing its completion', { session_id: session.session_id, ...describeError(error) });
     }
-    return { ...result, persisted: 'queued' };
-  }
-  throw new Error(`Cancel session completion lost ${MAX_TRIES} races in a row`);
+    return { ...result, persisted: 'queued' as const };
+  });
 }

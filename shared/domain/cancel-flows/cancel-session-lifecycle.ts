@@ -5,7 +5,7 @@ import { findActiveCancelFlow } from '../../store/cancel-flows.ts';
 import { advanceSessionWrite, insertSession, readSessionState, touchSession } from '../../store/cancel-sessions.ts';
 import { advanceChange, hashToken, newSession, TOKEN_PATTERN, type AdvanceInput, type SessionStart } from './cancel-sessions.ts';
 import { invalidRequest, ServiceError } from '../../model/errors.ts';
-import { pauseAfterConflict, type BackoffScale } from '../contention.ts';
+import { LOST, SESSION_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import type { CancelSession } from '../../model/cancel-session-schema.ts';
 
 /**
@@ -19,11 +19,8 @@ const sessionNotFound = (): ServiceError =>
 
 const alreadyCompleted = (): ServiceError => invalidRequest('This cancel session is already completed; start a new one.');
 
-/** Racing advances on one session each win once; the losers read again and go after the winners. */
-export const MAX_TRIES = 25;
-
-/** The widget waits on these: short pauses, as racing requests on one session are one subscriber's clicks. */
-export const SESSION_SCALE: BackoffScale = { baseMs: 5, maxMs: 80 };
+/** Racing advances and completes on one session each win once; the losers read again and go after the winners. */
+export const SESSION_RACES: ContentionPolicy = { write: 'cancel_session', attempts: 25, backoff: SESSION_WRITE };
 
 /** Only a v4 UUID can be a token; anything else is 404 without reading the table. */
 export function tokenHash(token: string): string {
@@ -62,11 +59,8 @@ export async function liveSession(hash: string, now: Date): Promise<CancelSessio
 /** POST .../advance: appends the response at the current step, never losing one to a concurrent advance. */
 export async function advanceSession(token: string, input: AdvanceInput, now: Date): Promise<CancelSession> {
   const hash = tokenHash(token);
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  return writeOptimistically(SESSION_RACES, async () => {
     const session = await liveSession(hash, now);
-    const advanced = await advanceSessionWrite(hash, session, advanceChange(session, input, now), now);
-    if (advanced) return advanced;
-    await pauseAfterConflict(attempt, SESSION_SCALE);
-  }
-  throw new Error(`Cancel session advance lost ${MAX_TRIES} races in a row`);
+    return (await advanceSessionWrite(hash, session, advanceChange(session, input, now), now)) ?? LOST;
+  });
 }

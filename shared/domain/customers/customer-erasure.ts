@@ -11,6 +11,7 @@ import type { Customer } from '../../model/customer.ts';
 import { isOpen, type Payment } from '../../model/payment.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { newEvent } from '../../model/events.ts';
+import { BACKGROUND_WRITE, LOST, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 
 /**
  * DELETE /v1/customers/{id} (§4.2, GDPR erasure). Personal data is deleted; payments and the events
@@ -91,10 +92,14 @@ export function anonymizePayment(payment: Payment, personal: readonly string[], 
   };
 }
 
-const MAX_ROUNDS = 20;
-
 export async function eraseCustomer(tenant: Tenant, customerId: string, now: Date): Promise<ErasureResult> {
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  const erasing: ContentionPolicy = {
+    write: 'erasure',
+    attempts: 20,
+    backoff: BACKGROUND_WRITE,
+    exhausted: (attempts) => new Error(`Could not finish erasing customer ${customerId} after ${attempts} rounds`),
+  };
+  return writeOptimistically(erasing, async () => {
     const customer = await findCustomer(tenant, customerId);
     if (!customer) return finishedErasure(tenant, customerId, now);
     await startErasure(tenant, customerId, now);
@@ -107,10 +112,9 @@ export async function eraseCustomer(tenant: Tenant, customerId: string, now: Dat
       completeErasureWrite(tenant, customerId, now),
       recordEventWrite(tenant, notice),
     ]);
-    if (outcome.committed) return finishedErasure(tenant, customerId, now);
     // The customer changed meanwhile (a new failure arrived for them): erase what it brought, then try again.
-  }
-  throw new Error(`Could not finish erasing customer ${customerId} after ${MAX_ROUNDS} rounds`);
+    return outcome.committed ? finishedErasure(tenant, customerId, now) : LOST;
+  });
 }
 
 /** After the customer item is gone: sweep up any straggler (index lag) and answer from the record. */

@@ -23,6 +23,7 @@ import type { Tenant } from '../../model/tenant.ts';
 import type { Ports } from '../../ports/ports.ts';
 import type { CampaignVersion } from '../../model/campaign.ts';
 import { newEvent } from '../../model/events.ts';
+import { BACKGROUND_WRITE, LOST, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 
 /**
  * The dunning engine: enrolls customers into active campaigns when failures arrive, sends each step
@@ -239,8 +240,6 @@ export async function settleEnrollments(
   }
 }
 
-/** A step or a stop can save the enrollment while it is credited: the credit is tried again on the enrollment as it is then. */
-const CREDIT_ROUNDS = 5;
 
 /**
  * Credits the campaign with the payment's recovery if the enrollment earns it (`creditsRecovery`, as
@@ -255,14 +254,20 @@ export async function creditRecovery(
   now: Date,
 ): Promise<void> {
   const recoveredAt = payment.recovered_at ? new Date(payment.recovered_at) : now;
-  let current: Enrollment | undefined = enrollment;
-  for (let round = 0; round < CREDIT_ROUNDS; round++) {
+  // A step or a stop can save the enrollment while it is credited: the credit is tried again on the
+  // enrollment as it is then. Past the last try the error has the event (or the step job) delivered
+  // again: a credit is safe to repeat (recovered_at).
+  const crediting: ContentionPolicy = {
+    write: 'campaign_credit',
+    attempts: 5,
+    backoff: BACKGROUND_WRITE,
+    exhausted: (attempts) => new Error(`Could not credit the recovery of ${payment.id} to enrollment ${enrollment.id} after ${attempts} conflicting rounds`),
+  };
+  await writeOptimistically(crediting, async (round) => {
+    const current = round === 0 ? enrollment : await findEnrollment(tenant, enrollment);
     if (!current || !creditsRecovery(current, recoveredAt)) return;
-    if (await creditOnce(ports, tenant, current, payment, now)) return;
-    current = await findEnrollment(tenant, current);
-  }
-  // Thrown, so the event (or the step job) is delivered again: a credit is safe to repeat (recovered_at).
-  throw new Error(`Could not credit the recovery of ${payment.id} to enrollment ${enrollment.id} after ${CREDIT_ROUNDS} conflicting rounds`);
+    return (await creditOnce(ports, tenant, current, payment, now)) ? undefined : LOST;
+  });
 }
 
 async function creditOnce(ports: DunningPorts, tenant: Tenant, enrollment: Enrollment, payment: Pick<Payment, 'id' | 'amount' | 'currency'>, now: Date): Promise<boolean> {

@@ -33,7 +33,7 @@ import {
 import { isAnonymised, isOpen, type Payment, type RecoveryChannel } from '../../model/payment.ts';
 import type { ProcessorEvent } from '../../model/processor-event.ts';
 import { lockTimeout } from '../../model/errors.ts';
-import { pauseAfterConflict } from '../contention.ts';
+import { INGESTION, LOST, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import { wellFormedText } from '../../model/well-formed-text.ts';
 import { lateOutcomeEvents, recategorization } from './payment-change-events.ts';
 import { cancelPendingRetry, routeFailure } from '../retries/recovery-routing.ts';
@@ -53,10 +53,13 @@ export interface IngestionResult {
 
 /**
  * Optimistic writes lose to concurrent ones now and then; a burst of events for one customer makes
- * them lose often. Past this many tries (about a second and a half of backing off) the event is
+ * them lose often. Past INGESTION's tries (about a second and a half of backing off) the event is
  * refused with 429 lock_timeout, which the processor redelivers.
  */
-const MAX_ATTEMPTS = 10;
+const refusedAfter = (what: string): ContentionPolicy => ({
+  ...INGESTION,
+  exhausted: (attempts) => lockTimeout(`Could not ${what} after ${attempts} conflicting attempts`),
+});
 
 type FailedEvent = Extract<ProcessorEvent, { kind: 'payment_failed' }>;
 type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
@@ -93,7 +96,7 @@ export async function ingestProcessorEvent(ports: IngestionPorts, connection: Pr
 
 async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string, event: FailedEvent, now: Date): Promise<IngestionResult> {
   const references = [...new Set([event.payment.pspPaymentId, ...event.payment.references])];
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return writeOptimistically(refusedAfter(`record failed payment ${event.payment.pspPaymentId}`), async () => {
     const recorded = await findRecordedFailure(tenant, psp, event.customer.pspCustomerId, references, now);
     if (recorded.payment) return completeDuplicate(ports, tenant, psp, event, references, now, recorded.payment);
     const existing = recorded.customerId === undefined ? undefined : await findCustomer(tenant, recorded.customerId);
@@ -140,9 +143,8 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
       return completeDuplicate(ports, tenant, psp, event, references, now);
     }
     // The customer changed (or was created) under us: read again and retry.
-    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
-  }
-  throw lockTimeout(`Could not record failed payment ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
+    return LOST;
+  });
 }
 
 /**
@@ -159,7 +161,7 @@ async function completeDuplicate(
   now: Date,
   found?: ReferenceMatch,
 ): Promise<IngestionResult> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return writeOptimistically(refusedAfter(`update payment for ${event.payment.pspPaymentId}`), async (attempt) => {
     const match = attempt === 0 && found ? found : await findPaymentByReferences(tenant, psp, references);
     const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
     if (!match || !payment) throw new Error(`Payment reference for ${event.payment.pspPaymentId} exists without its payment`);
@@ -208,9 +210,8 @@ async function completeDuplicate(
       await routeFailure(ports, tenant, enriched);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
-    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
-  }
-  throw lockTimeout(`Could not update payment for ${event.payment.pspPaymentId} after ${MAX_ATTEMPTS} conflicting attempts`);
+    return LOST;
+  });
 }
 
 /**
@@ -233,7 +234,7 @@ function withReportedSubscription(customer: Customer, event: SucceededEvent, now
 }
 
 async function recordRecovery(ports: IngestionPorts, tenant: Tenant, psp: string, event: SucceededEvent, now: Date): Promise<IngestionResult> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return writeOptimistically(refusedAfter('record the recovery'), async () => {
     const match = await findPaymentByReferences(tenant, psp, event.references);
     const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
     // A terminal payment paid after all (a new card on the invoice, an uncollectible invoice settled) comes back too.
@@ -245,7 +246,7 @@ async function recordRecovery(ports: IngestionPorts, tenant: Tenant, psp: string
       if (!match) {
         await recordSettledCharges(tenant, psp, event.references, event.occurredAt, now);
         // A failure recorded between the lookup and the marker missed it: recover that one now.
-        if (await findPaymentByReferences(tenant, psp, event.references)) continue;
+        if (await findPaymentByReferences(tenant, psp, event.references)) return LOST;
       }
       const refreshed = await updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
         const next = withReportedSubscription(customer, event, now);
@@ -270,9 +271,8 @@ async function recordRecovery(ports: IngestionPorts, tenant: Tenant, psp: string
       await cancelPendingRetry(ports, payment);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
-    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
-  }
-  throw lockTimeout(`Could not record the recovery after ${MAX_ATTEMPTS} conflicting attempts`);
+    return LOST;
+  });
 }
 
 /** The event with its subscription snapshot marked with the event's time: an older description never replaces a newer one. */
@@ -303,7 +303,7 @@ async function updateKnownCustomer(
   /** Returns undefined when the event changes nothing (a replay), so nothing is written or emitted twice. */
   change: (customer: Customer) => { customer: Customer; event?: { type: 'customer.subscription_canceled'; data: SubscriptionNews } } | undefined,
 ): Promise<IngestionResult> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return writeOptimistically(refusedAfter(`update customer ${pspCustomerId}`), async () => {
     const customerId = await findCustomerIdForPsp(tenant, psp, pspCustomerId);
     const customer = customerId === undefined ? undefined : await findCustomer(tenant, customerId);
     // Customers are created by their first failure (§6); events about others are not ours to track.
@@ -312,8 +312,6 @@ async function updateKnownCustomer(
     if (!next) return { outcome: 'duplicate', customer_id: customer.id };
     const writes = saveCustomerWrites(tenant, next.customer, customer.version);
     if (next.event) writes.push(recordEventWrite(tenant, newEvent(tenant, next.event.type, { ...customerListItem(next.customer), ...next.event.data }, now)));
-    if ((await transact(writes)).committed) return { outcome: 'updated', customer_id: customer.id };
-    if (attempt < MAX_ATTEMPTS - 1) await pauseAfterConflict(attempt);
-  }
-  throw lockTimeout(`Could not update customer ${pspCustomerId} after ${MAX_ATTEMPTS} conflicting attempts`);
+    return (await transact(writes)).committed ? { outcome: 'updated', customer_id: customer.id } : LOST;
+  });
 }

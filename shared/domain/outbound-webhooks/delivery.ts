@@ -8,6 +8,7 @@ import { settleAll } from '../../settle-all.ts';
 import { findEvent } from '../../store/events.ts';
 import { createDelivery, findDelivery, listDeliveries, updateDelivery } from '../../store/webhook-deliveries.ts';
 import { disableFailingEndpoint, findEndpoint, getEndpoint, listEndpoints, markEndpointSuccess } from '../../store/webhook-endpoints.ts';
+import { LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import { mayReachPrivate } from './endpoints.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signing.ts';
 
@@ -25,8 +26,6 @@ import { SIGNATURE_HEADER, signatureHeader } from './signing.ts';
  */
 export const RETRY_DELAYS_SECONDS = [60, 300, 1_800, 7_200, 18_000, 36_000, 36_000, 36_000, 36_000, 36_000, 36_000, 36_000] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
-
-const MAX_TRIES = 5;
 
 export function retryDelaySeconds(attemptsMade: number, random: () => number = Math.random): number | null {
   const base = RETRY_DELAYS_SECONDS[attemptsMade - 1];
@@ -195,14 +194,18 @@ export async function replayDelivery(
   if (!endpoint.enabled) {
     throw stateConflict(`Webhook endpoint '${endpointId}' is disabled; enable it (PUT enabled: true) before replaying deliveries.`);
   }
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  const replaying: ContentionPolicy = {
+    write: 'webhook_delivery',
+    attempts: 5,
+    backoff: MERCHANT_WRITE,
+    exhausted: () => stateConflict(`Delivery '${deliveryId}' is being attempted right now; retry the request.`),
+  };
+  return writeOptimistically(replaying, async (attempt) => {
     const delivery = attempt === 0 ? firstRead : await read();
     if (!delivery || delivery.id !== deliveryId) throw notFound('delivery', deliveryId);
     const next: WebhookDelivery = { ...delivery, status: 'pending', next_attempt_at: now.toISOString(), updated_at: now.toISOString() };
-    if (await updateDelivery(tenant, delivery, { status: 'pending', next_attempt_at: next.next_attempt_at }, now)) {
-      await scheduleAttempt(ports, tenant, next, delivery.attempts + 1, now);
-      return next;
-    }
-  }
-  throw stateConflict(`Delivery '${deliveryId}' is being attempted right now; retry the request.`);
+    if (!(await updateDelivery(tenant, delivery, { status: 'pending', next_attempt_at: next.next_attempt_at }, now))) return LOST;
+    await scheduleAttempt(ports, tenant, next, delivery.attempts + 1, now);
+    return next;
+  });
 }

@@ -5,6 +5,7 @@ import type { Tenant } from '../../model/tenant.ts';
 import type { Ports } from '../../ports/ports.ts';
 import type { WebhookSender } from '../../ports/webhook-sender.ts';
 import type { WebhookEndpoint } from '../../model/webhook-endpoint.ts';
+import { LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import { deleteEndpoint, getEndpoint, listEndpoints, saveEndpoint } from '../../store/webhook-endpoints.ts';
 
 /**
@@ -89,16 +90,19 @@ export async function createEndpoint(ports: EndpointPorts, tenant: Tenant, input
   return { endpoint, secret };
 }
 
-const MAX_TRIES = 5;
-
 /** Read, change, write conditioned on the version read; a concurrent change makes it read again. */
 async function changeEndpoint(tenant: Tenant, id: string, change: (endpoint: WebhookEndpoint) => WebhookEndpoint): Promise<WebhookEndpoint> {
-  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+  const changing: ContentionPolicy = {
+    write: 'webhook_endpoint',
+    attempts: 5,
+    backoff: MERCHANT_WRITE,
+    exhausted: () => stateConflict(`Webhook endpoint '${id}' was changed by another request at the same time; retry the request.`),
+  };
+  return writeOptimistically(changing, async () => {
     const current = await getEndpoint(tenant, id);
     const next = { ...change(current), version: current.version + 1 };
-    if (await saveEndpoint(tenant, next, current.version)) return next;
-  }
-  throw stateConflict(`Webhook endpoint '${id}' was changed by another request at the same time; retry the request.`);
+    return (await saveEndpoint(tenant, next, current.version)) ? next : LOST;
+  });
 }
 
 export async function updateEndpoint(ports: EndpointPorts, tenant: Tenant, id: string, patch: Partial<EndpointInput>, now: Date): Promise<WebhookEndpoint> {

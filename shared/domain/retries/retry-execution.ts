@@ -10,7 +10,7 @@ import { paymentResource } from '../../representations/payment.ts';
 import { recoveredEventData } from '../../representations/payment-events.ts';
 import type { RetryOutcome } from '../../ports/payment-processor.ts';
 import type { Ports } from '../../ports/ports.ts';
-import { pauseAfterConflict } from '../contention.ts';
+import { BACKGROUND_WRITE, LOST, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import { ServiceError, stateConflict } from '../../model/errors.ts';
 import { withStatus } from '../ingestion/failure-accounting.ts';
 import type { Payment } from '../../model/payment.ts';
@@ -24,7 +24,8 @@ import { newEvent } from '../../model/events.ts';
 /** A retry schedules its attempts and their watchdogs, and charges through the payment's processor. */
 export type RetryPorts = Pick<Ports, 'scheduler' | 'paymentProcessor'>;
 
-const MAX_ATTEMPTS = 6;
+/** The payment or its customer changing under an attempt's bookkeeping (a webhook, ingestion) is read again; the job is retried past this. */
+const RECORDING: ContentionPolicy = { write: 'retry', attempts: 6, backoff: BACKGROUND_WRITE };
 
 /**
  * An attempt still unanswered after this long is given back (the sweeper): longer than any processor
@@ -172,7 +173,7 @@ async function recordOutcome(
   trigger: RetryTrigger,
   clock: () => Date,
 ): Promise<AttemptReport> {
-  for (let round = 0; round < MAX_ATTEMPTS; round++) {
+  return writeOptimistically(RECORDING, async () => {
     const now = clock();
     const payment = await getPayment(tenant, paymentId);
     // A processor webhook may have settled the payment while the attempt ran; it then counted the recovery.
@@ -198,7 +199,7 @@ async function recordOutcome(
             : paymentResource(result.payment);
       writes.push(recordEventWrite(tenant, newEvent(tenant, type, data, now)));
     }
-    if (!(await transact(writes)).committed) continue;
+    if (!(await transact(writes)).committed) return LOST;
     const nextAttemptAt = result.nextAttemptAt;
     await Promise.all([
       ports.scheduler.cancel(watchdogJobId(paymentId, attempt)),
@@ -206,8 +207,7 @@ async function recordOutcome(
     ]);
     const reason = 'reason' in outcome ? outcome.reason : undefined;
     return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status, psp: payment.psp, ...(reason === undefined ? {} : { reason }) };
-  }
-  throw new Error(`Could not record the outcome of attempt ${attempt} of ${paymentId} after repeated conflicts`);
+  });
 }
 
 /** The attempt's bookkeeping once its payment was settled without it (attemptAfterSettlement); a concurrent change wins. */
@@ -234,13 +234,9 @@ function usageGivenBack(tenant: Tenant, before: Payment, after: Payment, now: Da
  * the event retries running out send, so dunning (soft_decline campaigns) takes the payment over.
  */
 async function handOverAtLimit(tenant: Tenant, read: Payment, clock: () => Date): Promise<AttemptReport> {
-  let payment: Payment | undefined = read;
   // The customer (or the payment) may change under us, as ingestion moves them: read again and retry.
-  for (let round = 0; round < MAX_ATTEMPTS; round++) {
-    if (round > 0) {
-      await pauseAfterConflict(round - 1);
-      payment = await findPayment(tenant, read.id);
-    }
+  return writeOptimistically(RECORDING, async (round) => {
+    const payment = round === 0 ? read : await findPayment(tenant, read.id);
     if (!payment || payment.status !== 'pending') return { outcome: 'stale', payment_id: read.id };
     const now = clock();
     const next: Payment = { ...payment, status: 'communication_pending', next_retry_at: null, updated_at: now.toISOString(), version: payment.version + 1 };
@@ -250,9 +246,9 @@ async function handOverAtLimit(tenant: Tenant, read: Payment, clock: () => Date)
       recordEventWrite(tenant, newEvent(tenant, 'payment.retry_failed', paymentResource(next), now)),
     ];
     if (customer) writes.push(...saveCustomerWrites(tenant, withStatus(customer, now), customer.version));
-    if ((await transact(writes)).committed) return { outcome: 'limit_reached', payment_id: payment.id, status: next.status };
-  }
-  throw new Error(`Could not hand payment ${read.id} over to dunning at the attempt limit after repeated conflicts`);
+    if (!(await transact(writes)).committed) return LOST;
+    return { outcome: 'limit_reached', payment_id: payment.id, status: next.status };
+  });
 }
 
 /** POST /v1/payments/{id}/retry: claims the next attempt now and hands it to the retry job. */
