@@ -28,7 +28,7 @@ interface ChannelGrant {
 /**
  * The dunning channels as deployed (context mailFrom, smsOriginationIdentity, ...). A function that
  * sends messages (a job declaring the `messaging` service in shared/jobs.ts) gets each configured
- * channel's variables, which shared/adapters/messaging.ts reads at cold start, and the right to send
+ * channel's variables, which shared/composition/messaging.ts reads at cold start, and the right to send
  * from that identity through that configuration set, nothing more. SES v2 SendEmail authorizes
  * against the sending identity and the configuration set, SendTextMessage against the origination
  * identity and the configuration set, so each grant names exactly those. A channel without context

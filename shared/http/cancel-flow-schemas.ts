@@ -4,7 +4,7 @@ import { allowedOrigins, cancelFlowName, cancelFlowSteps } from '../model/cancel
 
 /**
  * Bodies of POST and PUT /v1/cancel-flows. The step and origin rules are the domain's
- * (shared/domain/cancel-flow-steps.ts); a missing required field is 400 and an invalid one 422, both
+ * (shared/model/cancel-flow-steps.ts); a missing required field is 400 and an invalid one 422, both
  * with the dotted `param`, by the shared parse.
  */
 const definitionFields = {

@@ -1,6 +1,6 @@
 /**
  * Independent transcription of spec §2.6, shared by the unit and end-to-end classification tests.
- * Edit these only from the spec text, never from shared/domain/decline-tables.ts.
+ * Edit these only from the spec text, never from shared/domain/declines/decline-tables.ts.
  */
 export type SoftRow = readonly [code: string, subcategory: string, maxRetries: number, cooldownHours: number];
 export type HardRow = readonly [code: string, subcategory: string, customerAction: string];
