@@ -11,6 +11,7 @@ import { originAllowedFor, originAllowedForSomeMerchant } from './cors.ts';
 import { responseEnvelope } from './envelope.ts';
 import { parseInput, parseJsonBody } from './parse.ts';
 import { jsonResult } from './responses.ts';
+import { pathText } from './schemas.ts';
 
 /**
  * A cancel-session endpoint (the edge surface, §4.5): no API key, the session token in the path is
@@ -128,5 +129,5 @@ export function edgeHandler<P = Record<string, never>, B = Record<string, never>
   return withContract(handler, { surface: 'edge', params: schemas.params, body: schemas.body });
 }
 
-/** The token path parameter: any text (a malformed token is a 404, decided by the domain). */
-export const tokenParam = z.strictObject({ token: z.string() });
+/** The token path parameter: any text a lookup could take (a malformed token is a 404, decided by the domain). */
+export const tokenParam = z.strictObject({ token: pathText() });

@@ -11,9 +11,10 @@ import type { WebhookReceipt } from '../representations/schemas/webhook-receipt.
 import { withContract, type RequestContract } from './contract.ts';
 import { parseInput } from './parse.ts';
 import { publicHandler } from './public-handler.ts';
+import { pathId } from './schemas.ts';
 import { jsonResult } from './responses.ts';
 
-const params = z.looseObject({ connection_id: z.string().regex(/^con_[0-9a-z]{26}$/), psp: z.string().optional() });
+const params = z.looseObject({ connection_id: pathId('con'), psp: z.string().optional() });
 
 /** The raw body exactly as sent: signatures are computed over these bytes. */
 export function rawBody(event: APIGatewayProxyEvent): string {

@@ -339,7 +339,7 @@ describe('webhook endpoints API', () => {
     expect((await call('DELETE', `/v1/webhooks/${ids[0]}`, { key: hooksKey })).status).toBe(404);
     expect((await call('GET', `/v1/webhooks/${ids[0]}`, { key: hooksKey })).status).toBe(404);
     expect((await call('GET', `/v1/webhooks/${ids[0]}/deliveries`, { key: hooksKey })).status).toBe(404);
-    expect((await call('GET', '/v1/webhooks/nope/deliveries', { key: hooksKey })).body.error).toMatchObject({ code: 'invalid_request', param: 'id' });
+    expect((await call('GET', '/v1/webhooks/nope/deliveries', { key: hooksKey })).body.error).toMatchObject({ code: 'resource_not_found' });
   });
 
   it("answers 401 invalid_api_key for the other environment's endpoint and leaves it as it was (§5 rule 1)", async () => {
