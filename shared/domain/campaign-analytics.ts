@@ -2,7 +2,7 @@ import { idTime } from '../ids.ts';
 import { addOnce, campaignAggregates, campaignAggregateSk, type Counters } from '../store/analytics.ts';
 import { listCampaignItems } from '../store/campaigns.ts';
 import type { ServiceEvent } from '../store/events.ts';
-import { checkRange, get, rate, sum } from './analytics.ts';
+import { analyticsWindow, get, rate, sum, type AnalyticsRange } from './analytics.ts';
 import type { Tenant } from './tenant.ts';
 
 /**
@@ -60,11 +60,6 @@ export async function recordForCampaignAnalytics(tenant: Tenant, event: ServiceE
 
 // ---- Queries -----------------------------------------------------------------------------------
 
-export interface CampaignQuery {
-  from: string;
-  to: string;
-}
-
 function campaignSummary(c: Counters) {
   const enrolled = get(c, 'enrolled_count');
   const recovered = get(c, 'recovered_count');
@@ -102,8 +97,8 @@ function campaignSummary(c: Counters) {
 }
 
 /** GET /v1/analytics/campaigns: per campaign with enrollments in the window's cohorts, ordered by campaign id (creation). */
-export async function campaignAnalytics(tenant: Tenant, query: CampaignQuery) {
-  checkRange(query);
+export async function campaignAnalytics(tenant: Tenant, range: AnalyticsRange, now: Date) {
+  const query = analyticsWindow(range, now);
   const [aggregates, campaigns] = await Promise.all([campaignAggregates(tenant, query.from, query.to), listCampaignItems(tenant)]);
   const byId = new Map(campaigns.map((campaign) => [campaign.id, campaign]));
   const ids = [...new Set(aggregates.map((aggregate) => aggregate.campaign_id))].sort();
