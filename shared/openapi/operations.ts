@@ -87,3 +87,19 @@ export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
   'webhooks/braintree': ok('Receive a Braintree notification', webhookReceiptSchema),
   'webhooks/generic': ok('Receive an event in the generic format (any other processor)', webhookReceiptSchema),
 };
+
+/** What each area of the API is for: the tags, one per folder of functions/ (the route table's handler prefix). */
+export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  auth: 'The presented API key: whose it is, its environment, scopes and limits.',
+  'api-keys': 'Secret keys of the merchant: create with scopes, rotate with a 24-hour grace period, revoke.',
+  campaigns: 'Dunning campaigns: multi-step email and sms sequences for hard declines, from draft to active, paused and archived, with their enrollments.',
+  'cancel-flows': 'Cancel flows the widget runs when a subscriber cancels: survey, offer and confirm steps; one active flow per environment.',
+  'cancel-feedback': 'What subscribers answered in completed cancel sessions.',
+  payments: 'Failed payments the processors reported, their classification, retries and outcome.',
+  customers: 'Customers with failed payments: subscriptions, payment method, recovery summary, enrollments; erasure of personal data.',
+  'webhook-endpoints': 'Outbound webhooks: endpoints that receive signed service events, and their deliveries.',
+  analytics: 'Recovery and campaign analytics by failure or enrollment cohort, per currency.',
+  processors: 'Processor connections (Stripe, Braintree, any other in the generic format) and the webhook URLs to configure there.',
+  'cancel-sessions': "The cancel-session API the widget calls in the subscriber's browser, with the session token as credential.",
+  webhooks: 'Inbound processor webhooks: failed and settled charges, signed by the processor.',
+};
