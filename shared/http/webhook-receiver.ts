@@ -11,8 +11,8 @@ import type { WebhookReceipt } from '../representations/schemas/webhook-receipt.
 import { withContract, type RequestContract } from './contract.ts';
 import { parseInput } from './parse.ts';
 import { publicHandler } from './public-handler.ts';
-import { pathId } from './schemas.ts';
 import { jsonResult } from './responses.ts';
+import { pathId } from './schemas.ts';
 
 const params = z.looseObject({ connection_id: pathId('con'), psp: z.string().optional() });
 

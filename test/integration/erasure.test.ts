@@ -278,7 +278,7 @@ describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
     expect(live.status).toBe(401);
     expect(live.body.error.code).toBe('invalid_api_key');
     expect((await erase(keys.test_admin, 'cus_00000000000000000000000000')).status).toBe(404);
-    expect((await erase(keys.test_admin, 'not-an-id')).status).toBe(400);
+    expect((await erase(keys.test_admin, 'not-an-id')).status).toBe(404);
   });
 });
 
