@@ -218,13 +218,16 @@ describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
   });
 
   it('lets a later failure for the same processor customer create a fresh customer', async () => {
-    const { customerId, keys, paths, person, firstEvent, paymentIds } = await erasableCustomer();
+    const { customerId, keys, paths, person, firstEvent, paymentIds, tenant } = await erasableCustomer();
     await erase(keys.test_admin, customerId);
-    // A redelivery of an old failure finds its anonymised payment and brings nothing back.
+    // A redelivery of an old failure is acknowledged as erased and brings nothing back.
     const replay = await postGeneric(paths.acme, firstEvent);
-    expect(replay.body).toMatchObject({ outcome: 'duplicate', payment_id: paymentIds[1] });
+    expect(replay.body).toEqual({ received: true, event_id: firstEvent.id, outcome: 'erased' });
+    expect((await findPayment(tenant, paymentIds[1]!))!.customer_id).toBeNull();
     const customers = (await call('GET', '/v1/customers', { key: keys.test_read, query: { query: person.email } })).body;
     expect(customers.pagination.total).toBe(0);
+    // A failure that happens after the erasure is a new relationship.
+    advanceClock(60);
     const again = await postGeneric(paths.acme, genericFailure({ customerId: person.customer, email: person.email }));
     expect(again.status).toBe(200);
     expect(again.body.outcome).toBe('created');
