@@ -19,6 +19,8 @@ interface NotificationOptions {
   customer?: { id: string; email: string; firstName: string; lastName: string };
   /** The subscription's status as Braintree writes it; Past Due unless said. */
   status?: string;
+  /** When Braintree says the notification happened (ISO 8601); now unless said. */
+  timestamp?: string;
 }
 
 /** Posts a signed subscription_charged_unsuccessfully notification whose latest transaction has this response code. */
@@ -32,7 +34,7 @@ export function postBraintreeNotification(path: string, kind: string, processorR
   const subscriptionId = options.subscriptionId ?? `bt_sub_${Date.now().toString(36)}_${counter}`;
   const xml = notificationXml(
     kind,
-    new Date().toISOString(),
+    options.timestamp ?? new Date().toISOString(),
     subscriptionXml({
       id: subscriptionId,
       planId: 'gold',
