@@ -8,7 +8,7 @@ export const webhookReceiptSchema = z
     event_id: z.string().meta({ description: "the processor's event id" }),
     outcome: z.enum(['created', 'duplicate', 'updated', 'ignored', 'erased']).meta({
       description:
-        'erased: the event is about a customer (or charge) erased after the event happened; nothing was stored (docs/privacy.md)',
+        'created: a new payment; duplicate: already recorded, nothing changed; updated: an existing payment or customer changed; ignored: a type not consumed, or about a customer never seen fail; erased: about a customer or charge erased after the event happened, nothing stored (docs/privacy.md)',
     }),
     payment_id: prefixedId('pay').optional(),
     customer_id: prefixedId('cus').optional(),
