@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notificationXml, signedBraintreeNotification, subscriptionXml } from '../support/braintree-signing.ts';
+import { chargeNotificationXml } from '../support/braintree-events.ts';
+import { signedBraintreeNotification } from '../support/braintree-signing.ts';
 import { startLocalServer, type RunningServer } from '../support/local-server.ts';
 import { stripeChargeFailure } from '../support/stripe-events.ts';
 import { genericSignature } from '../support/webhooks.ts';
@@ -52,20 +53,8 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${server.credentials.keys.test_admin}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
-async function dev(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.baseUrl}/__dev/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
-  expect(response.status).toBe(200);
-  return (await response.json()) as any;
-}
+const api = (method: string, path: string, body?: unknown) => server.api(method, path, body);
+const dev = (method: string, path: string, body?: unknown) => server.dev(method, path, body);
 
 const serverSeconds = async (): Promise<number> => Math.floor(Date.parse((await dev('GET', 'clock')).now) / 1000);
 
@@ -180,29 +169,12 @@ describe('an erased customer is not brought back by a resent event (local server
     const url = await connect('braintree', BRAINTREE);
     const tag = randomBytes(6).toString('hex');
     const email = `bt.${tag}@person.example`;
-    const xml = notificationXml(
-      'subscription_charged_unsuccessfully',
-      new Date((await serverSeconds()) * 1000).toISOString(),
-      subscriptionXml({
-        id: `bt_sub_${tag}`,
-        planId: 'gold',
-        price: '10.00',
-        status: 'Past Due',
-        billingPeriodStartDate: '2026-11-01',
-        billingPeriodEndDate: '2026-11-30',
-        transactions: [
-          {
-            id: `bt_txn_${tag}`,
-            amount: '10.00',
-            currencyIsoCode: 'EUR',
-            status: 'processor_declined',
-            processorResponseCode: '2004',
-            customer: { id: `bt_cus_${tag}`, email, firstName: 'Grace', lastName: `Hopper ${tag}` },
-            creditCard: { cardType: 'Visa', last4: '1881', expirationMonth: '01', expirationYear: '2026' },
-          },
-        ],
-      }),
-    );
+    const xml = chargeNotificationXml('subscription_charged_unsuccessfully', '2004', {
+      subscriptionId: `bt_sub_${tag}`,
+      transactionId: `bt_txn_${tag}`,
+      customer: { id: `bt_cus_${tag}`, email, firstName: 'Grace', lastName: `Hopper ${tag}` },
+      timestamp: new Date((await serverSeconds()) * 1000).toISOString(),
+    });
     const { bt_signature, bt_payload } = signedBraintreeNotification(xml, { publicKey: BRAINTREE.public_key, privateKey: BRAINTREE.private_key });
     const send = () => post(url, new URLSearchParams({ bt_signature, bt_payload }).toString(), 'application/x-www-form-urlencoded');
     const first = await send();

@@ -30,9 +30,14 @@ export function postBraintreeFailure(path: string, processorResponseCode: string
 
 /** Posts a signed notification of `kind` about a subscription whose latest transaction has this response code. */
 export function postBraintreeNotification(path: string, kind: string, processorResponseCode: string, options: NotificationOptions = {}) {
+  return post(path, chargeNotificationXml(kind, processorResponseCode, options));
+}
+
+/** The XML of a notification of `kind` about a subscription whose latest transaction has this response code (unsigned). */
+export function chargeNotificationXml(kind: string, processorResponseCode: string, options: NotificationOptions = {}): string {
   counter += 1;
   const subscriptionId = options.subscriptionId ?? `bt_sub_${Date.now().toString(36)}_${counter}`;
-  const xml = notificationXml(
+  return notificationXml(
     kind,
     options.timestamp ?? new Date().toISOString(),
     subscriptionXml({
@@ -55,5 +60,4 @@ export function postBraintreeNotification(path: string, kind: string, processorR
       ],
     }),
   );
-  return post(path, xml);
 }
