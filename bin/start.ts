@@ -19,6 +19,16 @@ async function main(): Promise<void> {
   const dataDir = memory ? undefined : join(LOCAL_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const engine = await startDynamoDbLocal({ dataDir });
+  // From here a stop must also stop the engine, even one that comes while the server is still starting.
+  let server: { close: () => void } | undefined;
+  const shutdown = async () => {
+    server?.close();
+    rmSync(ENGINE_FILE, { force: true });
+    await engine.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
   await ensureTable(engine.endpoint, LOCAL_TABLE);
   Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
   const baseUrl = `http://${host}:${port}`;
@@ -33,22 +43,14 @@ async function main(): Promise<void> {
   writeJson(CREDENTIALS_FILE, credentials);
   await seedDemoCancelFlow(credentials.merchant_id);
 
-  const server = createLocalServer({ demoMerchantId: credentials.merchant_id });
+  const listening = createLocalServer({ demoMerchantId: credentials.merchant_id });
+  server = listening;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
+    listening.once('error', reject);
+    listening.listen(port, host, resolve);
   });
 
   if (timer) startJobTimer();
-
-  const shutdown = async () => {
-    server.close();
-    rmSync(ENGINE_FILE, { force: true });
-    await engine.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
 
   console.log(
     JSON.stringify(

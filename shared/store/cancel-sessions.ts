@@ -8,8 +8,11 @@ import {
   type AdvanceChange,
   type CancelSession,
 } from '../domain/cancel-sessions.ts';
-import { isConditionFailure } from './dynamo.ts';
-import { epochSeconds } from './keys.ts';
+import { createHash } from 'node:crypto';
+import type { Tenant } from '../domain/tenant.ts';
+import { batchWriteAll, isConditionFailure, queryAll } from './dynamo.ts';
+import { epochSeconds, tenantPk } from './keys.ts';
+import { INDEX_KEY_ATTRIBUTES } from './table-schema.ts';
 import { transact, type TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -25,12 +28,30 @@ const sessionPk = (tokenHash: string): string => `CANCELSESSION#${tokenHash}`;
 const SESSION_SK = 'SESSION';
 const COMPLETED_SK = 'COMPLETED';
 
+/**
+ * The running sessions of one subscriber, by the customer id the widget sent (the merchant's processor
+ * id, or our cus_ id), so erasure finds them without a scan. An index entry of the session item itself
+ * (gsi1), not an item of its own: it lives exactly as long as the session, whose idle hour every call
+ * restarts, and costs no write. Hashed: a fixed-length key whatever the widget sent.
+ */
+const subscriberSessionsPartition = (tenant: Tenant, customerId: string): string =>
+  `${tenantPk(tenant)}#CANCELSESSIONS#${createHash('sha256').update(customerId, 'utf8').digest('hex')}`;
+
 function toItem(tokenHash: string, session: CancelSession) {
-  return { pk: sessionPk(tokenHash), sk: SESSION_SK, entity: 'cancel_session', ...session };
+  const tenant = { merchantId: session.merchant_id, environment: session.environment };
+  return {
+    pk: sessionPk(tokenHash),
+    sk: SESSION_SK,
+    entity: 'cancel_session',
+    ...session,
+    gsi1pk: subscriberSessionsPartition(tenant, session.customer_id),
+    gsi1sk: session.session_id,
+  };
 }
 
 function fromItem(item: Record<string, unknown>): CancelSession {
-  const { pk: _pk, sk: _sk, entity: _entity, ...session } = item;
+  const session: Record<string, unknown> = { ...item };
+  for (const name of ['pk', 'sk', 'entity', ...INDEX_KEY_ATTRIBUTES]) delete session[name];
   return session as unknown as CancelSession;
 }
 
@@ -158,4 +179,26 @@ export function consumeSessionWrites(tokenHash: string, session: CancelSession, 
 export async function consumeSession(tokenHash: string, session: CancelSession, now: Date): Promise<void> {
   const outcome = await transact(consumeSessionWrites(tokenHash, session, null, now));
   if (!outcome.committed) throw new Error(`Cancel session ${session.session_id} could not be consumed: the transaction raced another`);
+}
+
+/**
+ * Deletes the running sessions the widget started for any of these customer ids (erasure: the ids the
+ * subscriber is known by), with their ids and answers. Their tokens then answer 404, as an expired
+ * one does; nothing is left in their place. Answers how many were deleted.
+ */
+export async function deleteSubscriberSessions(tenant: Tenant, customerIds: readonly string[]): Promise<number> {
+  const pages = await Promise.all(
+    [...new Set(customerIds)].map((customerId) =>
+      queryAll(db, {
+        TableName: tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :subscriber',
+        ExpressionAttributeValues: { ':subscriber': subscriberSessionsPartition(tenant, customerId) },
+        ProjectionExpression: 'pk, sk',
+      }),
+    ),
+  );
+  const keys = pages.flat();
+  await batchWriteAll(db, tableName, keys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })));
+  return keys.length;
 }

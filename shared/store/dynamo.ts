@@ -59,8 +59,9 @@ export async function queryAll(client: DynamoDBDocumentClient, input: QueryComma
 export const BATCH_GET_LIMIT = 100;
 
 /**
- * The items found for up to 100 keys of one table, read consistently in one request; keys DynamoDB
- * hands back unprocessed (throttling) are asked again after a short backoff. Order is not kept.
+ * The items found for these keys of one table, read consistently, 100 keys to a request (one request
+ * for up to 100); keys DynamoDB hands back unprocessed (throttling) are asked again after a short
+ * backoff. Order is not kept.
  */
 export async function batchGetConsistent(
   client: DynamoDBDocumentClient,
@@ -68,6 +69,12 @@ export async function batchGetConsistent(
   keys: readonly Key[],
   projection: string,
 ): Promise<Item[]> {
+  if (keys.length <= BATCH_GET_LIMIT) return batchGetOnce(client, tableName, keys, projection);
+  const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_LIMIT) }, (_, i) => keys.slice(i * BATCH_GET_LIMIT, (i + 1) * BATCH_GET_LIMIT));
+  return (await Promise.all(chunks.map((chunk) => batchGetOnce(client, tableName, chunk, projection)))).flat();
+}
+
+async function batchGetOnce(client: DynamoDBDocumentClient, tableName: string, keys: readonly Key[], projection: string): Promise<Item[]> {
   const items: Item[] = [];
   let pending: Record<string, unknown>[] = keys.map(({ pk, sk }) => ({ pk, sk }));
   for (let attempt = 0; pending.length > 0; attempt++) {

@@ -11,6 +11,10 @@ const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 export interface RunningServer {
   baseUrl: string;
   credentials: Credentials;
+  /** A merchant API request with the demo merchant's test admin key; the JSON body answered. */
+  api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+  /** A dev route (`/__dev/<path>`); throws unless it answers 200. */
+  dev: (method: string, path: string, body?: unknown) => Promise<any>;
   output: () => string;
   ops: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
   stop: () => Promise<void>;
@@ -29,9 +33,20 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(localDir, { recursive: true, force: true });
+  };
   for (let waited = 0; ; waited += 200) {
     if (child.exitCode !== null) throw new Error(`local server exited: ${output}`);
-    if (waited > 60_000) throw new Error(`local server did not start: ${output}`);
+    if (waited > 60_000) {
+      await stop();
+      throw new Error(`local server did not start: ${output}`);
+    }
     try {
       await fetch(`${baseUrl}/__dev/clock`);
       break;
@@ -49,16 +64,26 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
       cli.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       cli.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
     });
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${credentials.keys.test_admin}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const dev = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}/__dev/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (response.status !== 200) throw new Error(`${method} /__dev/${path} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as any;
+  };
   return {
     baseUrl,
     credentials,
+    api,
+    dev,
     output: () => output,
     ops,
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(localDir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
