@@ -11,6 +11,8 @@ const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 export interface RunningServer {
   baseUrl: string;
   credentials: Credentials;
+  /** Its LOCAL_DIR (removed when it stops). */
+  localDir: string;
   output: () => string;
   ops: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
   stop: () => Promise<void>;
@@ -52,6 +54,7 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
   return {
     baseUrl,
     credentials,
+    localDir,
     output: () => output,
     ops,
     stop: async () => {
