@@ -17,7 +17,7 @@ const { db, tableName } = runtime;
 export const CONNECTION_CACHE_SECONDS = 60;
 const recentConnections = new InstanceCache<ProcessorConnection>(CONNECTION_CACHE_SECONDS, 1_000);
 
-/** Secrets to verify a processor's webhooks and, optionally, to call its API for retries. Never returned by the API, never stored in the clear. */
+/** Secrets to verify a processor's webhooks and, optionally, to call its API for retries. Never returned by the API; stored sealed (StoredCredentials). */
 export type ProcessorCredentials =
   | { kind: 'stripe'; webhookSecret: string; apiKey: string | null }
   | { kind: 'braintree'; merchantId: string; publicKey: string; privateKey: string; merchantAccountId: string | null }
