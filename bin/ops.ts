@@ -7,7 +7,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson } from './local/credentials.ts';
+import { ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, VAULT_KEY_FILE } from './local/credentials.ts';
 import { startDynamoDbLocal, type LocalEngine } from './local/dynamodb-local.ts';
 import { ensureTable, localEnvironment } from './local/table.ts';
 
@@ -15,7 +15,8 @@ const USAGE = `Usage:
   ops merchant create [--name NAME] [--plan starter|growth|scale|enterprise] [--trial-ends ISO|none] [--ip-allowlist CIDR,...] [--rate-limit N]
                       [--payment-update-url https://...|none]
   ops merchant update <merchant_id> [same flags]
-  ops key create --merchant <merchant_id> --env test|live --scopes read,write,... [--name NAME] [--type secret|publishable] [--expires ISO]`;
+  ops key create --merchant <merchant_id> --env test|live --scopes read,write,... [--name NAME] [--type secret|publishable] [--expires ISO]
+  ops processors encrypt-secrets`;
 
 class UsageError extends Error {}
 
@@ -36,14 +37,14 @@ async function connect(): Promise<{ engine?: LocalEngine; server?: string }> {
   if (process.env.TABLE_NAME) return {};
   const running = readJson<{ endpoint: string; base_url?: string }>(ENGINE_FILE);
   if (running && (await engineReachable(running.endpoint))) {
-    Object.assign(process.env, localEnvironment(running.endpoint, LOCAL_TABLE));
+    Object.assign(process.env, localEnvironment(running.endpoint, LOCAL_TABLE, VAULT_KEY_FILE));
     return { server: running.base_url };
   }
   const dataDir = join(LOCAL_DIR, 'dynamodb');
   mkdirSync(dataDir, { recursive: true });
   const engine = await startDynamoDbLocal({ dataDir });
   await ensureTable(engine.endpoint, LOCAL_TABLE);
-  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
+  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE, VAULT_KEY_FILE));
   return { engine };
 }
 
@@ -109,6 +110,12 @@ async function run(argv: string[]): Promise<unknown> {
     const { tenant, request } = parseKeyRequest(values);
     const { record, secret } = await issueApiKey(tenant, request, now);
     return { id: record.id, merchant_id: tenant.merchantId, environment: tenant.environment, type: record.kind, scopes: record.scopes, secret };
+  }
+  if (noun === 'processors' && verb === 'encrypt-secrets' && target === undefined) {
+    // Connections stored before credentials were sealed; in AWS this needs CREDENTIALS_KEY_ID (stack output CredentialsKeyArn).
+    const { keyVault } = await import('../shared/adapters/key-vault.ts');
+    const { sealPlaintextCredentials } = await import('../shared/domain/processor-credentials.ts');
+    return sealPlaintextCredentials({ keyVault });
   }
   throw new UsageError(USAGE);
 }

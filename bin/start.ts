@@ -7,7 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal } from './local/dynamodb-local.ts';
 import { ensureTable, localEnvironment } from './local/table.ts';
-import { CREDENTIALS_FILE, ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, writeJson, type Credentials } from './local/credentials.ts';
+import { CREDENTIALS_FILE, ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, VAULT_KEY_FILE, writeJson, type Credentials } from './local/credentials.ts';
 
 const memory = process.argv.includes('--memory');
 const timer = !process.argv.includes('--no-timer');
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   await ensureTable(engine.endpoint, LOCAL_TABLE);
-  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
+  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE, VAULT_KEY_FILE));
   const baseUrl = `http://${host}:${port}`;
   // base_url: the ops CLI tells this server when it changed the table from outside (bin/ops.ts).
   writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory, base_url: baseUrl });
@@ -38,6 +38,9 @@ async function main(): Promise<void> {
   // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start.
   const { createLocalServer, startJobTimer } = await import('./local/server.ts');
   const { seedDemoCancelFlow, seedDemoMerchant } = await import('./local/seed.ts');
+  const { runtime } = await import('../shared/composition.ts');
+  // Made now rather than at the first processor connection, so a key file that cannot be written or read stops the start.
+  const vaultKeyId = runtime.local?.keyVault.keyId;
 
   const credentials: Credentials = await seedDemoMerchant(readJson<Credentials>(CREDENTIALS_FILE), baseUrl);
   writeJson(CREDENTIALS_FILE, credentials);
@@ -57,6 +60,7 @@ async function main(): Promise<void> {
       {
         message: `Recovery service listening on ${baseUrl} (DynamoDB Local ${memory ? 'in memory' : `at ${dataDir}`})`,
         credentials_file: CREDENTIALS_FILE,
+        vault_key: { file: VAULT_KEY_FILE, id: vaultKeyId },
         cancel_widget_demo: `${baseUrl}/demo/cancel`,
         ...credentials,
       },

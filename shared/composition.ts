@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LocalCompletionQueue } from './adapters/local/local-completion-queue.ts';
 import { LocalEventFeed } from './adapters/local/local-event-feed.ts';
+import { LocalKeyVault } from './adapters/local/local-key-vault.ts';
 import { LocalOutbox } from './adapters/local/outbox.ts';
 import { LocalScheduler } from './adapters/local/local-scheduler.ts';
 import { requireEnv } from './config.ts';
@@ -27,6 +28,7 @@ export interface Runtime {
     outbox: LocalOutbox;
     events: LocalEventFeed;
     completions: LocalCompletionQueue;
+    keyVault: LocalKeyVault;
   };
 }
 
@@ -43,6 +45,8 @@ function buildRuntime(env: NodeJS.ProcessEnv): Runtime {
       outbox: new LocalOutbox(),
       events: new LocalEventFeed(),
       completions: new LocalCompletionQueue(),
+      // The server's and the ops CLI's key under .local/ (bin/local/table.ts), a temporary one in tests.
+      keyVault: new LocalKeyVault(requireEnv('LOCAL_VAULT_KEY_FILE', env)),
     };
     return { mode: 'local', tableName, db, clock: local.clock, local };
   }

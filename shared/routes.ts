@@ -10,6 +10,13 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** rest: merchant API (API key); edge: cancel-session API (session token); webhook: processors (signature). */
 export type Surface = 'rest' | 'edge' | 'webhook';
 
+/**
+ * What a function does with processors' credentials, which are stored sealed under a KMS key: seal
+ * them (the connect route), or open them to verify a processor's webhooks or call its API. It gets
+ * the key's id and the one KMS action for it; no other function can read a credential.
+ */
+export type CredentialUse = 'seal' | 'open';
+
 export interface Route {
   method: HttpMethod;
   /** API Gateway resource path; `{name}` marks a path parameter. */
@@ -23,6 +30,7 @@ export interface Route {
   table: 'read' | 'write';
   /** Outside services the function calls, for its configuration and IAM grants. */
   services?: readonly ('scheduler' | 'cancel-completions')[];
+  credentials?: CredentialUse;
 }
 
 export const ROUTES: readonly Route[] = [
@@ -83,14 +91,38 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/analytics/recovery', handler: 'analytics/recovery', surface: 'rest', scope: ['read', 'analytics'], table: 'read' },
   { method: 'GET', path: '/v1/analytics/campaigns', handler: 'analytics/campaigns', surface: 'rest', scope: ['read', 'analytics'], table: 'read' },
   { method: 'GET', path: '/v1/processors', handler: 'processors/list', surface: 'rest', scope: ['admin'], table: 'read' },
-  { method: 'PUT', path: '/v1/processors/{psp}', handler: 'processors/connect', surface: 'rest', scope: ['admin'], table: 'write' },
+  { method: 'PUT', path: '/v1/processors/{psp}', handler: 'processors/connect', surface: 'rest', scope: ['admin'], table: 'write', credentials: 'seal' },
   { method: 'POST', path: '/api/cancel-session/start', handler: 'cancel-sessions/start', surface: 'edge', table: 'write' },
   { method: 'GET', path: '/api/cancel-session/{token}', handler: 'cancel-sessions/get', surface: 'edge', table: 'write' },
   { method: 'POST', path: '/api/cancel-session/{token}/advance', handler: 'cancel-sessions/advance', surface: 'edge', table: 'write' },
   { method: 'POST', path: '/api/cancel-session/{token}/complete', handler: 'cancel-sessions/complete', surface: 'edge', table: 'write', services: ['cancel-completions'] },
-  { method: 'POST', path: '/webhooks/stripe/{connection_id}', handler: 'webhooks/stripe', surface: 'webhook', table: 'write', services: ['scheduler'] },
-  { method: 'POST', path: '/webhooks/braintree/{connection_id}', handler: 'webhooks/braintree', surface: 'webhook', table: 'write', services: ['scheduler'] },
-  { method: 'POST', path: '/webhooks/{psp}/{connection_id}', handler: 'webhooks/generic', surface: 'webhook', table: 'write', services: ['scheduler'] },
+  {
+    method: 'POST',
+    path: '/webhooks/stripe/{connection_id}',
+    handler: 'webhooks/stripe',
+    surface: 'webhook',
+    table: 'write',
+    services: ['scheduler'],
+    credentials: 'open',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/braintree/{connection_id}',
+    handler: 'webhooks/braintree',
+    surface: 'webhook',
+    table: 'write',
+    services: ['scheduler'],
+    credentials: 'open',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/{psp}/{connection_id}',
+    handler: 'webhooks/generic',
+    surface: 'webhook',
+    table: 'write',
+    services: ['scheduler'],
+    credentials: 'open',
+  },
 ];
 
 /** Answers requests no route matches: 404, or 405 with Allow when the path exists under another method. */

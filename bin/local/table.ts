@@ -89,11 +89,15 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string, exis
   }
 }
 
-/** Environment for code that reaches the local engine through the ordinary AWS SDK configuration. */
-export function localEnvironment(endpoint: string, tableName: string): Record<string, string> {
+/**
+ * Environment for code that reaches the local engine through the ordinary AWS SDK configuration, and
+ * seals processor credentials with the key in `vaultKeyFile` (shared/adapters/local/local-key-vault.ts).
+ */
+export function localEnvironment(endpoint: string, tableName: string, vaultKeyFile: string): Record<string, string> {
   return {
     RUNTIME_MODE: 'local',
     TABLE_NAME: tableName,
+    LOCAL_VAULT_KEY_FILE: vaultKeyFile,
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',

@@ -1,4 +1,5 @@
 import * as z from '#shared/zod';
+import { keyVault } from '#shared/adapters/key-vault';
 import { runtime } from '#shared/composition';
 import { runRetryAttempt } from '#shared/domain/retry-execution';
 import { jobHandler } from '#shared/job-handler';
@@ -15,6 +16,7 @@ const payload = z.object({
 /** Scheduled by ingestion (automatic) or the retry endpoint (manual): one attempt at the processor, or its watchdog. */
 export const handler = jobHandler(payload, async (tenant, job) => {
   const report = await runRetryAttempt(
+    { keyVault },
     tenant,
     { paymentId: job.payment_id, attempt: job.attempt, trigger: job.trigger, claimed: job.claimed, watchdog: job.watchdog },
     () => runtime.clock.now(),

@@ -1,4 +1,5 @@
 import * as z from '#shared/zod';
+import { keyVault } from '#shared/adapters/key-vault';
 import { connectProcessor } from '#shared/domain/processor-setup';
 import { restHandler } from '#shared/http/rest-handler';
 import { parseInput } from '#shared/http/parse';
@@ -57,6 +58,6 @@ function credentialsFor(psp: string, body: unknown): ProcessorCredentials {
 
 /** PUT /v1/processors/{psp}: connect a processor for the key's environment; returns the webhook URL to configure there. */
 export const handler = restHandler({ params, body: z.looseObject({}), bodyVariants: [stripe, braintree, generic] }, async ({ auth, params, body, now, baseUrl }) => {
-  const connection = await connectProcessor(auth.tenant, params.psp, credentialsFor(params.psp, body), now);
+  const connection = await connectProcessor({ keyVault }, auth.tenant, params.psp, credentialsFor(params.psp, body), now);
   return ok(processorConnectionResource(connection, baseUrl));
 });

@@ -1,11 +1,15 @@
 import { newId } from '../ids.ts';
+import type { KeyVault } from '../ports/key-vault.ts';
 import {
   findConnectionForPsp,
+  hasApiAccess,
   listConnections,
   saveConnection,
   type ProcessorConnection,
   type ProcessorCredentials,
+  type SealedConnection,
 } from '../store/processor-connections.ts';
+import { sealCredentials } from './processor-credentials.ts';
 import type { Tenant } from './tenant.ts';
 
 /** Processors with their own webhook format and decline table; every other name is a generic processor. */
@@ -15,14 +19,22 @@ export function webhookPath(connection: Pick<ProcessorConnection, 'id' | 'psp'>)
   return `/webhooks/${connection.psp}/${connection.id}`;
 }
 
-/** Creates the tenant's connection to a processor, or replaces its secrets keeping the webhook URL. */
-export async function connectProcessor(tenant: Tenant, psp: string, credentials: ProcessorCredentials, now: Date): Promise<ProcessorConnection> {
-  const existing = await findConnectionForPsp(tenant, psp);
-  const connection: ProcessorConnection = {
+/** Creates the tenant's connection to a processor, or replaces its secrets keeping the webhook URL. The secrets are stored sealed. */
+export async function connectProcessor(
+  ports: { keyVault: KeyVault },
+  tenant: Tenant,
+  psp: string,
+  credentials: ProcessorCredentials,
+  now: Date,
+): Promise<ProcessorConnection> {
+  // Independent, so made together: the request waits for one round trip, not two.
+  const [existing, sealed] = await Promise.all([findConnectionForPsp(tenant, psp), sealCredentials(ports.keyVault, tenant, psp, credentials)]);
+  const connection: SealedConnection = {
     id: existing?.id ?? newId('con', now),
     tenant,
     psp,
-    credentials,
+    apiAccess: hasApiAccess(credentials),
+    credentials: { sealed },
     createdAt: existing?.createdAt ?? now.toISOString(),
     updatedAt: now.toISOString(),
   };

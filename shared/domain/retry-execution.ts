@@ -10,6 +10,7 @@ import { countRecoveryAttemptWrite, returnRecoveryAttemptWrite } from '../store/
 import { customerListItem } from '../representations/customer.ts';
 import { paymentResource } from '../representations/payment.ts';
 import { recoveredEventData } from '../representations/payment-events.ts';
+import type { KeyVault } from '../ports/key-vault.ts';
 import type { RetryOutcome } from '../ports/payment-processor.ts';
 import { pauseAfterConflict } from './contention.ts';
 import { ServiceError, stateConflict } from './errors.ts';
@@ -17,6 +18,7 @@ import { withStatus } from './failure-accounting.ts';
 import type { Payment } from './payments.ts';
 import { recategorization } from './payment-change-events.ts';
 import { PLANS } from './plans.ts';
+import { credentialsOnDemand } from './processor-credentials.ts';
 import { retryJobId } from './recovery-routing.ts';
 import { applyOutcome, attemptAfterSettlement, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
 import type { Tenant } from './tenant.ts';
@@ -115,6 +117,7 @@ export interface AttemptReport {
  * else, superseded attempt) does nothing.
  */
 export async function runRetryAttempt(
+  ports: { keyVault: KeyVault },
   tenant: Tenant,
   job: { paymentId: string; attempt: number; trigger: RetryTrigger; claimed: boolean; watchdog?: boolean },
   clock: () => Date,
@@ -150,7 +153,7 @@ export async function runRetryAttempt(
   const [connection, customer] = await Promise.all([findConnectionForPsp(tenant, payment.psp), findCustomer(tenant, customerId)]);
   const outcome = await processorFor(tenant, payment.psp).retry({
     tenant,
-    connection,
+    credentials: credentialsOnDemand(ports.keyVault, connection),
     payment,
     attempt: payment.retry_count,
     idempotencyKey: retryJobId(payment.id, payment.retry_count),

@@ -1,5 +1,7 @@
+import { keyVault } from '../adapters/key-vault.ts';
 import { offerApplierFor } from '../adapters/offer-applier.ts';
 import { runtime } from '../composition.ts';
+import { credentialsOnDemand } from '../domain/processor-credentials.ts';
 import { log } from '../log.ts';
 import { findFeedback, saveOfferApplication } from '../store/cancel-feedback.ts';
 import { findConnectionForPsp } from '../store/processor-connections.ts';
@@ -25,7 +27,7 @@ export const offerApplication: EventConsumer = {
     const outcome = await offerApplierFor(tenant, feedback.psp).apply({
       tenant,
       psp: feedback.psp,
-      connection,
+      credentials: credentialsOnDemand(keyVault, connection),
       pspCustomerId: feedback.psp_customer_id,
       pspSubscriptionId: feedback.psp_subscription_id,
       offer: feedback.offer,

@@ -1,12 +1,14 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { isDeepStrictEqual } from 'node:util';
 import * as z from '../zod.ts';
+import { keyVault } from '../adapters/key-vault.ts';
 import { runtime } from '../composition.ts';
 import { notFound } from '../domain/errors.ts';
 import { ingestProcessorEvent } from '../domain/ingestion.ts';
+import { openConnection } from '../domain/processor-credentials.ts';
 import { WebhookRejected, type ProcessorEvent } from '../domain/processor-events.ts';
 import { addLogContext } from '../log.ts';
-import { cachedConnection, findConnection, type ProcessorConnection } from '../store/processor-connections.ts';
+import { cachedConnection, findConnection, type OpenedConnection, type ProcessorConnection } from '../store/processor-connections.ts';
 import type { WebhookReceipt } from '../representations/schemas/webhook-receipt.ts';
 import { withContract, type RequestContract } from './contract.ts';
 import { parseInput } from './parse.ts';
@@ -22,16 +24,16 @@ export function rawBody(event: APIGatewayProxyEvent): string {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
-export type Verifier = (event: APIGatewayProxyEvent, connection: ProcessorConnection, now: Date) => Promise<ProcessorEvent> | ProcessorEvent;
+export type Verifier = (event: APIGatewayProxyEvent, connection: OpenedConnection, now: Date) => Promise<ProcessorEvent> | ProcessorEvent;
 
 /** How the processor sends its events, for the API description: the verifier reads the same. */
 export type WebhookRequest = Required<Pick<RequestContract, 'contentType'>> & Pick<RequestContract, 'signatureHeader' | 'body'>;
 
 /**
- * The connection a webhook URL names and the event verified with its secrets. A warm instance uses the
- * connection it read recently; if that copy's secrets refuse the event, the merchant may just have
- * replaced them (on another instance), so the connection is read once more and, if its secrets
- * changed, the event verified again before it is refused.
+ * The connection a webhook URL names and the event verified with its secrets, opened for it. A warm
+ * instance uses the connection it read recently; if that copy's secrets refuse the event, the merchant
+ * may just have replaced them (on another instance), so the connection is read once more and, if its
+ * sealed secrets changed, opened and the event verified again before it is refused.
  */
 async function verifiedEvent(connectionId: string, psp: string | undefined, event: APIGatewayProxyEvent, verify: Verifier, now: Date) {
   const usable = (connection: ProcessorConnection | undefined): ProcessorConnection => {
@@ -43,12 +45,12 @@ async function verifiedEvent(connectionId: string, psp: string | undefined, even
   const cached = cachedConnection(connectionId);
   const connection = usable(cached ?? (await findConnection(connectionId)));
   try {
-    return { connection, parsed: await verify(event, connection, now) };
+    return { connection, parsed: await verify(event, await openConnection(keyVault, connection), now) };
   } catch (error) {
     if (cached === undefined || !(error instanceof WebhookRejected)) throw error;
     const fresh = usable(await findConnection(connectionId));
     if (isDeepStrictEqual(fresh.credentials, cached.credentials)) throw error;
-    return { connection: fresh, parsed: await verify(event, fresh, now) };
+    return { connection: fresh, parsed: await verify(event, await openConnection(keyVault, fresh), now) };
   }
 }
 

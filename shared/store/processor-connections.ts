@@ -1,8 +1,9 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import { stateConflict } from '../domain/errors.ts';
 import type { Tenant } from '../domain/tenant.ts';
-import { cancelledPositions } from './dynamo.ts';
+import type { Envelope } from '../envelope.ts';
+import { cancelledPositions, isConditionFailure } from './dynamo.ts';
 import { InstanceCache } from './instance-cache.ts';
 import { tenantPk } from './keys.ts';
 
@@ -16,44 +17,69 @@ const { db, tableName } = runtime;
 export const CONNECTION_CACHE_SECONDS = 60;
 const recentConnections = new InstanceCache<ProcessorConnection>(CONNECTION_CACHE_SECONDS, 1_000);
 
-/** Secrets to verify a processor's webhooks and, optionally, to call its API for retries. Never returned by the API. */
+/** Secrets to verify a processor's webhooks and, optionally, to call its API for retries. Never returned by the API; stored sealed (StoredCredentials). */
 export type ProcessorCredentials =
   | { kind: 'stripe'; webhookSecret: string; apiKey: string | null }
   | { kind: 'braintree'; merchantId: string; publicKey: string; privateKey: string; merchantAccountId: string | null }
   | { kind: 'generic'; webhookSecret: string };
 
+/** The credentials as an item holds them. */
+export type StoredCredentials =
+  /** Sealed under the credentials key (shared/domain/processor-credentials.ts opens them). */
+  | { sealed: Envelope }
+  /** Written before credentials were sealed, until `npm run ops -- processors encrypt-secrets` seals them. */
+  | { plaintext: ProcessorCredentials };
+
 export interface ProcessorConnection {
   id: string;
   tenant: Tenant;
   psp: string;
-  credentials: ProcessorCredentials;
+  /** Whether the credentials let the service call the processor's API (retries, offers): shown without opening them. */
+  apiAccess: boolean;
+  credentials: StoredCredentials;
   createdAt: string;
   updatedAt: string;
 }
 
+/** A connection as this service writes it. */
+export type SealedConnection = ProcessorConnection & { credentials: { sealed: Envelope } };
+
+/** A connection with its credentials opened, in the memory of a function that calls the processor or verifies its webhooks. */
+export interface OpenedConnection extends Omit<ProcessorConnection, 'credentials'> {
+  credentials: ProcessorCredentials;
+}
+
+export function hasApiAccess(credentials: ProcessorCredentials): boolean {
+  return credentials.kind === 'braintree' || (credentials.kind === 'stripe' && credentials.apiKey !== null);
+}
+
+const ENTITY = 'processor_connection';
 const recordSk = (psp: string): string => `PROCESSOR#${psp}`;
 /** Webhooks arrive with only the connection id in the URL: this item finds the tenant and secrets from it. */
 const lookupPk = (connectionId: string): string => `CONNECTION#${connectionId}`;
 
-function toItem(connection: ProcessorConnection) {
+function toItem(connection: SealedConnection) {
   return {
-    entity: 'processor_connection',
+    entity: ENTITY,
     id: connection.id,
     merchant_id: connection.tenant.merchantId,
     environment: connection.tenant.environment,
     psp: connection.psp,
-    credentials: connection.credentials,
+    api_access: connection.apiAccess,
+    sealed_credentials: connection.credentials.sealed,
     created_at: connection.createdAt,
     updated_at: connection.updatedAt,
   };
 }
 
 function fromItem(item: Record<string, unknown>): ProcessorConnection {
+  const plaintext = item.credentials as ProcessorCredentials | undefined;
   return {
     id: item.id as string,
     tenant: { merchantId: item.merchant_id as string, environment: item.environment as Tenant['environment'] },
     psp: item.psp as string,
-    credentials: item.credentials as ProcessorCredentials,
+    apiAccess: plaintext ? hasApiAccess(plaintext) : item.api_access === true,
+    credentials: plaintext ? { plaintext } : { sealed: item.sealed_credentials as Envelope },
     createdAt: item.created_at as string,
     updatedAt: item.updated_at as string,
   };
@@ -97,7 +123,7 @@ export async function listConnections(tenant: Tenant): Promise<ProcessorConnecti
  * Creates or replaces the tenant's connection for one processor, keeping its id (and so its webhook
  * URL) stable. `previousId` is what the caller read: a concurrent create or replace makes this fail.
  */
-export async function saveConnection(connection: ProcessorConnection, previousId: string | null): Promise<void> {
+export async function saveConnection(connection: SealedConnection, previousId: string | null): Promise<void> {
   const item = toItem(connection);
   try {
     await db.send(
@@ -120,5 +146,59 @@ export async function saveConnection(connection: ProcessorConnection, previousId
     throw error;
   } finally {
     recentConnections.forget([connection.id]);
+  }
+}
+
+/** A connection item (either of the pair) written before credentials were sealed. */
+export interface PlaintextConnectionItem {
+  key: { pk: string; sk: string };
+  connection: ProcessorConnection & { credentials: { plaintext: ProcessorCredentials } };
+}
+
+/**
+ * Every connection item, page by page, for the one-off sealing of credentials stored in the clear
+ * (bin/ops.ts): the operator's only Scan, never a function's (they are granted none).
+ */
+export async function* scanConnectionItems(): AsyncGenerator<{ sealed: number; plaintext: PlaintextConnectionItem[] }> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':entity': ENTITY },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const items = page.Items ?? [];
+    const plaintext = items
+      .filter((item) => item.credentials !== undefined)
+      .map((item) => ({ key: { pk: item.pk as string, sk: item.sk as string }, connection: fromItem(item) as PlaintextConnectionItem['connection'] }));
+    yield { sealed: items.length - plaintext.length, plaintext };
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/**
+ * Replaces an item's plaintext credentials with the sealed ones, unless the item changed since it was
+ * read (a connection replaced meanwhile is sealed already). True when it was replaced.
+ */
+export async function sealConnectionItem(item: PlaintextConnectionItem, sealed: Envelope): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: item.key,
+        UpdateExpression: 'SET sealed_credentials = :sealed, api_access = :api_access REMOVE credentials',
+        ConditionExpression: 'attribute_exists(credentials) AND id = :id AND updated_at = :updated_at',
+        ExpressionAttributeValues: { ':sealed': sealed, ':api_access': item.connection.apiAccess, ':id': item.connection.id, ':updated_at': item.connection.updatedAt },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  } finally {
+    recentConnections.forget([item.connection.id]);
   }
 }

@@ -1,20 +1,23 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/composition.ts';
+import { sealCredentials } from '../../shared/domain/processor-credentials.ts';
+import type { Tenant } from '../../shared/domain/tenant.ts';
 import { call, newMerchant } from '../support/api.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
 
 const REPLACED_SECRET = 'replaced-generic-secret-0123456789';
 
 /** What another instance's `PUT /v1/processors/{psp}` leaves in the table, without this instance hearing of it. */
-async function replaceSecretOnAnotherInstance(webhookPath: string, webhookSecret: string): Promise<void> {
+async function replaceSecretOnAnotherInstance(tenant: Tenant, webhookPath: string, webhookSecret: string): Promise<void> {
   const connectionId = webhookPath.split('/').pop()!;
+  const sealed = await sealCredentials(runtime.local!.keyVault, tenant, 'acme', { kind: 'generic', webhookSecret });
   await runtime.db.send(
     new UpdateCommand({
       TableName: runtime.tableName,
       Key: { pk: `CONNECTION#${connectionId}`, sk: 'CONNECTION' },
-      UpdateExpression: 'SET credentials.webhookSecret = :secret',
-      ExpressionAttributeValues: { ':secret': webhookSecret },
+      UpdateExpression: 'SET sealed_credentials = :sealed',
+      ExpressionAttributeValues: { ':sealed': sealed },
     }),
   );
 }
@@ -98,10 +101,10 @@ describe('replacing a webhook secret while instances cache the connection', () =
 
   it('accepts a secret replaced on another instance at once: a refused signature is checked against a fresh read', async () => {
     // Prepare
-    const { keys } = await newMerchant();
+    const { merchantId, keys } = await newMerchant();
     const path = await connect(keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
     expect((await postGeneric(path, genericFailure())).status).toBe(200);
-    await replaceSecretOnAnotherInstance(path, REPLACED_SECRET);
+    await replaceSecretOnAnotherInstance({ merchantId, environment: 'test' }, path, REPLACED_SECRET);
     // Act
     const signedWithNew = await postGeneric(path, genericFailure(), { secret: REPLACED_SECRET });
     const signedWithOld = await postGeneric(path, genericFailure());

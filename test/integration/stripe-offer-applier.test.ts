@@ -6,7 +6,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeOfferApplier } from '../../shared/adapters/aws/stripe-offer-applier.ts';
 import type { OfferConfig } from '../../shared/domain/cancel-flow-steps.ts';
 import type { OfferRequest } from '../../shared/ports/offer-applier.ts';
-import type { ProcessorConnection } from '../../shared/store/processor-connections.ts';
 import { ok, startFakeStripe, stripeError, type FakeStripe } from '../support/fake-stripe.ts';
 
 const NOW = new Date('2026-12-01T10:00:00.000Z');
@@ -29,22 +28,11 @@ beforeEach(() => {
   stripe.reset();
 });
 
-function connection(apiKey: string | null = API_KEY): ProcessorConnection {
-  return {
-    id: 'con_stripe',
-    tenant: { merchantId: 'mer_1', environment: 'live' },
-    psp: 'stripe',
-    credentials: { kind: 'stripe', webhookSecret: 'whsec_x', apiKey },
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-  };
-}
-
 function request(offer: OfferConfig, apiKey: string | null = API_KEY): OfferRequest {
   return {
     tenant: { merchantId: 'mer_1', environment: 'live' },
     psp: 'stripe',
-    connection: connection(apiKey),
+    credentials: async () => ({ kind: 'stripe', webhookSecret: 'whsec_x', apiKey }),
     pspCustomerId: 'cus_stripe_1',
     pspSubscriptionId: 'sub_stripe_1',
     offer,

@@ -15,6 +15,8 @@ export interface RunningServer {
   api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
   /** A dev route (`/__dev/<path>`); throws unless it answers 200. */
   dev: (method: string, path: string, body?: unknown) => Promise<any>;
+  /** Its LOCAL_DIR (removed when it stops). */
+  localDir: string;
   output: () => string;
   ops: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
   stop: () => Promise<void>;
@@ -82,6 +84,7 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
     credentials,
     api,
     dev,
+    localDir,
     output: () => output,
     ops,
     stop,
