@@ -13,6 +13,8 @@ const memory = process.argv.includes('--memory');
 const timer = !process.argv.includes('--no-timer');
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
+/** How long a stop waits for requests already received; a client's retry covers what is cut off after it. */
+const DRAIN_MS = 5_000;
 
 async function main(): Promise<void> {
   mkdirSync(LOCAL_DIR, { recursive: true });
@@ -39,10 +41,17 @@ async function main(): Promise<void> {
     server.listen(port, host, resolve);
   });
 
-  if (timer) startJobTimer();
+  const stopTimer = timer ? startJobTimer() : undefined;
 
+  // Requests already received are answered in full before the engine they need goes; a second
+  // signal (a second Ctrl-C) stops at once.
+  let stopping = false;
   const shutdown = async () => {
-    server.close();
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log(JSON.stringify({ message: `Stopping: answering the requests already received (up to ${DRAIN_MS / 1000} s), then DynamoDB Local` }));
+    await server.drain(DRAIN_MS);
+    await stopTimer?.();
     rmSync(ENGINE_FILE, { force: true });
     await engine.stop();
     process.exit(0);
