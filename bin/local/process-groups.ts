@@ -23,7 +23,8 @@ interface GroupRecord {
   command: string;
 }
 
-const owned = new Map<number, ChildProcess>();
+/** The process groups this process started and that still run. */
+const owned = new Set<number>();
 let hooked = false;
 let ownGroup: number | null | undefined;
 
@@ -70,12 +71,13 @@ function killGroupTree(pgid: number, signal: NodeJS.Signals): void {
   if (!registry) return;
   for (const record of readRecords(registry).filter((entry) => entry.starter_group === pgid)) {
     killGroupTree(record.pgid, signal);
-    rmSync(join(registry, `${record.pgid}.json`), { force: true });
+    // Kept after a mere SIGTERM: if that group ignores it, the test run's teardown still finds it.
+    if (signal === 'SIGKILL') rmSync(join(registry, `${record.pgid}.json`), { force: true });
   }
 }
 
 function endOwnedGroups(signal: NodeJS.Signals): void {
-  for (const pgid of owned.keys()) killGroupTree(pgid, signal);
+  for (const pgid of owned) killGroupTree(pgid, signal);
 }
 
 function onSignal(signal: NodeJS.Signals): void {
@@ -99,7 +101,7 @@ export function spawnInGroup(command: string, args: readonly string[], options: 
   const child = spawn(command, args, { ...options, detached: true });
   const pgid = child.pid;
   if (pgid === undefined) return child; // failed to start: the 'error' event says why
-  owned.set(pgid, child);
+  owned.add(pgid);
   const file = recordFile(pgid);
   if (file) {
     ownGroup ??= processGroupOf(process.pid);
