@@ -7,12 +7,15 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal } from './local/dynamodb-local.ts';
 import { ensureTable, localEnvironment } from './local/table.ts';
+import type { LocalServer } from './local/server.ts';
 import { CREDENTIALS_FILE, ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, VAULT_KEY_FILE, writeJson, type Credentials } from './local/credentials.ts';
 
 const memory = process.argv.includes('--memory');
 const timer = !process.argv.includes('--no-timer');
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
+/** How long a stop waits for requests already received; a client's retry covers what is cut off after it. */
+const DRAIN_MS = 5_000;
 
 async function main(): Promise<void> {
   mkdirSync(LOCAL_DIR, { recursive: true });
@@ -20,9 +23,17 @@ async function main(): Promise<void> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const engine = await startDynamoDbLocal({ dataDir });
   // From here a stop must also stop the engine, even one that comes while the server is still starting.
-  let server: { close: () => void } | undefined;
+  // Requests already received are answered in full before the engine they need goes; a second
+  // signal (a second Ctrl-C) stops at once.
+  let server: LocalServer | undefined;
+  let stopTimer: (() => Promise<void>) | undefined;
+  let stopping = false;
   const shutdown = async () => {
-    server?.close();
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log(JSON.stringify({ message: `Stopping: answering the requests already received (up to ${DRAIN_MS / 1000} s), then DynamoDB Local` }));
+    await server?.drain(DRAIN_MS);
+    await stopTimer?.();
     rmSync(ENGINE_FILE, { force: true });
     await engine.stop();
     process.exit(0);
@@ -53,7 +64,7 @@ async function main(): Promise<void> {
     listening.listen(port, host, resolve);
   });
 
-  if (timer) startJobTimer();
+  stopTimer = timer ? startJobTimer() : undefined;
 
   console.log(
     JSON.stringify(

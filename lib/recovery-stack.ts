@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Construct } from 'constructs';
 import { JOBS, RECURRING_JOBS } from '../shared/jobs.ts';
@@ -90,6 +90,20 @@ export class RecoveryStack extends Stack {
     }
     // The dunning channels, for the jobs that declare they send messages (shared/jobs.ts).
     const messaging = new Messaging({ email: config.email, sms: config.sms });
+    // Deployable without a channel (a stage that only retries), but said on every synth and deploy:
+    // otherwise a first deployment sends no dunning message at all, and nothing tells the operator.
+    if (!config.email) {
+      Annotations.of(this).addWarningV2(
+        'recovery:no-email-channel',
+        "No 'mailFrom' in the CDK context: dunning campaigns send no email, each email step is recorded as channel_unavailable (README.md, \"First deployment\").",
+      );
+    }
+    if (!config.sms) {
+      Annotations.of(this).addWarningV2(
+        'recovery:no-sms-channel',
+        "No 'smsOriginationIdentity' in the CDK context: dunning campaigns send no sms, each sms step is recorded as channel_unavailable (README.md, \"First deployment\").",
+      );
+    }
     for (const job of JOBS.filter((definition) => definition.services?.includes('messaging'))) {
       const fn = this.scheduling.jobFunctions.get(job.kind);
       if (!fn) throw new Error(`No job function for ${job.kind}`);

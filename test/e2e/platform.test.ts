@@ -92,6 +92,35 @@ describe('local server, as a client sees it', () => {
     expect(tooLarge.error).toMatchObject({ code: 'payload_too_large', request_id: oversized.headers.get('x-request-id') });
   });
 
+  it("answers a URL or headers over API Gateway's limits as API Gateway would, in the envelope", async () => {
+    // Prepare: 20 KB each, past Node's own 16 KB default and API Gateway's 10,240 bytes
+    const key = server.credentials.keys.test_read;
+    const longQuery = `/v1/payments?status=${'x'.repeat(20 * 1024)}`;
+    const largeHeader = { 'X-Trace': 'y'.repeat(20 * 1024) };
+    // Act
+    const uriTooLong = await api(longQuery, key);
+    const headersTooLarge = await api('/v1/auth/me', key, { headers: largeHeader });
+    const pastNodeLimit = await api('/v1/auth/me', key, { headers: { 'X-Trace': 'z'.repeat(70 * 1024) } });
+    const justUnder = await api('/v1/auth/me', key, { headers: { 'X-Trace': 'p'.repeat(9 * 1024) } });
+    // Assess
+    expect(uriTooLong.status).toBe(414);
+    expect(uriTooLong.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'The request URL is longer than 10,240 characters, the most API Gateway accepts',
+      request_id: uriTooLong.headers.get('x-request-id'),
+    });
+    for (const refused of [headersTooLarge, pastNodeLimit]) {
+      expect(refused.status).toBe(431);
+      expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(refused.body.error).toEqual({
+        code: 'invalid_request',
+        message: 'The request line and headers are larger than 10,240 bytes, the most API Gateway accepts',
+        request_id: refused.headers.get('x-request-id'),
+      });
+    }
+    expect(justUnder.status).toBe(200);
+  });
+
   it('ops CLI creates and updates merchants and keys against the running server', async () => {
     const made = await server.ops(['merchant', 'create', '--plan', 'starter', '--ip-allowlist', '127.0.0.2/32']);
     expect(made.code).toBe(0);
