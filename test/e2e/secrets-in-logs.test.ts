@@ -102,5 +102,5 @@ describe('processor secrets and the local server', () => {
     for (const [name, secret] of Object.entries({ ...SECRETS, vaultKey })) {
       expect(output.includes(secret.trim()), `output contains ${name}`).toBe(false);
     }
-  });
+  }, 180_000);
 });

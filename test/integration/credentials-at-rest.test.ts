@@ -120,7 +120,8 @@ describe('processor credentials at rest', () => {
     }
   });
 
-  it('seals connections stored in the clear with `ops processors encrypt-secrets`, once, and they keep working', async () => {
+  // Two runs of the CLI, each a fresh process importing the runtime: several seconds apiece on a busy machine.
+  it('seals connections stored in the clear with `ops processors encrypt-secrets`, once, and they keep working', { timeout: 180_000 }, async () => {
     // Prepare: a connection written before sealing, which works while it waits for the migration
     const { merchantId, keys } = await newMerchant();
     const { stripeWebhookSecret, stripeApiKey } = uniqueSecrets();
