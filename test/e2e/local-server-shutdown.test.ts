@@ -3,6 +3,7 @@
  * answered in full, then the server stops its DynamoDB Local and exits 0, leaving no process.
  */
 import { Agent, request, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { expect, it } from 'vitest';
 import { startLocalServer } from '../support/local-server.ts';
 
@@ -66,10 +67,15 @@ it('answers every request already received, then stops its engine and exits 0', 
     if (waited > 10_000) throw new Error(`the server did not start stopping: ${server.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const refused = await fetch(`${server.baseUrl}/__dev/clock`).then(
-    () => 'answered',
-    (error: Error) => (error.cause as NodeJS.ErrnoException | undefined)?.code,
-  );
+  // A new connection, not fetch's pooled keep-alive one (which the drain closes as idle).
+  const refused = await new Promise<string | undefined>((resolve) => {
+    const socket = connect(Number(new URL(server.baseUrl).port), '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('accepted');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+  });
   for (const upload of uploads) upload.finish();
   const answers = await Promise.all(uploads.map((upload) => upload.answered));
   const { code } = await stopped;
