@@ -59,7 +59,14 @@ export class RecoveryStack extends Stack {
     this.data = new Data(this, 'Data');
     this.functions = new FunctionStacks(this, 'Functions');
     const { placement } = this.functions;
-    this.scheduling = new Scheduling(this, 'Scheduling', { data: this.data, jobs: JOBS, recurring: RECURRING_JOBS, placement, jobsDeadLetter: this.queues.jobsDeadLetter });
+    this.scheduling = new Scheduling(this, 'Scheduling', {
+      data: this.data,
+      jobs: JOBS,
+      recurring: RECURRING_JOBS,
+      placement,
+      jobsDeadLetter: this.queues.jobsDeadLetter,
+      schedulesDeadLetter: this.queues.schedulesDeadLetter,
+    });
     this.api = new MerchantApi(this, 'Api', { data: this.data, stageName: config.stage, cloudWatchAccount, placement });
     this.edge = new EdgeApi(this, 'Edge', {
       data: this.data,
