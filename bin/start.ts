@@ -20,8 +20,8 @@ async function main(): Promise<void> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const engine = await startDynamoDbLocal({ dataDir });
   await ensureTable(engine.endpoint, LOCAL_TABLE);
-  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
   const baseUrl = `http://${host}:${port}`;
+  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE, baseUrl));
   // base_url: the ops CLI tells this server when it changed the table from outside (bin/ops.ts).
   writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory, base_url: baseUrl });
 
