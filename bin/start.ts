@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory, base_url: baseUrl });
 
   // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start.
-  const { createLocalServer, startJobTimer } = await import('./local/server.ts');
+  const { boundToLoopback, createLocalServer, startJobTimer } = await import('./local/server.ts');
   const { seedDemoCancelFlow, seedDemoMerchant } = await import('./local/seed.ts');
 
   const credentials: Credentials = await seedDemoMerchant(readJson<Credentials>(CREDENTIALS_FILE), baseUrl);
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
         message: `Recovery service listening on ${baseUrl} (DynamoDB Local ${memory ? 'in memory' : `at ${dataDir}`})`,
         credentials_file: CREDENTIALS_FILE,
         cancel_widget_demo: `${baseUrl}/demo/cancel`,
+        ...(boundToLoopback(server) ? {} : { dev_routes: `off: ${host} is not a loopback address, so /__dev/* answers 404 (bind HOST=127.0.0.1 to use them)` }),
         ...credentials,
       },
       null,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { runtime } from '../../shared/composition.ts';
+import { classifyAddress } from '../../shared/domain/address-policy.ts';
 import { clearInstanceCaches } from '../../shared/store/instance-cache.ts';
 import { apiDescriptionRoute } from './api-description.ts';
 import { drainCompletions } from './completion-runner.ts';
@@ -34,10 +35,23 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(JSON.stringify(body));
 }
 
-/** Routes that exist only on the local server: they move the shared clock and show what local adapters did. */
-async function devRoute(request: HttpRequest, response: ServerResponse): Promise<boolean> {
+/**
+ * Whether the server listens on a loopback address only. Bound to anything else (0.0.0.0, a LAN
+ * address), other machines reach it, and the dev routes (move the clock, read every email sent) are
+ * not theirs to call.
+ */
+export function boundToLoopback(server: Server): boolean {
+  const address = server.address();
+  return typeof address === 'object' && address !== null && classifyAddress(address.address) === 'loopback';
+}
+
+/**
+ * Routes that exist only on the local server: they move the shared clock and show what local
+ * adapters did. Off the loopback interface they do not exist: the request goes on to the API's 404.
+ */
+async function devRoute(request: HttpRequest, response: ServerResponse, server: Server): Promise<boolean> {
   const local = runtime.local;
-  if (!request.path.startsWith('/__dev/') || !local) return false;
+  if (!request.path.startsWith('/__dev/') || !local || !boundToLoopback(server)) return false;
   const { clock } = local;
   const route = `${request.method} ${request.path}`;
   if (route === 'GET /__dev/clock') {
@@ -119,7 +133,7 @@ export interface LocalServerOptions {
 }
 
 export function createLocalServer(options: LocalServerOptions = {}): Server {
-  return createServer(async (incoming, response) => {
+  const server = createServer(async (incoming, response) => {
     try {
       const url = new URL(incoming.url ?? '/', 'http://localhost');
       const request: HttpRequest = {
@@ -130,7 +144,7 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
         body: await readBody(incoming),
         sourceIp: incoming.socket.remoteAddress ?? '127.0.0.1',
       };
-      if (await devRoute(request, response)) return;
+      if (await devRoute(request, response, server)) return;
       if (widgetRoute(request, response, options)) return;
       if (await apiDescriptionRoute(request, response)) return;
       const result = await dispatch(request);
@@ -151,4 +165,5 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
       }
     }
   });
+  return server;
 }

@@ -121,3 +121,36 @@ describe('local server, as a client sees it', () => {
     expect(JSON.parse(bad.stderr.split('\n').find((line) => line.startsWith('{'))!).error.message).toContain('--plan');
   }, 180_000);
 });
+
+describe('local server bound to a non-loopback address (HOST=0.0.0.0)', () => {
+  let open: RunningServer;
+
+  beforeAll(async () => {
+    open = await startLocalServer({ HOST: '0.0.0.0' });
+  });
+
+  afterAll(async () => {
+    await open?.stop();
+  });
+
+  it("answers /__dev/* with the API's 404 or 405, says so at start, and serves the API as usual", async () => {
+    // Prepare
+    const before = await fetch(`${server.baseUrl}/__dev/clock`);
+    // Act
+    const clock = await fetch(`${open.baseUrl}/__dev/clock`);
+    const advance = await fetch(`${open.baseUrl}/__dev/clock`, { method: 'POST', body: JSON.stringify({ advance_seconds: 86_400 }) });
+    const outbox = await fetch(`${open.baseUrl}/__dev/outbox`);
+    const me = await fetch(`${open.baseUrl}/v1/auth/me`, { headers: { Authorization: `Bearer ${open.credentials.keys.test_admin}` } });
+    // Assess
+    expect(before.status).toBe(200);
+    for (const refused of [clock, advance, outbox]) {
+      expect([404, 405]).toContain(refused.status);
+      const body = (await refused.json()) as any;
+      expect(body.error.code).toMatch(/^(resource_not_found|method_not_allowed)$/);
+      expect(body.error.request_id).toBeTruthy();
+    }
+    expect(me.status).toBe(200);
+    expect(open.output()).toContain('"dev_routes": "off: 0.0.0.0 is not a loopback address');
+    expect(server.output()).not.toContain('dev_routes');
+  });
+});
