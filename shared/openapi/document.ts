@@ -97,6 +97,14 @@ function security(route: Route, contract: RequestContract): { security: unknown[
     : { security: [], description: 'Signed by the processor inside the body (bt_signature over bt_payload, checked with the connection keys).' };
 }
 
+/** The trial rule of a write (§5): 403 trial_expired once the trial ended, unless the route is a safety action. */
+function trialNote(route: Route): string | undefined {
+  const allowed = route.afterTrial;
+  if (allowed === undefined) return undefined;
+  const when = allowed === true ? '' : ` when the body is exactly \`${JSON.stringify(allowed.onlyBody)}\``;
+  return `A safety action: allowed after the trial ends${when}, when other writes answer 403 trial_expired.`;
+}
+
 /** The statuses each kind of route can answer with besides success. */
 function errorStatuses(route: Route, contract: RequestContract): number[] {
   if (route.surface !== 'rest') return [400, 404, 500];
@@ -119,7 +127,7 @@ function operation(route: Route, contract: RequestContract, schemas: SchemaCompo
   return {
     operationId: operationId(route.handler),
     summary: described.summary,
-    description,
+    description: [description, trialNote(route)].filter(Boolean).join(' '),
     tags: [tagOf(route)],
     ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
     ...requestBody(contract, schemas),
