@@ -56,6 +56,16 @@ export const ROUTES: readonly Route[] = [
   },
   { method: 'GET', path: '/v1/campaigns/{id}/enrollments', handler: 'campaigns/enrollments', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/cancel-flows', handler: 'cancel-flows/list', surface: 'rest', scope: ['read'], table: 'read' },
+  // A read that writes: the secret is made on first read.
+  { method: 'GET', path: '/v1/cancel-flows/signing-secret', handler: 'cancel-flows/signing-secret', surface: 'rest', scope: ['admin'], table: 'write' },
+  {
+    method: 'POST',
+    path: '/v1/cancel-flows/signing-secret/roll',
+    handler: 'cancel-flows/roll-signing-secret',
+    surface: 'rest',
+    scope: ['admin'],
+    table: 'write',
+  },
   { method: 'GET', path: '/v1/cancel-flows/{id}', handler: 'cancel-flows/get', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'POST', path: '/v1/cancel-flows', handler: 'cancel-flows/create', surface: 'rest', scope: ['write'], table: 'write' },
   { method: 'PUT', path: '/v1/cancel-flows/{id}', handler: 'cancel-flows/update', surface: 'rest', scope: ['write'], table: 'write' },

@@ -112,7 +112,7 @@ export function startJobTimer(intervalMs = 1_000): () => void {
 }
 
 /** The cancel widget and its demo page, served by the local server only (in AWS the merchant hosts the script). */
-function widgetRoute(request: HttpRequest, response: ServerResponse, options: LocalServerOptions): boolean {
+async function widgetRoute(request: HttpRequest, response: ServerResponse, options: LocalServerOptions): Promise<boolean> {
   if (request.method !== 'GET') return false;
   if (request.path === '/cancel-widget.js') {
     response.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache', 'Access-Control-Allow-Origin': '*' });
@@ -120,8 +120,9 @@ function widgetRoute(request: HttpRequest, response: ServerResponse, options: Lo
     return true;
   }
   if (request.path === '/demo/cancel') {
+    const page = await demoPage(request.query, options.demoMerchantId);
     response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
-    response.end(demoPage(request.query, options.demoMerchantId));
+    response.end(page);
     return true;
   }
   return false;
@@ -145,7 +146,7 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
         sourceIp: incoming.socket.remoteAddress ?? '127.0.0.1',
       };
       if (await devRoute(request, response, server)) return;
-      if (widgetRoute(request, response, options)) return;
+      if (await widgetRoute(request, response, options)) return;
       if (await apiDescriptionRoute(request, response)) return;
       const result = await dispatch(request);
       response.writeHead(result.status, result.headers);

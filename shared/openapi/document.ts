@@ -87,6 +87,13 @@ function security(route: Route, contract: RequestContract): { security: unknown[
           description: `Scope: ${scope.map((name) => `\`${name}\``).join(' or ')}.`,
         };
   }
+  if (route.surface === 'edge' && !route.path.includes('{token}')) {
+    return {
+      security: [],
+      description:
+        "No API key: the merchant's server signs the start (`auth_hash`, required in live mode). Starts are limited to 60 a minute per client address and to the plan's limit per merchant (429).",
+    };
+  }
   if (route.surface === 'edge') {
     return { security: [], description: 'No API key (§5 rule 6): the session token from start, in the path, is the credential.' };
   }
@@ -107,7 +114,7 @@ function trialNote(route: Route): string | undefined {
 
 /** The statuses each kind of route can answer with besides success. */
 function errorStatuses(route: Route, contract: RequestContract): number[] {
-  if (route.surface !== 'rest') return [400, 404, 500];
+  if (route.surface !== 'rest') return [400, ...(contract.alsoAnswers ?? []), 404, 500].toSorted((a, b) => a - b);
   const hasPathParameters = route.path.includes('{');
   const changes = route.method !== 'GET';
   const takesInput = route.method === 'POST' || contract.body !== undefined || contract.bodyVariants !== undefined;

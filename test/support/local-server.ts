@@ -31,7 +31,11 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
   const baseUrl = `http://127.0.0.1:${port}`;
   for (let waited = 0; ; waited += 200) {
     if (child.exitCode !== null) throw new Error(`local server exited: ${output}`);
-    if (waited > 60_000) throw new Error(`local server did not start: ${output}`);
+    if (waited > 60_000) {
+      // Stopped, so its DynamoDB Local does not outlive the test run.
+      child.kill('SIGTERM');
+      throw new Error(`local server did not start: ${output}`);
+    }
     try {
       await fetch(`${baseUrl}/__dev/clock`);
       break;
