@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { CancelSigningSecrets } from '../domain/cancel-signing.ts';
 import type { Tenant } from '../domain/tenant.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { putVersioned } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
@@ -26,18 +26,5 @@ export async function findSigningSecrets(tenant: Tenant): Promise<CancelSigningS
 
 /** Writes the secrets, first (previousVersion null) or over the version read; false when another request wrote first. */
 export async function saveSigningSecrets(tenant: Tenant, record: CancelSigningSecrets, previousVersion: number | null): Promise<boolean> {
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { pk: tenantPk(tenant), sk: SK, entity: 'cancel_signing_secrets', ...record },
-        ConditionExpression: previousVersion === null ? 'attribute_not_exists(pk)' : 'version = :version',
-        ExpressionAttributeValues: previousVersion === null ? undefined : { ':version': previousVersion },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return putVersioned(db, tableName, { pk: tenantPk(tenant), sk: SK, entity: 'cancel_signing_secrets', ...record }, previousVersion);
 }

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalServer, type RunningServer } from '../support/local-server.ts';
@@ -90,6 +91,22 @@ describe('local server, as a client sees it', () => {
     expect(oversized.status).toBe(413);
     const tooLarge = (await oversized.json()) as any;
     expect(tooLarge.error).toMatchObject({ code: 'payload_too_large', request_id: oversized.headers.get('x-request-id') });
+  });
+
+  it("signs the demo page's starts as a merchant's server would, with the demo merchant's test secret", async () => {
+    // Prepare
+    const { credentials } = server;
+    const secret = (await api('/v1/cancel-flows/signing-secret', credentials.keys.test_admin)).body.data.secret as string;
+    // Act
+    const page = await (await fetch(`${server.baseUrl}/demo/cancel?customer=cust_demo_signed&subscription=sub_demo_signed`)).text();
+    const signature = /data-auth-hash="([0-9a-f]{64})"/.exec(page)?.[1];
+    const started = await api('/api/cancel-session/start', undefined, {
+      method: 'POST',
+      body: JSON.stringify({ merchant_id: credentials.merchant_id, customer_id: 'cust_demo_signed', subscription_id: 'sub_demo_signed', environment: 'test', auth_hash: signature }),
+    });
+    // Assess
+    expect(signature).toBe(createHmac('sha256', secret).update('cust_demo_signed:sub_demo_signed').digest('hex'));
+    expect(started.status).toBe(201);
   });
 
   it('ops CLI creates and updates merchants and keys against the running server', async () => {
