@@ -65,6 +65,8 @@ export const ROUTES: readonly Route[] = [
     surface: 'rest',
     scope: ['admin'],
     table: 'write',
+    // A leaked signing secret lets anyone churn the merchant's subscribers: rolling it is how that stops.
+    afterTrial: true,
   },
   { method: 'GET', path: '/v1/cancel-flows/{id}', handler: 'cancel-flows/get', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'POST', path: '/v1/cancel-flows', handler: 'cancel-flows/create', surface: 'rest', scope: ['write'], table: 'write' },

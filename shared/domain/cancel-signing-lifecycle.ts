@@ -1,5 +1,5 @@
 import { findSigningSecrets, saveSigningSecrets } from '../store/cancel-signing-secrets.ts';
-import { firstSigningSecrets, rolled, type CancelSigningSecrets } from './cancel-signing.ts';
+import { firstSigningSecrets, rolled, type CancelSigningSecrets, type ExpirePrevious } from './cancel-signing.ts';
 import { stateConflict } from './errors.ts';
 import type { Tenant } from './tenant.ts';
 
@@ -21,11 +21,11 @@ export async function signingSecretsOf(tenant: Tenant, now: Date): Promise<Cance
   throw stateConflict('The cancel signing secret changed while it was read; retry the request.');
 }
 
-/** A new current secret; the one it replaces is still accepted for 24 hours. Concurrent rolls each take effect in turn. */
-export async function rollSigningSecret(tenant: Tenant, now: Date): Promise<CancelSigningSecrets> {
+/** A new current secret; the one it replaces is still accepted for 24 hours unless told 'now'. Concurrent rolls each take effect in turn. */
+export async function rollSigningSecret(tenant: Tenant, expirePrevious: ExpirePrevious, now: Date): Promise<CancelSigningSecrets> {
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
     const current = await signingSecretsOf(tenant, now);
-    const next = rolled(current, now);
+    const next = rolled(current, now, expirePrevious);
     if (await saveSigningSecrets(tenant, next, current.version)) return next;
   }
   throw stateConflict('The cancel signing secret was rolled by another request at the same time; retry the request.');

@@ -48,13 +48,23 @@ export function acceptedSecrets(record: CancelSigningSecrets, now: Date): Signin
   return record.secrets.filter((entry) => entry.expires_at === null || entry.expires_at > now.toISOString());
 }
 
-/** A new current secret; the previous one, and those rolled out before it that are still accepted, keep working to the end of their grace. */
-export function rolled(record: CancelSigningSecrets, now: Date): CancelSigningSecrets {
+/** When the secrets a roll replaces stop being accepted: after the grace, or at once (a leaked secret). */
+export const EXPIRE_PREVIOUS = ['in_24_hours', 'now'] as const;
+export type ExpirePrevious = (typeof EXPIRE_PREVIOUS)[number];
+
+/**
+ * A new current secret. The previous one, and those rolled out before it that are still accepted,
+ * keep working to the end of their grace; with 'now' none of them does.
+ */
+export function rolled(record: CancelSigningSecrets, now: Date, expirePrevious: ExpirePrevious): CancelSigningSecrets {
+  if (expirePrevious === 'now') return { secrets: [newSecret(now)], version: record.version + 1 };
   const graceEnd = new Date(now.getTime() + SIGNING_GRACE_SECONDS * 1000).toISOString();
   const retiring = { ...currentSecret(record), expires_at: graceEnd };
   const stillAccepted = acceptedSecrets(record, now).filter((entry) => entry.expires_at !== null);
   if (stillAccepted.length + 2 > MAX_ACCEPTED_SECRETS) {
-    throw stateConflict('The cancel signing secret was rolled too often; wait until earlier secrets pass their 24-hour grace period');
+    throw stateConflict(
+      'The cancel signing secret was rolled too often; wait until earlier secrets pass their 24-hour grace period, or roll with expire_previous "now"',
+    );
   }
   return { secrets: [newSecret(now), retiring, ...stillAccepted], version: record.version + 1 };
 }

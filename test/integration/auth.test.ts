@@ -222,6 +222,7 @@ describe('trial expiry (§5)', () => {
     const disabled = await call('PUT', `/v1/webhooks/${toDisable}`, { key: admin, body: { enabled: false } });
     const deleted = await call('DELETE', `/v1/webhooks/${toDelete}`, { key: admin });
     const replaced = await call('PUT', '/v1/processors/acme', { key: admin, body: { webhook_secret: 'replaced-after-the-trial-0123456789' } });
+    const rolled = await call('POST', '/v1/cancel-flows/signing-secret/roll', { key: admin, body: { expire_previous: 'now' } });
     const refused = [
       await call('POST', '/v1/api-keys', { key: admin, body: { name: 'new', scopes: ['read'] } }),
       await call('POST', `/v1/api-keys/${leaked.id}/rotate`, { key: admin }),
@@ -234,7 +235,7 @@ describe('trial expiry (§5)', () => {
       await call('POST', '/v1/cancel-flows', { key: admin, body: { name: 'x', steps: [] } }),
     ];
     // Assess
-    for (const [answer, status] of [[revoked, 200], [erased, 200], [disabled, 200], [deleted, 200], [replaced, 200]] as const) {
+    for (const [answer, status] of [[revoked, 200], [erased, 200], [disabled, 200], [deleted, 200], [replaced, 200], [rolled, 200]] as const) {
       expect(answer.status, JSON.stringify(answer.body)).toBe(status);
     }
     expect(revoked.body.data.revoked_at).not.toBeNull();

@@ -217,6 +217,24 @@ describe('signed starts (auth_hash)', () => {
     expect(shownAfter.body.data).toMatchObject({ secret: second, previous_secret_expires_at: null });
   });
 
+  it('rolls with expire_previous "now" for a leaked secret: every earlier secret is refused at once', async () => {
+    // Prepare
+    const { merchantId, keys } = await signedSetUp();
+    const leaked = await signingSecret(keys.live_admin);
+    const inGrace = (await call('POST', '/v1/cancel-flows/signing-secret/roll', { key: keys.live_admin })).body.data.secret as string;
+    const signedWith = (secret: string) => start(merchantId, { auth_hash: authHashFor(secret, 'cus_signed', 'sub_signed') });
+    // Act
+    const invalid = await call('POST', '/v1/cancel-flows/signing-secret/roll', { key: keys.live_admin, body: { expire_previous: 'tomorrow' } });
+    const rolled = await call('POST', '/v1/cancel-flows/signing-secret/roll', { key: keys.live_admin, body: { expire_previous: 'now' } });
+    // Assess
+    expectRefusal(invalid, 422, 'validation_error');
+    expect(invalid.body.error.param).toBe('expire_previous');
+    expect(rolled.status).toBe(200);
+    expect(rolled.body.data.previous_secret_expires_at).toBeNull();
+    for (const old of [leaked, inGrace]) expectRefusal(await signedWith(old), 401, 'invalid_signature');
+    expect((await signedWith(rolled.body.data.secret)).status).toBe(201);
+  });
+
   it('limits starts to 60 a minute per client address, whatever merchant they name or whether they are signed', async () => {
     // Prepare
     const [a, b] = [await signedSetUp(), await signedSetUp()];
