@@ -55,7 +55,9 @@ async function connect(): Promise<{ engine?: LocalEngine; server?: string }> {
  */
 async function tellServer(server: string): Promise<void> {
   try {
-    await fetch(`${server}/__dev/forget-caches`, { method: 'POST', signal: AbortSignal.timeout(2000) });
+    const told = await fetch(`${server}/__dev/forget-caches`, { method: 'POST', signal: AbortSignal.timeout(2000) });
+    // Off loopback the server has no dev routes (bin/local/server.ts): its caches run out on their own.
+    if (!told.ok) console.error(`The server at ${server} did not take the change at once (its dev routes are off); it shows within a minute.`);
   } catch {
     // Stopped since connect(): nothing is cached any more.
   }

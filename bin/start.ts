@@ -41,13 +41,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   await ensureTable(engine.endpoint, LOCAL_TABLE);
-  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE, VAULT_KEY_FILE));
   const baseUrl = `http://${host}:${port}`;
+  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE, VAULT_KEY_FILE, baseUrl));
   // base_url: the ops CLI tells this server when it changed the table from outside (bin/ops.ts).
   writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory, base_url: baseUrl });
 
   // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start.
-  const { createLocalServer, startJobTimer } = await import('./local/server.ts');
+  const { boundToLoopback, createLocalServer, startJobTimer } = await import('./local/server.ts');
   const { seedDemoCancelFlow, seedDemoMerchant } = await import('./local/seed.ts');
   const { runtime } = await import('../shared/composition.ts');
   // Made now rather than at the first processor connection, so a key file that cannot be written or read stops the start.
@@ -73,6 +73,7 @@ async function main(): Promise<void> {
         credentials_file: CREDENTIALS_FILE,
         vault_key: { file: VAULT_KEY_FILE, id: vaultKeyId },
         cancel_widget_demo: `${baseUrl}/demo/cancel`,
+        ...(boundToLoopback(listening) ? {} : { dev_routes: `off: ${host} is not a loopback address, so /__dev/* answers 404 (bind HOST=127.0.0.1 to use them)` }),
         ...credentials,
       },
       null,

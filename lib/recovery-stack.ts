@@ -63,14 +63,22 @@ export class RecoveryStack extends Stack {
     this.credentialsKey = new CredentialsKey(this, 'CredentialsKey');
     this.functions = new FunctionStacks(this, 'Functions');
     const { placement } = this.functions;
-    this.scheduling = new Scheduling(this, 'Scheduling', { data: this.data, jobs: JOBS, recurring: RECURRING_JOBS, placement, jobsDeadLetter: this.queues.jobsDeadLetter });
-    this.api = new MerchantApi(this, 'Api', { data: this.data, stageName: config.stage, cloudWatchAccount, placement });
+    this.scheduling = new Scheduling(this, 'Scheduling', {
+      data: this.data,
+      jobs: JOBS,
+      recurring: RECURRING_JOBS,
+      placement,
+      jobsDeadLetter: this.queues.jobsDeadLetter,
+      schedulesDeadLetter: this.queues.schedulesDeadLetter,
+    });
+    this.api = new MerchantApi(this, 'Api', { data: this.data, stageName: config.stage, cloudWatchAccount, placement, domainName: config.customDomain?.domainName });
     this.edge = new EdgeApi(this, 'Edge', {
       data: this.data,
       stageName: config.stage,
       corsOrigins: config.corsOrigins,
       cloudWatchAccount,
       placement,
+      domainName: config.customDomain?.edgeDomainName,
     });
     this.workers = new Workers(this, 'Workers', { data: this.data, queues: this.queues, workers: WORKERS, placement });
     // Outside services as each route declares them, like its table access.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { runtime } from '../../shared/composition.ts';
+import { classifyAddress } from '../../shared/domain/address-policy.ts';
 import { clearInstanceCaches } from '../../shared/store/instance-cache.ts';
 import { apiDescriptionRoute } from './api-description.ts';
 import { drainCompletions } from './completion-runner.ts';
@@ -98,10 +99,23 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(JSON.stringify(body));
 }
 
-/** Routes that exist only on the local server: they move the shared clock and show what local adapters did. */
-async function devRoute(request: HttpRequest, response: ServerResponse): Promise<boolean> {
+/**
+ * Whether the server listens on a loopback address only. Bound to anything else (0.0.0.0, a LAN
+ * address), other machines reach it, and the dev routes (move the clock, read every email sent) are
+ * not theirs to call.
+ */
+export function boundToLoopback(server: Server): boolean {
+  const address = server.address();
+  return typeof address === 'object' && address !== null && classifyAddress(address.address) === 'loopback';
+}
+
+/**
+ * Routes that exist only on the local server: they move the shared clock and show what local
+ * adapters did. Off the loopback interface they do not exist: the request goes on to the API's 404.
+ */
+async function devRoute(request: HttpRequest, response: ServerResponse, server: Server): Promise<boolean> {
   const local = runtime.local;
-  if (!request.path.startsWith('/__dev/') || !local) return false;
+  if (!request.path.startsWith('/__dev/') || !local || !boundToLoopback(server)) return false;
   const { clock } = local;
   const route = `${request.method} ${request.path}`;
   if (route === 'GET /__dev/clock') {
@@ -165,7 +179,7 @@ export function startJobTimer(intervalMs = 1_000): () => Promise<void> {
 }
 
 /** The cancel widget and its demo page, served by the local server only (in AWS the merchant hosts the script). */
-function widgetRoute(request: HttpRequest, response: ServerResponse, options: LocalServerOptions): boolean {
+async function widgetRoute(request: HttpRequest, response: ServerResponse, options: LocalServerOptions): Promise<boolean> {
   if (request.method !== 'GET') return false;
   if (request.path === '/cancel-widget.js') {
     response.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache', 'Access-Control-Allow-Origin': '*' });
@@ -173,8 +187,9 @@ function widgetRoute(request: HttpRequest, response: ServerResponse, options: Lo
     return true;
   }
   if (request.path === '/demo/cancel') {
+    const page = await demoPage(request.query, options.demoMerchantId);
     response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
-    response.end(demoPage(request.query, options.demoMerchantId));
+    response.end(page);
     return true;
   }
   return false;
@@ -216,8 +231,8 @@ export function createLocalServer(options: LocalServerOptions = {}): LocalServer
         body: await readBody(incoming),
         sourceIp: incoming.socket.remoteAddress ?? '127.0.0.1',
       };
-      if (await devRoute(request, response)) return;
-      if (widgetRoute(request, response, options)) return;
+      if (await devRoute(request, response, server)) return;
+      if (await widgetRoute(request, response, options)) return;
       if (await apiDescriptionRoute(request, response)) return;
       const result = await dispatch(request);
       response.writeHead(result.status, result.headers);

@@ -4,6 +4,7 @@ import { connectProcessor } from '#shared/domain/processor-setup';
 import { restHandler } from '#shared/http/rest-handler';
 import { parseInput } from '#shared/http/parse';
 import { ok } from '#shared/http/responses';
+import { apiBaseUrl } from '#shared/public-url';
 import { processorConnectionResource } from '#shared/representations/processor-connection';
 import type { ProcessorCredentials } from '#shared/store/processor-connections';
 
@@ -57,7 +58,7 @@ function credentialsFor(psp: string, body: unknown): ProcessorCredentials {
 }
 
 /** PUT /v1/processors/{psp}: connect a processor for the key's environment; returns the webhook URL to configure there. */
-export const handler = restHandler({ params, body: z.looseObject({}), bodyVariants: [stripe, braintree, generic] }, async ({ auth, params, body, now, baseUrl }) => {
+export const handler = restHandler({ params, body: z.looseObject({}), bodyVariants: [stripe, braintree, generic] }, async ({ auth, params, body, now }) => {
   const connection = await connectProcessor({ keyVault }, auth.tenant, params.psp, credentialsFor(params.psp, body), now);
-  return ok(processorConnectionResource(connection, baseUrl));
+  return ok(processorConnectionResource(connection, apiBaseUrl));
 });

@@ -24,7 +24,7 @@ import {
   saveEndpoint,
   type WebhookEndpoint,
 } from '../store/webhook-endpoints.ts';
-import { classifyAddress, isLocalHostName } from './address-policy.ts';
+import { classifyAddress, isLocalHostName, isSingleLabelHost, writtenAsCalled } from './address-policy.ts';
 import { notFound, stateConflict, validationFailed } from './errors.ts';
 import type { Tenant } from './tenant.ts';
 import { signatureHeader, SIGNATURE_HEADER } from './webhook-signing.ts';
@@ -99,7 +99,10 @@ const isLocalRuntime = (): boolean => runtime.mode === 'local';
 /** Test-mode endpoints may point at this machine or a private network, but only on the local runtime. */
 const mayReachPrivate = (tenant: Tenant): boolean => tenant.environment === 'test' && isLocalRuntime();
 
-/** What can be judged from the URL alone; resolved addresses are checked again at every delivery. */
+/**
+ * What can be judged from the URL alone; resolved addresses are checked again at every delivery.
+ * A live endpoint must also be written as it will be called and name a fully qualified host.
+ */
 function checkUrl(tenant: Tenant, raw: string): string {
   let url: URL;
   try {
@@ -110,6 +113,10 @@ function checkUrl(tenant: Tenant, raw: string): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw validationFailed('Invalid url: must use https', 'url');
   if (tenant.environment === 'live' && url.protocol !== 'https:') throw validationFailed('Invalid url: live-mode endpoints must use https', 'url');
   if (url.username !== '' || url.password !== '') throw validationFailed('Invalid url: must not contain credentials', 'url');
+  if (tenant.environment === 'live') {
+    if (!writtenAsCalled(raw, url)) throw validationFailed(`Invalid url: it reads as ${url.href} once normalised; send it in that form`, 'url');
+    if (isSingleLabelHost(url.hostname)) throw validationFailed(`Invalid url: ${url.hostname} is not a fully qualified domain name`, 'url');
+  }
   if (!mayReachPrivate(tenant)) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const kind = classifyAddress(host);

@@ -105,6 +105,13 @@ function security(route: Route, contract: RequestContract): { security: unknown[
           description: `Scope: ${scope.map((name) => `\`${name}\``).join(' or ')}.`,
         };
   }
+  if (route.surface === 'edge' && !route.path.includes('{token}')) {
+    return {
+      security: [],
+      description:
+        "No API key: the merchant's server signs the start (`auth_hash`, required in live mode). Starts are limited to 60 a minute per client address and to the plan's limit per merchant (429).",
+    };
+  }
   if (route.surface === 'edge') {
     return { security: [], description: 'No API key (§5 rule 6): the session token from start, in the path, is the credential.' };
   }
@@ -115,9 +122,17 @@ function security(route: Route, contract: RequestContract): { security: unknown[
     : { security: [], description: 'Signed by the processor inside the body (bt_signature over bt_payload, checked with the connection keys).' };
 }
 
+/** The trial rule of a write (§5): 403 trial_expired once the trial ended, unless the route is a safety action. */
+function trialNote(route: Route): string | undefined {
+  const allowed = route.afterTrial;
+  if (allowed === undefined) return undefined;
+  const when = allowed === true ? '' : ` when the body is exactly \`${JSON.stringify(allowed.onlyBody)}\``;
+  return `A safety action: allowed after the trial ends${when}, when other writes answer 403 trial_expired.`;
+}
+
 /** The statuses each kind of route can answer with besides success. */
 function errorStatuses(route: Route, contract: RequestContract): number[] {
-  if (route.surface !== 'rest') return [400, 404, 500];
+  if (route.surface !== 'rest') return [400, ...(contract.alsoAnswers ?? []), 404, 500].toSorted((a, b) => a - b);
   const hasPathParameters = route.path.includes('{');
   const changes = route.method !== 'GET';
   const takesInput = route.method === 'POST' || contract.body !== undefined || contract.bodyVariants !== undefined;
@@ -137,7 +152,7 @@ function operation(route: Route, contract: RequestContract, schemas: SchemaCompo
   return {
     operationId: operationId(route.handler),
     summary: described.summary,
-    description,
+    description: [description, trialNote(route)].filter(Boolean).join(' '),
     tags: [tagOf(route)],
     ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
     ...requestBody(contract, schemas),

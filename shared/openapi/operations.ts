@@ -12,6 +12,7 @@ import {
 } from '../representations/schemas/campaign.ts';
 import { cancelFeedbackSchema } from '../representations/schemas/cancel-feedback.ts';
 import { cancelFlowSchema } from '../representations/schemas/cancel-flow.ts';
+import { cancelSigningSecretSchema } from '../representations/schemas/cancel-signing-secret.ts';
 import { advancedSessionSchema, completedSessionSchema, sessionStateSchema, startedSessionSchema } from '../representations/schemas/cancel-session.ts';
 import { deletedObject, pageOf, single } from '../representations/schemas/common.ts';
 import { customerDetailSchema, customerErasureSchema, customerListItemSchema } from '../representations/schemas/customer.ts';
@@ -58,6 +59,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
   'cancel-flows/update': ok('Update a cancel flow: the fields sent', single(cancelFlowSchema)),
   'cancel-flows/activate': ok("Activate a cancel flow; the environment's previous one becomes inactive", single(cancelFlowSchema)),
   'cancel-flows/archive': ok('Archive a cancel flow for good', single(cancelFlowSchema)),
+  'cancel-flows/signing-secret': ok("The secret your server signs cancel-session starts with (auth_hash); made on first read", single(cancelSigningSecretSchema)),
+  'cancel-flows/roll-signing-secret': ok('Roll the cancel signing secret: a new one now, the previous one accepted 24 more hours', single(cancelSigningSecretSchema)),
   'cancel-feedback/list': ok('List what subscribers answered in completed cancel sessions', pageOf(cancelFeedbackSchema)),
   'payments/list': ok('List payments', pageOf(paymentSchema)),
   'payments/get': ok('Get a payment with its customer and retries', single(paymentDetailSchema)),

@@ -4,7 +4,7 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export type Item = Record<string, unknown>;
 export interface Key {
@@ -44,6 +44,27 @@ export function isTransactionConflict(error: unknown): boolean {
 }
 
 /** Every item a query matches, following LastEvaluatedKey across pages. */
+/**
+ * Puts an item carrying a `version`: the first one (previousVersion null) only where none is, a later
+ * one only over the version the caller read. False when another request wrote first.
+ */
+export async function putVersioned(client: DynamoDBDocumentClient, tableName: string, item: Item, previousVersion: number | null): Promise<boolean> {
+  try {
+    await client.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: item,
+        ConditionExpression: previousVersion === null ? 'attribute_not_exists(pk)' : 'version = :version',
+        ExpressionAttributeValues: previousVersion === null ? undefined : { ':version': previousVersion },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Record<string, unknown> | undefined;

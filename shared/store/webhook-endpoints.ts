@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { isConditionFailure, queryAll } from './dynamo.ts';
+import { isConditionFailure, putVersioned, queryAll } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
@@ -65,20 +65,7 @@ export async function listEndpoints(tenant: Tenant, consistent = false): Promise
 
 /** Creates (previousVersion null) or replaces an endpoint; false when it changed (or appeared) meanwhile. */
 export async function saveEndpoint(tenant: Tenant, endpoint: WebhookEndpoint, previousVersion: number | null): Promise<boolean> {
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { pk: tenantPk(tenant), sk: endpointSk(endpoint.id), entity: 'webhook_endpoint', ...endpoint },
-        ConditionExpression: previousVersion === null ? 'attribute_not_exists(pk)' : 'version = :version',
-        ExpressionAttributeValues: previousVersion === null ? undefined : { ':version': previousVersion },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return putVersioned(db, tableName, { pk: tenantPk(tenant), sk: endpointSk(endpoint.id), entity: 'webhook_endpoint', ...endpoint }, previousVersion);
 }
 
 /** Deletes the endpoint an API call names; missing, it fails as getEndpoint does. */

@@ -4,6 +4,7 @@
  * each step scanned by axe-core, a merchant's own page on another origin (CORS), and the stored
  * outcome read back through the merchant API.
  */
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
@@ -173,12 +174,21 @@ describe('cancel widget in Chromium', () => {
     await page.close();
   });
 
-  it("runs on a merchant's own origin once its flow allows that origin, and not from any other", async () => {
+  it("runs a signed start on a merchant's own origin once its flow allows that origin, and not from any other", async () => {
     // Prepare: a merchant whose active test flow allows its shop's origin
     const made = await server.ops(['merchant', 'create', '--plan', 'growth']);
     const merchant = JSON.parse(made.stdout);
-    const blocked = await merchantSite({ merchant: merchant.merchant_id, customer: 'shop_cust', subscription: 'shop_sub', environment: 'test' });
-    const shop = await merchantSite({ merchant: merchant.merchant_id, customer: 'shop_cust', subscription: 'shop_sub', environment: 'test' });
+    // The shop's server signs the start for its signed-in subscriber, as the README shows.
+    const secret = (await api('/v1/cancel-flows/signing-secret', merchant.keys.test_admin)).body.data.secret as string;
+    const signed = {
+      merchant: merchant.merchant_id,
+      customer: 'shop_cust',
+      subscription: 'shop_sub',
+      'auth-hash': createHmac('sha256', secret).update('shop_cust:shop_sub').digest('hex'),
+      environment: 'test',
+    };
+    const blocked = await merchantSite(signed);
+    const shop = await merchantSite(signed);
     const created = await api('/v1/cancel-flows', merchant.keys.test_write, { method: 'POST', body: flowBody({ allowed_origins: [shop] }) });
     await api(`/v1/cancel-flows/${created.body.data.id}/activate`, merchant.keys.test_write, { method: 'POST' });
     const page = await browser.newPage();

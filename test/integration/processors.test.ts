@@ -45,6 +45,20 @@ describe('processor connections', () => {
     for (const secret of ['whsec_abcdef0123456789', 'sk_test_abc123', 'priv', 'a-long-generic-secret-value']) expect(text).not.toContain(secret);
   });
 
+  it("builds the webhook URL from the configured base URL, whatever the request's Host and X-Forwarded-Proto say", async () => {
+    // Prepare
+    const { keys } = await newMerchant();
+    const spoofed = { host: 'attacker.example', 'x-forwarded-proto': 'gopher', 'x-forwarded-host': 'attacker.example' };
+    // Act
+    const connected = await call('PUT', '/v1/processors/acme', { key: keys.test_admin, headers: spoofed, body: { webhook_secret: GENERIC_SECRET } });
+    const listed = await call('GET', '/v1/processors', { key: keys.test_admin, headers: spoofed });
+    // Assess
+    const expected = `${process.env.API_BASE_URL}/webhooks/acme/${connected.body.data.id}`;
+    expect(connected.status).toBe(200);
+    expect(connected.body.data.webhook_url).toBe(expected);
+    expect(listed.body.data.map((connection: { webhook_url: string }) => connection.webhook_url)).toEqual([expected]);
+  });
+
   it('keeps the connection id (and webhook URL) when secrets are replaced', async () => {
     const { keys } = await newMerchant();
     const first = await call('PUT', '/v1/processors/stripe', { key: keys.test_admin, body: { webhook_secret: 'whsec_first000000000000' } });
