@@ -23,13 +23,14 @@ async function main(): Promise<void> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const engine = await startDynamoDbLocal({ dataDir });
   // From here a stop must also stop the engine, even one that comes while the server is still starting.
-  // Requests already received are answered in full before the engine they need goes; a second
-  // signal (a second Ctrl-C) stops at once.
+  // Requests already received are answered in full before the engine they need goes. Later signals
+  // are ignored: a Ctrl-C under `npm start` arrives twice (from the terminal, and passed on by npm),
+  // and the drain is bounded anyway.
   let server: LocalServer | undefined;
   let stopTimer: (() => Promise<void>) | undefined;
   let stopping = false;
   const shutdown = async () => {
-    if (stopping) process.exit(1);
+    if (stopping) return;
     stopping = true;
     console.log(JSON.stringify({ message: `Stopping: answering the requests already received (up to ${DRAIN_MS / 1000} s), then DynamoDB Local` }));
     await server?.drain(DRAIN_MS);
