@@ -1,4 +1,5 @@
 import type { ServiceEvent } from '../store/events.ts';
+import { findPayment } from '../store/payments.ts';
 import { addOnce, recoveryAggregates, recoveryAggregateSk, type Counters, type RecoveryAggregate } from '../store/analytics.ts';
 import type { DeclineCategory } from './decline-classification.ts';
 import { invalidRequest } from './errors.ts';
@@ -20,12 +21,14 @@ export type Interval = (typeof INTERVALS)[number];
 export const MAX_RANGE_DAYS: Record<Interval, number> = { day: 366, week: 731, month: 731 };
 
 interface PaymentData {
+  id: string;
   amount: number;
   currency: string;
   psp: string;
   decline_category: string;
   created_at: string;
   recovery_channel?: string | null;
+  retry_count?: number;
   /** payment.recategorized: the category its failure was counted under until now. */
   previous_decline_category?: string;
 }
@@ -68,14 +71,43 @@ export function countersFor(event: ServiceEvent): Counters | undefined {
   }
 }
 
-/** The analytics consumer's work for one event: idempotent per event id. */
-export async function recordForAnalytics(tenant: Tenant, event: ServiceEvent, now: Date): Promise<void> {
-  const counters = countersFor(event);
-  if (!counters) return;
-  const payment = event.data as unknown as PaymentData;
+/**
+ * The funnel's middle stages, facts about a payment that count once however many events show them:
+ * `retried` once an outcome of its first retry attempt is recorded (retry_count ≥ 1 on a retry's
+ * failure, its recovery or its terminal end), `messaged` at a campaign's first message about it.
+ */
+export const FUNNEL_STAGES = ['retried', 'messaged'] as const;
+type FunnelStage = (typeof FUNNEL_STAGES)[number];
+
+const RETRY_OUTCOME_EVENTS: readonly string[] = ['payment.retry_failed', 'payment.recovered', 'payment.terminal'];
+
+function funnelStageOf(event: ServiceEvent): FunnelStage | undefined {
+  if (event.type === 'campaign.message_sent') return typeof event.data.payment_id === 'string' ? 'messaged' : undefined;
+  if (RETRY_OUTCOME_EVENTS.includes(event.type) && ((event.data as unknown as PaymentData).retry_count ?? 0) >= 1) return 'retried';
+  return undefined;
+}
+
+/** Where a payment's counters land: its failure's UTC day, processor and currency. */
+function cohortOf(payment: Pick<PaymentData, 'created_at' | 'psp' | 'currency'>) {
   const day = payment.created_at.slice(0, 10);
   const currency = payment.currency.toLowerCase();
-  await addOnce(tenant, 'RECOVERY', recoveryAggregateSk(day, payment.psp, currency), event.id, counters, { day, psp: payment.psp, currency }, now);
+  return { sk: recoveryAggregateSk(day, payment.psp, currency), dimensions: { day, psp: payment.psp, currency } };
+}
+
+/** The analytics consumer's work for one event: idempotent per event id (and per payment for funnel stages). */
+export async function recordForAnalytics(tenant: Tenant, event: ServiceEvent, now: Date): Promise<void> {
+  const counters = countersFor(event);
+  if (counters) {
+    const { sk, dimensions } = cohortOf(event.data as unknown as PaymentData);
+    await addOnce(tenant, 'RECOVERY', sk, event.id, counters, dimensions, now);
+  }
+  const stage = funnelStageOf(event);
+  if (!stage) return;
+  // A message names only its payment: the cohort is read from the payment itself.
+  const payment = stage === 'messaged' ? await findPayment(tenant, event.data.payment_id as string) : (event.data as unknown as PaymentData);
+  if (!payment) return;
+  const { sk, dimensions } = cohortOf(payment);
+  await addOnce(tenant, 'RECOVERY', sk, `${stage}#${payment.id}`, { [`${stage}_count`]: 1, [`${stage}_amount`]: payment.amount }, dimensions, now, 'for-good');
 }
 
 // ---- Queries -----------------------------------------------------------------------------------
@@ -138,6 +170,8 @@ function summary(c: Counters) {
   const terminal = { count: get(c, 'terminal_count'), amount: get(c, 'terminal_amount') };
   return {
     failed,
+    retried: { count: get(c, 'retried_count'), amount: get(c, 'retried_amount') },
+    messaged: { count: get(c, 'messaged_count'), amount: get(c, 'messaged_amount') },
     recovered,
     terminal,
     pending: { count: failed.count - recovered.count - terminal.count, amount: failed.amount - recovered.amount - terminal.amount },
@@ -179,6 +213,15 @@ export async function recoveryAnalytics(tenant: Tenant, query: RecoveryQuery) {
       by_channel: Object.fromEntries(
         CHANNELS.map((channel) => [channel, { count: get(total, `channel_count_${channel}`), amount: get(total, `channel_amount_${channel}`) }]),
       ),
+      by_psp: Object.fromEntries(
+        [...new Set(ofCurrency.map((aggregate) => aggregate.psp))].sort().map((psp) => {
+          const ofPsp = summary(sum(ofCurrency.filter((aggregate) => aggregate.psp === psp)));
+          return [
+            psp,
+            { failed_count: ofPsp.failed.count, failed_amount: ofPsp.failed.amount, recovered_count: ofPsp.recovered.count, recovered_amount: ofPsp.recovered.amount, recovery_rate: ofPsp.recovery_rate },
+          ];
+        }),
+      ),
       series: periods.map((period) => {
         const inPeriod = sum(ofCurrency.filter((aggregate) => periodOf(aggregate.day, query.interval) === period));
         const point = summary(inPeriod);
@@ -205,6 +248,8 @@ export async function recoveryAnalytics(tenant: Tenant, query: RecoveryQuery) {
     // Counts add up across currencies; amounts only ever appear per currency.
     totals: {
       failed_count: counts.failed.count,
+      retried_count: counts.retried.count,
+      messaged_count: counts.messaged.count,
       recovered_count: counts.recovered.count,
       terminal_count: counts.terminal.count,
       pending_count: counts.pending.count,

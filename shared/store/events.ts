@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../composition.ts';
 import type { Tenant } from '../domain/tenant.ts';
 import { newId } from '../ids.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { isConditionFailure, queryAll } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
@@ -114,4 +114,18 @@ export async function findEvent(tenant: Tenant, eventId: string): Promise<Servic
   if (!Item) return undefined;
   const { id, type, created, livemode, data } = Item;
   return { id, type, created, livemode, data } as ServiceEvent;
+}
+
+/**
+ * The events about one customer, oldest first (the customer's partition of gsi1): a customer has few.
+ * Erasure takes its events out of the partition, so an erased customer has none here.
+ */
+export async function eventsOfCustomer(tenant: Tenant, customerId: string): Promise<ServiceEvent[]> {
+  const items = await queryAll(db, {
+    TableName: tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :owner AND begins_with(gsi1sk, :prefix)',
+    ExpressionAttributeValues: { ':owner': customerOwnerPartition(tenant, customerId), ':prefix': 'EVENT#' },
+  });
+  return items.map(({ id, type, created, livemode, data }) => ({ id, type, created, livemode, data }) as ServiceEvent);
 }
