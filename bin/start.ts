@@ -7,6 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal } from './local/dynamodb-local.ts';
 import { ensureTable, localEnvironment } from './local/table.ts';
+import { ensureDashboardBuilt } from './dashboard-build.ts';
 import { CREDENTIALS_FILE, ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, writeJson, type Credentials } from './local/credentials.ts';
 
 const memory = process.argv.includes('--memory');
@@ -18,7 +19,8 @@ async function main(): Promise<void> {
   mkdirSync(LOCAL_DIR, { recursive: true });
   const dataDir = memory ? undefined : join(LOCAL_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const engine = await startDynamoDbLocal({ dataDir });
+  // Built on `npm ci`; built again here when its sources or the API description changed since.
+  const [engine] = await Promise.all([startDynamoDbLocal({ dataDir }), ensureDashboardBuilt()]);
   await ensureTable(engine.endpoint, LOCAL_TABLE);
   Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
   const baseUrl = `http://${host}:${port}`;
@@ -56,6 +58,8 @@ async function main(): Promise<void> {
         message: `Recovery service listening on ${baseUrl} (DynamoDB Local ${memory ? 'in memory' : `at ${dataDir}`})`,
         credentials_file: CREDENTIALS_FILE,
         cancel_widget_demo: `${baseUrl}/demo/cancel`,
+        // The key rides in the fragment, which the browser never sends; the app reads it once and drops it.
+        dashboard_sign_in: `${baseUrl}/dashboard/#key=${credentials.keys.test_admin}`,
         ...credentials,
       },
       null,

@@ -4,6 +4,7 @@ import { runtime } from '../../shared/composition.ts';
 import { clearInstanceCaches } from '../../shared/store/instance-cache.ts';
 import { apiDescriptionRoute } from './api-description.ts';
 import { drainCompletions } from './completion-runner.ts';
+import { dashboardRoute } from './dashboard.ts';
 import { demoPage, widgetScript } from './demo.ts';
 import { dispatch } from './dispatch.ts';
 import { drainEvents } from './event-runner.ts';
@@ -132,6 +133,7 @@ export function createLocalServer(options: LocalServerOptions = {}): Server {
       };
       if (await devRoute(request, response)) return;
       if (widgetRoute(request, response, options)) return;
+      if (dashboardRoute(request, response)) return;
       if (await apiDescriptionRoute(request, response)) return;
       const result = await dispatch(request);
       response.writeHead(result.status, result.headers);
