@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/composition.ts';
 import { anonymizePayment, personalValues, scrub } from '../../shared/domain/customer-erasure.ts';
 import { findCustomer } from '../../shared/store/customers.ts';
 import { countAnonymizedWrite, findErasure, startErasure } from '../../shared/store/erasures.ts';
@@ -13,20 +11,8 @@ import { advanceClock, call, drainEvents, runDueJobs } from '../support/api.ts';
 import { postBraintreeFailure } from '../support/braintree-events.ts';
 import { merchantWithProcessors, recordFailure, recordSuccess, storedCustomers, storedPayments } from '../support/recovery-data.ts';
 import { activeFlow, advance, answer, complete, getSession, startSession } from '../support/cancel-flows.ts';
-import { tenantItems } from '../support/tenant-items.ts';
+import { scanTable, tenantItems } from '../support/tenant-items.ts';
 import { BRAINTREE_CREDENTIALS, connect, genericFailure, postGeneric } from '../support/webhooks.ts';
-
-/** Every item of the whole table (every merchant of every test), read page by page. */
-async function scanTable(): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await runtime.db.send(new ScanCommand({ TableName: runtime.tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
 
 /** Items anywhere in the table whose stored form contains any of these values, any case. */
 async function itemsHolding(values: readonly string[]): Promise<Record<string, unknown>[]> {
