@@ -18,12 +18,19 @@ export interface RunningServer {
   ops: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
   /** The processes of this server still running: tsx, the server and its DynamoDB Local while it runs. */
   processes: () => RunningProcess[];
-  /** SIGTERM, as a terminal or a process manager stops `npm start`; the whole group is killed if it hangs. */
-  stop: () => Promise<{ code: number | null }>;
+  /**
+   * SIGTERM, as a process manager or `kill` stops the server (with `interrupt`, Ctrl-C: SIGINT to every
+   * process of the group); the whole group is killed if it hangs. How the group's leader ended: its
+   * exit code, or the signal that ended it.
+   */
+  stop: (options?: { interrupt?: boolean }) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `npm start -- --memory [args]` as a developer runs it, on a free port, with its local state in a temp dir. */
-export async function startLocalServer(extraEnv: Record<string, string> = {}, args: readonly string[] = []): Promise<RunningServer> {
+/**
+ * `npm start -- --memory [args]` as a developer runs it, on a free port, with its local state in a
+ * temp dir: through tsx as the npm script does, or `viaNpm` through npm itself.
+ */
+export async function startLocalServer(extraEnv: Record<string, string> = {}, args: readonly string[] = [], launch: { viaNpm?: boolean } = {}): Promise<RunningServer> {
   const port = await freePort();
   const localDir = mkdtempSync(join(tmpdir(), 'recovery-e2e-'));
   const marker = randomUUID();
@@ -31,7 +38,8 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
   delete env.TABLE_NAME;
   delete env.RUNTIME_MODE;
   delete env.AWS_ENDPOINT_URL_DYNAMODB;
-  const child = spawnInGroup(TSX, ['bin/start.ts', '--memory', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, ...commandArgs] = launch.viaNpm ? ['npm', 'start', '--', '--memory', ...args] : [TSX, 'bin/start.ts', '--memory', ...args];
+  const child = spawnInGroup(command!, commandArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -65,10 +73,10 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
     output: () => output,
     ops,
     processes: () => processesWithVariable(SERVER_VARIABLE, marker),
-    stop: async () => {
-      await endGroup(child);
+    stop: async (options = {}) => {
+      await endGroup(child, options);
       rmSync(localDir, { recursive: true, force: true });
-      return { code: child.exitCode };
+      return { code: child.exitCode, signal: child.signalCode };
     },
   };
 }
