@@ -10,6 +10,7 @@ import { build, type BuildOptions } from 'esbuild';
 import { lambdaBuildOptions, RUNTIME_SDK_EXTERNALS } from '../lib/bundling.ts';
 import { contributors, type Contributor } from './bundle-contributors.ts';
 import { lambdaEntries, type LambdaEntry } from './entries.ts';
+import { progress, type Step } from './progress.ts';
 
 const PROJECT_ROOT = join(import.meta.dirname, '..');
 export const BUNDLE_DIR = join(import.meta.dirname, 'tmp', 'bundles');
@@ -79,9 +80,13 @@ function floorOptions(variant: FloorVariant): Partial<BuildOptions> {
 }
 
 /** Two builds at a time: esbuild uses both cores for one already, more only queue. */
-async function inPairs<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+async function inPairs<T, R>(items: readonly T[], work: (item: T) => Promise<R>, step: Step): Promise<R[]> {
   const results: R[] = [];
-  for (let i = 0; i < items.length; i += 2) results.push(...(await Promise.all(items.slice(i, i + 2).map(work))));
+  for (let i = 0; i < items.length; i += 2) {
+    const pair = items.slice(i, i + 2);
+    results.push(...(await Promise.all(pair.map(work))));
+    step.advance(pair.length);
+  }
   return results;
 }
 
@@ -89,16 +94,20 @@ async function buildAll(): Promise<Bundles> {
   const started = performance.now();
   rmSync(BUNDLE_DIR, { recursive: true, force: true });
   mkdirSync(BUNDLE_DIR, { recursive: true });
-  const floors = await inPairs(FLOOR_VARIANTS, async (variant) => ({
-    ...(await bundle(variant.name, `floor--${fileStem(variant.name)}`, FLOOR_ENTRY, floorOptions(variant))),
-    variant,
-  }));
   // One bundle per handler module, however many functions run it.
   const entries = [...new Map(lambdaEntries().map((entry) => [entry.handler, entry])).values()];
-  const functions = await inPairs(entries, async (entry) => ({
-    ...(await bundle(entry.handler, fileStem(entry.handler), join(PROJECT_ROOT, 'functions', `${entry.handler}.ts`))),
-    entry,
-  }));
+  const step = progress.step('bundles built', FLOOR_VARIANTS.length + entries.length);
+  const floors = await inPairs(
+    FLOOR_VARIANTS,
+    async (variant) => ({ ...(await bundle(variant.name, `floor--${fileStem(variant.name)}`, FLOOR_ENTRY, floorOptions(variant))), variant }),
+    step,
+  );
+  const functions = await inPairs(
+    entries,
+    async (entry) => ({ ...(await bundle(entry.handler, fileStem(entry.handler), join(PROJECT_ROOT, 'functions', `${entry.handler}.ts`))), entry }),
+    step,
+  );
+  step.done();
   return { floors, functions, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
 

@@ -18,6 +18,7 @@ import { BUNDLE_DIR, bundles, FLOOR } from './bundles.ts';
 import { coldStartEvent, floorEvent } from './cold-start-events.ts';
 import { warmEngine } from './engine-warmup.ts';
 import { seedFixture } from './fixture.ts';
+import { progress } from './progress.ts';
 import { countingProxy, type FirstRequestCalls } from './request-tally.ts';
 import { seededRandom, summarize } from './support.ts';
 
@@ -130,8 +131,8 @@ function describeSamples(samples: readonly Sample[]) {
 
 export async function benchColdStart(runs: number) {
   const built = await bundles();
-  const fixture = await seedFixture();
-  await warmEngine(runtime.db, runtime.tableName);
+  const fixture = await progress.timed('seeding the fixture', seedFixture);
+  await progress.timed('warming DynamoDB Local', () => warmEngine(runtime.db, runtime.tableName));
   const stub = await acceptingStub();
   const proxy = await countingProxy(process.env.AWS_ENDPOINT_URL_DYNAMODB!);
   try {
@@ -155,22 +156,35 @@ export async function benchColdStart(runs: number) {
     ];
     const samples = new Map<string, Sample[]>(targets.map((target) => [target.name, []]));
     // A round of imports alone first warms the machine (node itself, the page cache): without it the first processes ran several times slower.
-    for (const target of targets) await probe(target.file, '-', target.env);
+    const warming = progress.step('warm-up imports', targets.length);
+    for (const target of targets) {
+      await probe(target.file, '-', target.env);
+      warming.advance();
+    }
+    warming.done();
     // Each round in its own order (seeded, so a run can be repeated): no bundle always runs first, or
     // after the same neighbour (in a fixed order the floor ran after the same function every round and
     // came out 14% slower than its own copy started elsewhere in the round).
     const random = seededRandom(runs);
+    const timing = progress.step(`cold starts timed (${runs} rounds of ${targets.length})`, runs * targets.length);
     for (let run = 0; run < runs; run++) {
-      for (const target of shuffled(targets, random)) samples.get(target.name)!.push(await probe(target.file, target.event, target.env));
+      for (const target of shuffled(targets, random)) {
+        samples.get(target.name)!.push(await probe(target.file, target.event, target.env));
+        timing.advance();
+      }
     }
+    timing.done();
     // Once more each, through the counting proxy: what its first request calls (outside the timed samples).
     const calls = new Map<string, FirstRequestCalls>();
+    const counting = progress.step('first requests counted', targets.length);
     for (const target of targets) {
       proxy.take();
       stub.take();
       await probe(target.file, target.event, { ...target.env, AWS_ENDPOINT_URL_DYNAMODB: proxy.url });
       calls.set(target.name, { dynamodb: proxy.take(), other_aws: stub.take() });
+      counting.advance();
     }
+    counting.done();
     const of = (kind: 'floor' | 'function') =>
       targets
         .filter((target) => target.kind === kind)

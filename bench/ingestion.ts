@@ -2,12 +2,9 @@
  * Ingestion cost and throughput: DynamoDB requests and latency per ingested webhook in process
  * (through the real handler and middleware), and webhook events per second through the local server.
  */
-import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '../bin/local/dynamodb-local.ts';
+import { startLocalServer } from '../test/support/local-server.ts';
+import { progress } from './progress.ts';
 import { summarize } from './support.ts';
 
 const SECRET = 'bench-generic-secret-0123456789';
@@ -41,7 +38,8 @@ export async function benchIngestionInProcess(count: number) {
   const connected = await send('PUT', '/v1/processors/acme', JSON.stringify({ webhook_secret: SECRET }), { authorization: `Bearer ${keys.test_admin}` });
   const path = new URL(JSON.parse(connected.body.toString()).data.webhook_url).pathname;
   const counter = requestCounter(runtime.db);
-  const measure = async (events: object[]) => {
+  const measure = async (label: string, events: object[]) => {
+    const step = progress.step(`in process, ${label}`, events.length);
     const requests: number[] = [];
     const schedulerCalls: number[] = [];
     const latency: number[] = [];
@@ -54,44 +52,31 @@ export async function benchIngestionInProcess(count: number) {
       if (response.status !== 200) throw new Error(`ingestion failed: ${response.body.toString()}`);
       requests.push(counter.count);
       schedulerCalls.push(counter.schedulerCalls);
+      step.advance();
     }
+    step.done();
     return { dynamodb_requests: summarize(requests), scheduler_calls: summarize(schedulerCalls), latency_ms: summarize(latency) };
   };
   const newCustomers = Array.from({ length: count }, (_, i) => failureEvent(i, `bench_new_${i}`));
   const existingCustomers = Array.from({ length: count }, (_, i) => failureEvent(count + i, `bench_new_${i}`));
   return {
-    new_customer_failure: await measure(newCustomers),
-    existing_customer_failure: await measure(existingCustomers),
-    duplicate_delivery: await measure(newCustomers.slice(0, Math.min(count, 100))),
+    new_customer_failure: await measure('new customers', newCustomers),
+    existing_customer_failure: await measure('existing customers', existingCustomers),
+    duplicate_delivery: await measure('duplicate deliveries', newCustomers.slice(0, Math.min(count, 100))),
   };
 }
 
 /** Events per second through `npm start`'s HTTP server, with `concurrency` requests in flight. */
 export async function benchIngestionThroughput(total: number, concurrency: number) {
-  const port = await freePort();
-  const localDir = mkdtempSync(join(tmpdir(), 'recovery-bench-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), LOCAL_DIR: localDir, LOG_LEVEL: 'warn' };
-  for (const name of ['TABLE_NAME', 'RUNTIME_MODE', 'AWS_ENDPOINT_URL_DYNAMODB']) delete env[name];
-  const tsx = join(import.meta.dirname, '..', 'node_modules', '.bin', 'tsx');
-  const server = spawn(tsx, ['bin/start.ts', '--memory', '--no-timer'], { cwd: join(import.meta.dirname, '..'), env, stdio: 'ignore' });
-  const base = `http://127.0.0.1:${port}`;
+  const server = await progress.timed('starting the local server', () => startLocalServer({ LOG_LEVEL: 'warn' }, ['--no-timer']));
   try {
-    for (let waited = 0; ; waited += 200) {
-      try {
-        await fetch(`${base}/__dev/clock`);
-        break;
-      } catch {
-        if (waited > 60_000) throw new Error('local server did not start');
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-    const credentials = JSON.parse(readFileSync(join(localDir, 'credentials.json'), 'utf8'));
-    const connected = await fetch(`${base}/v1/processors/acme`, {
+    const connected = await fetch(`${server.baseUrl}/v1/processors/acme`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${credentials.keys.test_admin}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${server.credentials.keys.test_admin}`, 'content-type': 'application/json' },
       body: JSON.stringify({ webhook_secret: SECRET }),
     });
     const path = new URL(((await connected.json()) as any).data.webhook_url).pathname;
+    const step = progress.step(`events through the local server (${concurrency} in flight)`, total);
     let next = 0;
     let failed = 0;
     const started = performance.now();
@@ -99,17 +84,17 @@ export async function benchIngestionThroughput(total: number, concurrency: numbe
       while (next < total) {
         const n = next++;
         const body = JSON.stringify(failureEvent(n, `tp_${n % 500}`));
-        const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-recovery-signature': signature(body) }, body });
+        const response = await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-recovery-signature': signature(body) }, body });
         if (response.status !== 200) failed += 1;
         await response.arrayBuffer();
+        step.advance();
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
     const seconds = (performance.now() - started) / 1000;
+    step.done();
     return { events: total, concurrency, failed, seconds: Math.round(seconds * 100) / 100, events_per_second: Math.round(total / seconds) };
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-    rmSync(localDir, { recursive: true, force: true });
+    await server.stop();
   }
 }

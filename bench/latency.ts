@@ -10,6 +10,7 @@ import { MAX_CUSTOM_RATE_LIMIT } from '../shared/model/plans.ts';
 import { call, newMerchant, type ApiResponse } from '../test/support/api.ts';
 import { activeFlow, advance, answer, startSession } from '../test/support/cancel-flows.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../test/support/webhooks.ts';
+import { progress } from './progress.ts';
 import { requestCounter, summarize } from './support.ts';
 
 const WARM_UP = 3;
@@ -18,6 +19,7 @@ const WARM_UP = 3;
 export const LATENCY_ROUTES = ['GET /v1/payments', 'GET /v1/payments/{id}', 'POST /v1/payments/{id}/retry', 'POST /api/cancel-session/{token}/advance'] as const;
 
 async function seed(count: number) {
+  const step = progress.step('seeding payments and cancel sessions', 2 * count);
   const { merchantId, keys } = await newMerchant({ rateLimitOverride: MAX_CUSTOM_RATE_LIMIT });
   const webhookPath = await connect(keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
   const payments: string[] = [];
@@ -26,17 +28,23 @@ async function seed(count: number) {
     const response = await postGeneric(webhookPath, genericFailure({ code: 'expired_card' }));
     if (response.status !== 200) throw new Error(`seeding a payment answered ${response.status}: ${JSON.stringify(response.body)}`);
     payments.push(response.body.payment_id);
+    step.advance();
   }
   await activeFlow(keys.test_write);
   const tokens: string[] = [];
-  for (let i = 0; i < count; i++) tokens.push((await startSession(merchantId, { customer: `bench_${i}`, subscription: `bench_sub_${i}` })).token);
+  for (let i = 0; i < count; i++) {
+    tokens.push((await startSession(merchantId, { customer: `bench_${i}`, subscription: `bench_sub_${i}` })).token);
+    step.advance();
+  }
+  step.done();
   return { keys, payments, tokens };
 }
 
 export async function benchLatency(samples: number) {
   const { keys, payments, tokens } = await seed(samples + WARM_UP);
   const counter = requestCounter(runtime.db);
-  const measure = async (expected: number, request: (i: number) => Promise<ApiResponse>) => {
+  const measure = async (route: (typeof LATENCY_ROUTES)[number], expected: number, request: (i: number) => Promise<ApiResponse>) => {
+    const step = progress.step(`calls to ${route}`, samples + WARM_UP);
     const latency: number[] = [];
     const requests: number[] = [];
     const schedulerCalls: number[] = [];
@@ -46,20 +54,24 @@ export async function benchLatency(samples: number) {
       const response = await request(i);
       const elapsed = performance.now() - started;
       if (response.status !== expected) throw new Error(`call ${i} answered ${response.status}: ${JSON.stringify(response.body)}`);
+      step.advance();
       if (i < WARM_UP) continue;
       latency.push(elapsed);
       requests.push(counter.count);
       schedulerCalls.push(counter.schedulerCalls);
     }
+    step.done();
     return { latency_ms: summarize(latency), dynamodb_requests: summarize(requests), scheduler_calls: summarize(schedulerCalls) };
   };
   try {
-    const routes: Record<(typeof LATENCY_ROUTES)[number], unknown> = {
-      'GET /v1/payments': await measure(200, () => call('GET', '/v1/payments', { key: keys.test_read })),
-      'GET /v1/payments/{id}': await measure(200, (i) => call('GET', `/v1/payments/${payments[i]}`, { key: keys.test_read })),
-      'POST /v1/payments/{id}/retry': await measure(200, (i) => call('POST', `/v1/payments/${payments[i]}/retry`, { key: keys.test_write })),
-      'POST /api/cancel-session/{token}/advance': await measure(200, (i) => advance(tokens[i]!, answer({ reason: 'too_expensive' }, 'survey'))),
+    const calls: Record<(typeof LATENCY_ROUTES)[number], (i: number) => Promise<ApiResponse>> = {
+      'GET /v1/payments': () => call('GET', '/v1/payments', { key: keys.test_read }),
+      'GET /v1/payments/{id}': (i) => call('GET', `/v1/payments/${payments[i]}`, { key: keys.test_read }),
+      'POST /v1/payments/{id}/retry': (i) => call('POST', `/v1/payments/${payments[i]}/retry`, { key: keys.test_write }),
+      'POST /api/cancel-session/{token}/advance': (i) => advance(tokens[i]!, answer({ reason: 'too_expensive' }, 'survey')),
     };
+    const routes: Record<string, unknown> = {};
+    for (const route of LATENCY_ROUTES) routes[route] = await measure(route, 200, calls[route]);
     return { samples, payments: payments.length, routes };
   } finally {
     counter.stop();

@@ -14,6 +14,7 @@ import type { Tenant } from '../shared/model/tenant.ts';
 import { customerDimensions, customerItem } from '../shared/store/customers.ts';
 import { counterItems } from '../shared/store/list-counters.ts';
 import { paymentDimensions, paymentItem } from '../shared/store/payments.ts';
+import { progress, type Step } from './progress.ts';
 import { seededRandom, summarize } from './support.ts';
 
 const DAY_MS = 86_400_000;
@@ -113,7 +114,7 @@ function generate(count: number, seed: number) {
   return { customers, payments };
 }
 
-async function writeAll(items: Record<string, unknown>[]): Promise<void> {
+async function writeAll(items: Record<string, unknown>[], step: Step): Promise<void> {
   let next = 0;
   const writer = async () => {
     while (next < items.length) {
@@ -125,6 +126,7 @@ async function writeAll(items: Record<string, unknown>[]): Promise<void> {
         const response: { UnprocessedItems?: Record<string, any> } = await runtime.db.send(new BatchWriteCommand({ RequestItems: request }));
         request = response.UnprocessedItems;
       }
+      step.advance(batch.length);
     }
   };
   await Promise.all(Array.from({ length: WRITERS }, writer));
@@ -141,7 +143,9 @@ async function seed(payments: number, seedNumber: number): Promise<Seeded> {
     ...data.payments.map((payment) => paymentItem(tenant, payment)),
     ...counterItems(tenant, 'PAYMENTS', data.payments.map((payment) => ({ id: payment.id, created_at: payment.created_at, dimensions: paymentDimensions(payment) }))),
   ];
-  await writeAll(items as Record<string, unknown>[]);
+  const step = progress.step(`seeding ${payments.toLocaleString('en-US')} payments (items written)`, items.length);
+  await writeAll(items as Record<string, unknown>[], step);
+  step.done();
   return { tenant, keys: keys as Record<string, string>, customerIds: data.customers.map((customer) => customer.id), searchTerm: 'lovelace', seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
 
@@ -242,9 +246,12 @@ export async function benchLists(sizes: readonly number[], samples = 30) {
       'status + decline code (counted by reading)': () => '/v1/payments?status=communication_pending&decline_code=expired_card',
     };
     const cases: Record<string, unknown> = {};
+    const step = progress.step(`list cases measured on ${size.toLocaleString('en-US')} payments`, LIST_CASES.length);
     for (const name of LIST_CASES) {
       cases[name] = { request: paths[name]().replace(/cus_\w+/, 'cus_…'), ...(await measure(key, paths[name], samples)) };
+      step.advance();
     }
+    step.done();
     results[String(size)] = { payments: size, customers: seeded.customerIds.length, seed_seconds: seeded.seconds, samples, cases };
   }
   return results;

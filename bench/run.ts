@@ -7,6 +7,7 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { progress } from './progress.ts';
 import { renderBundles, renderColdStart, renderLatency, renderTargets, renderThroughput, type Lookup } from './summaries.ts';
 import { benchEngine, RESULTS_DIR, writeResult } from './support.ts';
 
@@ -120,10 +121,15 @@ const latest: Lookup = (name) => {
 
 async function main(): Promise<void> {
   const summary: string[] = ['# Benchmark results', '', `Measured on this machine (${process.version}); each section names its own run below.`, ''];
+  const starting = progress.step('starting DynamoDB Local');
   const engine = await benchEngine();
+  starting.done();
   try {
-    for (const bench of BENCHES) {
-      if (wants(bench.name)) writeResult(bench.name, await bench.run());
+    const chosen = BENCHES.filter((bench) => wants(bench.name));
+    for (const [index, bench] of chosen.entries()) {
+      progress.bench(bench.name, index + 1, chosen.length);
+      writeResult(bench.name, await bench.run());
+      progress.benchDone();
     }
   } finally {
     await engine.stop();

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal, type LocalEngine } from '../bin/local/dynamodb-local.ts';
+import { VAULT_KEY_FILE } from '../bin/local/credentials.ts';
 import { ensureTable, localEnvironment } from '../bin/local/table.ts';
 
 export const RESULTS_DIR = join(import.meta.dirname, 'results');
@@ -9,7 +10,7 @@ export const RESULTS_DIR = join(import.meta.dirname, 'results');
 export async function benchEngine(): Promise<LocalEngine> {
   const engine = await startDynamoDbLocal();
   await ensureTable(engine.endpoint, 'recovery-bench');
-  Object.assign(process.env, localEnvironment(engine.endpoint, 'recovery-bench'), { LOG_LEVEL: 'error' });
+  Object.assign(process.env, localEnvironment(engine.endpoint, 'recovery-bench', VAULT_KEY_FILE), { LOG_LEVEL: 'error' });
   // Imported only now: the runtime reads the environment above at import.
   const { installLocalRuntime } = await import('../bin/local/local-runtime.ts');
   installLocalRuntime('default');

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { MAX_CUSTOM_RATE_LIMIT } from '../shared/model/plans.ts';
 import { startLocalServer, type RunningServer } from '../test/support/local-server.ts';
+import { progress } from './progress.ts';
 import { GENERIC_SECRET, genericFailure, genericSignature } from '../test/support/webhooks.ts';
 
 const AUTOCANNON = join(import.meta.dirname, '..', 'node_modules', 'autocannon', 'autocannon.js');
@@ -55,7 +56,7 @@ async function seedPayment(server: RunningServer, adminKey: string): Promise<str
 }
 
 export async function benchThroughput(seconds: number, connections: number) {
-  const server = await startLocalServer({ LOG_LEVEL: 'error' });
+  const server = await progress.timed('starting the local server', () => startLocalServer({ LOG_LEVEL: 'error' }));
   try {
     const { merchant_id: merchantId, keys } = server.credentials;
     const raised = await server.ops(['merchant', 'update', merchantId, '--rate-limit', String(MAX_CUSTOM_RATE_LIMIT)]);
@@ -63,6 +64,7 @@ export async function benchThroughput(seconds: number, connections: number) {
     const paymentId = await seedPayment(server, keys.test_admin!);
     const paths: Record<(typeof THROUGHPUT_ROUTES)[number], string> = { 'GET /v1/payments/{id}': `/v1/payments/${paymentId}`, 'GET /v1/payments': '/v1/payments' };
     const routes: Record<string, unknown> = {};
+    const step = progress.step(`routes loaded for ${seconds} s each`, THROUGHPUT_ROUTES.length);
     for (const route of THROUGHPUT_ROUTES) {
       await request(server, 'POST', '/__dev/clock', { body: JSON.stringify({ advance_seconds: 61 }) });
       const report = await autocannon(`${server.baseUrl}${paths[route]}`, keys.test_read!, seconds, connections);
@@ -73,7 +75,9 @@ export async function benchThroughput(seconds: number, connections: number) {
         non_2xx: report.non2xx,
         errors: report.errors + report.timeouts,
       };
+      step.advance();
     }
+    step.done();
     return { seconds, connections, rate_limit_per_minute: MAX_CUSTOM_RATE_LIMIT, routes };
   } finally {
     await server.stop();

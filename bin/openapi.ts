@@ -4,9 +4,10 @@
  * runtime's; nothing is called, so no DynamoDB Local needs to run.
  */
 import { writeFileSync } from 'node:fs';
+import { VAULT_KEY_FILE } from './local/credentials.ts';
 import { localEnvironment } from './local/table.ts';
 
-Object.assign(process.env, localEnvironment('http://127.0.0.1:1', 'openapi'), { LOG_LEVEL: 'error' });
+Object.assign(process.env, localEnvironment('http://127.0.0.1:1', 'openapi', VAULT_KEY_FILE), { LOG_LEVEL: 'error' });
 
 const { OPENAPI_FILE, serializeDocument } = await import('../shared/openapi/file.ts');
 const { buildOpenApiDocument } = await import('../shared/openapi/document.ts');

@@ -7,7 +7,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson } from './local/credentials.ts';
+import { ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, VAULT_KEY_FILE } from './local/credentials.ts';
 import { startDynamoDbLocal, type LocalEngine } from './local/dynamodb-local.ts';
 import { ensureTable, localEnvironment } from './local/table.ts';
 
@@ -15,7 +15,8 @@ const USAGE = `Usage:
   ops merchant create [--name NAME] [--plan starter|growth|scale|enterprise] [--trial-ends ISO|none] [--ip-allowlist CIDR,...] [--rate-limit N]
                       [--payment-update-url https://...|none]
   ops merchant update <merchant_id> [same flags]
-  ops key create --merchant <merchant_id> --env test|live --scopes read,write,... [--name NAME] [--type secret|publishable] [--expires ISO]`;
+  ops key create --merchant <merchant_id> --env test|live --scopes read,write,... [--name NAME] [--type secret|publishable] [--expires ISO]
+  ops processors encrypt-secrets`;
 
 class UsageError extends Error {}
 
@@ -29,22 +30,29 @@ async function engineReachable(endpoint: string): Promise<boolean> {
 }
 
 /**
- * Points the runtime at the right table before any module that reads configuration is imported.
+ * Points the runtime at the right table before any module that reads configuration is imported, and
+ * locally installs the local stand-ins (the key vault of .local/, as the server uses).
  * Against a running `npm start`, also returns its URL: it caches key lookups like any instance.
  */
 async function connect(): Promise<{ engine?: LocalEngine; server?: string }> {
   if (process.env.TABLE_NAME) return {};
   const running = readJson<{ endpoint: string; base_url?: string }>(ENGINE_FILE);
   if (running && (await engineReachable(running.endpoint))) {
-    Object.assign(process.env, localEnvironment(running.endpoint, LOCAL_TABLE));
+    await useLocalRuntime(running.endpoint);
     return { server: running.base_url };
   }
   const dataDir = join(LOCAL_DIR, 'dynamodb');
   mkdirSync(dataDir, { recursive: true });
   const engine = await startDynamoDbLocal({ dataDir });
   await ensureTable(engine.endpoint, LOCAL_TABLE);
-  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
+  await useLocalRuntime(engine.endpoint);
   return { engine };
+}
+
+async function useLocalRuntime(endpoint: string): Promise<void> {
+  Object.assign(process.env, localEnvironment(endpoint, LOCAL_TABLE, VAULT_KEY_FILE));
+  const { installLocalRuntime } = await import('./local/local-runtime.ts');
+  installLocalRuntime('default');
 }
 
 /**
@@ -54,7 +62,9 @@ async function connect(): Promise<{ engine?: LocalEngine; server?: string }> {
  */
 async function tellServer(server: string): Promise<void> {
   try {
-    await fetch(`${server}/__dev/forget-caches`, { method: 'POST', signal: AbortSignal.timeout(2000) });
+    const told = await fetch(`${server}/__dev/forget-caches`, { method: 'POST', signal: AbortSignal.timeout(2000) });
+    // Off loopback the server has no dev routes (bin/local/server.ts): its caches run out on their own.
+    if (!told.ok) console.error(`The server at ${server} did not take the change at once (its dev routes are off); it shows within a minute.`);
   } catch {
     // Stopped since connect(): nothing is cached any more.
   }
@@ -109,6 +119,12 @@ async function run(argv: string[]): Promise<unknown> {
     const { tenant, request } = parseKeyRequest(values);
     const { record, secret } = await issueApiKey(tenant, request, now);
     return { id: record.id, merchant_id: tenant.merchantId, environment: tenant.environment, type: record.kind, scopes: record.scopes, secret };
+  }
+  if (noun === 'processors' && verb === 'encrypt-secrets' && target === undefined) {
+    // Connections stored before credentials were sealed; in AWS this needs CREDENTIALS_KEY_ID (stack output CredentialsKeyArn).
+    const { keyVault } = await import('../shared/composition/key-vault.ts');
+    const { sealPlaintextCredentials } = await import('../shared/domain/processor-credentials.ts');
+    return sealPlaintextCredentials({ keyVault });
   }
   throw new UsageError(USAGE);
 }

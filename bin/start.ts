@@ -7,58 +7,75 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDynamoDbLocal } from './local/dynamodb-local.ts';
 import { ensureTable, localEnvironment } from './local/table.ts';
-import { CREDENTIALS_FILE, ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, writeJson, type Credentials } from './local/credentials.ts';
+import type { LocalServer } from './local/server.ts';
+import { CREDENTIALS_FILE, ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, VAULT_KEY_FILE, writeJson, type Credentials } from './local/credentials.ts';
 
 const memory = process.argv.includes('--memory');
 const timer = !process.argv.includes('--no-timer');
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
+/** How long a stop waits for requests already received; a client's retry covers what is cut off after it. */
+const DRAIN_MS = 5_000;
 
 async function main(): Promise<void> {
   mkdirSync(LOCAL_DIR, { recursive: true });
   const dataDir = memory ? undefined : join(LOCAL_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const engine = await startDynamoDbLocal({ dataDir });
-  await ensureTable(engine.endpoint, LOCAL_TABLE);
-  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE));
-  const baseUrl = `http://${host}:${port}`;
-  // base_url: the ops CLI tells this server when it changed the table from outside (bin/ops.ts).
-  writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory, base_url: baseUrl });
-
-  // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start,
-  // and the local stand-ins are installed before any function module picks its adapters.
-  const { installLocalRuntime } = await import('./local/local-runtime.ts');
-  installLocalRuntime('default');
-  const { createLocalServer, startJobTimer } = await import('./local/server.ts');
-  const { seedDemoCancelFlow, seedDemoMerchant } = await import('./local/seed.ts');
-
-  const credentials: Credentials = await seedDemoMerchant(readJson<Credentials>(CREDENTIALS_FILE), baseUrl);
-  writeJson(CREDENTIALS_FILE, credentials);
-  await seedDemoCancelFlow(credentials.merchant_id);
-
-  const server = createLocalServer({ demoMerchantId: credentials.merchant_id });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  });
-
-  if (timer) startJobTimer();
-
+  // From here a stop must also stop the engine, even one that comes while the server is still starting.
+  // Requests already received are answered in full before the engine they need goes. Later signals
+  // are ignored: a Ctrl-C under `npm start` arrives twice (from the terminal, and passed on by npm),
+  // and the drain is bounded anyway.
+  let server: LocalServer | undefined;
+  let stopTimer: (() => Promise<void>) | undefined;
+  let stopping = false;
   const shutdown = async () => {
-    server.close();
+    if (stopping) return;
+    stopping = true;
+    console.log(JSON.stringify({ message: `Stopping: answering the requests already received (up to ${DRAIN_MS / 1000} s), then DynamoDB Local` }));
+    await server?.drain(DRAIN_MS);
+    await stopTimer?.();
     rmSync(ENGINE_FILE, { force: true });
     await engine.stop();
     process.exit(0);
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  await ensureTable(engine.endpoint, LOCAL_TABLE);
+  const baseUrl = `http://${host}:${port}`;
+  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE, VAULT_KEY_FILE, baseUrl));
+  // base_url: the ops CLI tells this server when it changed the table from outside (bin/ops.ts).
+  writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory, base_url: baseUrl });
+
+  // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start,
+  // and the local stand-ins are installed before any function module picks its adapters.
+  const { installLocalRuntime } = await import('./local/local-runtime.ts');
+  // Its key vault is made now rather than at the first processor connection, so a key file that cannot be written or read stops the start.
+  const vaultKeyId = installLocalRuntime('default').keyVault.keyId;
+  const { boundToLoopback, createLocalServer, startJobTimer } = await import('./local/server.ts');
+  const { seedDemoCancelFlow, seedDemoMerchant } = await import('./local/seed.ts');
+
+  const credentials: Credentials = await seedDemoMerchant(readJson<Credentials>(CREDENTIALS_FILE), baseUrl);
+  writeJson(CREDENTIALS_FILE, credentials);
+  await seedDemoCancelFlow(credentials.merchant_id);
+
+  const listening = createLocalServer({ demoMerchantId: credentials.merchant_id });
+  server = listening;
+  await new Promise<void>((resolve, reject) => {
+    listening.once('error', reject);
+    listening.listen(port, host, resolve);
+  });
+
+  stopTimer = timer ? startJobTimer() : undefined;
 
   console.log(
     JSON.stringify(
       {
         message: `Recovery service listening on ${baseUrl} (DynamoDB Local ${memory ? 'in memory' : `at ${dataDir}`})`,
         credentials_file: CREDENTIALS_FILE,
+        vault_key: { file: VAULT_KEY_FILE, id: vaultKeyId },
         cancel_widget_demo: `${baseUrl}/demo/cancel`,
+        ...(boundToLoopback(listening) ? {} : { dev_routes: `off: ${host} is not a loopback address, so /__dev/* answers 404 (bind HOST=127.0.0.1 to use them)` }),
         ...credentials,
       },
       null,

@@ -204,7 +204,7 @@ export class Alarms extends Construct {
     return this.alarm(owner, 'DroppedJobs', {
       metric: group.metricDropped({ statistic: 'Sum', period: PERIOD }),
       threshold: 1,
-      description: `EventBridge Scheduler gave up on a job of group ${group.scheduleGroupName} after its retries (up to 24 h): a payment retry, campaign step or webhook delivery never ran. The job functions' logs show why their invocations failed; the payment or enrollment still records what was due.`,
+      description: `EventBridge Scheduler gave up on a job of group ${group.scheduleGroupName} after its retries (up to 24 h): a payment retry, campaign step or webhook delivery never ran. Its event is in the schedules' dead-letter queue (alarmed on its own) unless putting it there failed too. The job functions' logs show why their invocations failed; the payment or enrollment still records what was due.`,
     });
   }
 

@@ -8,6 +8,8 @@ export interface MerchantApiProps {
   stageName: string;
   cloudWatchAccount?: IDependable;
   placement?: FunctionPlacement;
+  /** The operator's name for the API (context domainName), which processor webhook URLs then use. */
+  domainName?: string;
 }
 
 /**
@@ -25,6 +27,8 @@ export class MerchantApi extends RouteApi {
       // webhooks share it and redeliver what is refused.
       throttle: { rateLimit: 500, burstLimit: 1000 },
       logCallerAddress: true,
+      // Processor webhook URLs shown to merchants are built from it, never from a request's Host (shared/public-url.ts).
+      publicUrlVariable: 'API_BASE_URL',
       ...props,
     });
   }

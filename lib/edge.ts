@@ -13,6 +13,8 @@ export interface EdgeApiProps {
   corsOrigins: readonly string[];
   cloudWatchAccount?: IDependable;
   placement?: FunctionPlacement;
+  /** The operator's name for the edge API (context edgeDomainName). */
+  domainName?: string;
 }
 
 /**
@@ -38,6 +40,7 @@ export class EdgeApi extends RouteApi {
       stageName: props.stageName,
       cloudWatchAccount: props.cloudWatchAccount,
       placement: props.placement,
+      domainName: props.domainName,
       // OPTIONS goes to the resource's route function (shared/http/edge-handler.ts), which allows
       // the deployment's origins and those of the merchants' active flows.
       preflightInFunctions: true,

@@ -62,20 +62,31 @@ export class Queues extends Construct {
    * try lands here with its event and the error, instead of being dropped.
    */
   readonly jobsDeadLetter: Queue;
+  /**
+   * Where EventBridge Scheduler puts a schedule's event it could not hand to Lambda after its
+   * retries (the target function gone, its invoke permission or the invoke role broken, throttled for
+   * longer than the retry window): without it the job would be dropped, counted but lost.
+   */
+  readonly schedulesDeadLetter: Queue;
   private readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: QueuesProps) {
     super(scope, id);
     this.alarms = props.alarms;
-    this.eventsDeadLetter = this.onFailureDestination(
+    this.eventsDeadLetter = this.serviceDeadLetter(
       'EventsDeadLetter',
       'Event stream batches given up on after all retries: their events did not reach every consumer. Each message names the shard and sequence numbers; replay the events from the table, then delete the message.',
       "the event stream's event source mapping",
     );
-    this.jobsDeadLetter = this.onFailureDestination(
+    this.jobsDeadLetter = this.serviceDeadLetter(
       'JobsDeadLetter',
       "Scheduled jobs (payment retries, dunning steps, webhook deliveries, scans) whose function failed on every try Lambda made. Each message is Lambda's failure record: requestPayload is the job's event, responsePayload the error. Fix the cause, then invoke the job's function again with requestPayload (aws lambda invoke --invocation-type Event), and delete the message.",
       "the job functions' asynchronous invocations",
+    );
+    this.schedulesDeadLetter = this.serviceDeadLetter(
+      'SchedulesDeadLetter',
+      "Scheduled jobs EventBridge Scheduler could not hand to their function after its retries: the job never ran. Each message is the schedule's input (the job's event) with the error in its attributes (ERROR_CODE, ERROR_MESSAGE, TARGET_ARN). Fix the cause (the invoke role, the function), then invoke the job's function with the message body (aws lambda invoke --invocation-type Event), and delete the message.",
+      "EventBridge Scheduler's schedules (their DeadLetterConfig)",
     );
   }
 
@@ -93,12 +104,12 @@ export class Queues extends Construct {
     return { queue, deadLetter };
   }
 
-  /** A dead-letter queue that Lambda writes to as the on-failure destination of `of`, not through a redrive policy. */
-  private onFailureDestination(id: string, description: string, of: string): Queue {
+  /** A dead-letter queue that a service (Lambda, EventBridge Scheduler) writes to for `of`, not through a redrive policy. */
+  private serviceDeadLetter(id: string, description: string, of: string): Queue {
     const queue = this.deadLetterQueue(id, description);
     Validations.of(queue).acknowledge({
       id: 'AwsSolutions-SQS3',
-      reason: `This queue is a dead-letter queue: the on-failure destination of ${of}, which cdk-nag does not recognise as one (it looks for queues' redrive policies). A dead-letter queue has no dead-letter queue of its own.`,
+      reason: `This queue is a dead-letter queue: where failures of ${of} are written, which cdk-nag does not recognise as one (it looks for queues' redrive policies). A dead-letter queue has no dead-letter queue of its own.`,
     });
     return queue;
   }

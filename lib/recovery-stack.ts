@@ -1,9 +1,10 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Construct } from 'constructs';
 import { JOBS, RECURRING_JOBS } from '../shared/jobs.ts';
 import { Alarms } from './alarms.ts';
 import { MerchantApi } from './api.ts';
+import { CredentialsKey } from './credentials-key.ts';
 import { CustomDomain } from './custom-domain.ts';
 import { ApiGatewayAccount } from './api-gateway-account.ts';
 import { Data } from './data.ts';
@@ -48,6 +49,8 @@ export class RecoveryStack extends Stack {
   readonly workers: Workers;
   /** The nested stacks holding the functions, one per area (see FUNCTION_AREAS). */
   readonly functions: FunctionStacks;
+  /** Seals processors' credentials in the table; only the functions that declare a use get it. */
+  readonly credentialsKey: CredentialsKey;
 
   constructor(scope: Construct, id: string, props: RecoveryStackProps) {
     super(scope, id, props);
@@ -57,16 +60,25 @@ export class RecoveryStack extends Stack {
     this.alarms = new Alarms(this, 'Alarms', { email: config.alarmEmail });
     this.queues = new Queues(this, 'Queues', { alarms: this.alarms });
     this.data = new Data(this, 'Data');
+    this.credentialsKey = new CredentialsKey(this, 'CredentialsKey');
     this.functions = new FunctionStacks(this, 'Functions');
     const { placement } = this.functions;
-    this.scheduling = new Scheduling(this, 'Scheduling', { data: this.data, jobs: JOBS, recurring: RECURRING_JOBS, placement, jobsDeadLetter: this.queues.jobsDeadLetter });
-    this.api = new MerchantApi(this, 'Api', { data: this.data, stageName: config.stage, cloudWatchAccount, placement });
+    this.scheduling = new Scheduling(this, 'Scheduling', {
+      data: this.data,
+      jobs: JOBS,
+      recurring: RECURRING_JOBS,
+      placement,
+      jobsDeadLetter: this.queues.jobsDeadLetter,
+      schedulesDeadLetter: this.queues.schedulesDeadLetter,
+    });
+    this.api = new MerchantApi(this, 'Api', { data: this.data, stageName: config.stage, cloudWatchAccount, placement, domainName: config.customDomain?.domainName });
     this.edge = new EdgeApi(this, 'Edge', {
       data: this.data,
       stageName: config.stage,
       corsOrigins: config.corsOrigins,
       cloudWatchAccount,
       placement,
+      domainName: config.customDomain?.edgeDomainName,
     });
     this.workers = new Workers(this, 'Workers', { data: this.data, queues: this.queues, workers: WORKERS, placement });
     // Outside services as each route declares them, like its table access.
@@ -76,10 +88,30 @@ export class RecoveryStack extends Stack {
           if (service === 'scheduler') this.scheduling.grantScheduling(fn);
           else this.workers.grantProducer(service, fn);
         }
+        if (route.credentials) this.credentialsKey.grant(route.credentials, fn);
       }
+    }
+    // Processors' credentials, for the jobs that call processors (shared/jobs.ts).
+    for (const job of JOBS) {
+      const fn = this.scheduling.jobFunctions.get(job.kind);
+      if (job.credentials && fn) this.credentialsKey.grant(job.credentials, fn);
     }
     // The dunning channels, for the jobs that declare they send messages (shared/jobs.ts).
     const messaging = new Messaging({ email: config.email, sms: config.sms });
+    // Deployable without a channel (a stage that only retries), but said on every synth and deploy:
+    // otherwise a first deployment sends no dunning message at all, and nothing tells the operator.
+    if (!config.email) {
+      Annotations.of(this).addWarningV2(
+        'recovery:no-email-channel',
+        "No 'mailFrom' in the CDK context: dunning campaigns send no email, each email step is recorded as channel_unavailable (README.md, \"First deployment\").",
+      );
+    }
+    if (!config.sms) {
+      Annotations.of(this).addWarningV2(
+        'recovery:no-sms-channel',
+        "No 'smsOriginationIdentity' in the CDK context: dunning campaigns send no sms, each sms step is recorded as channel_unavailable (README.md, \"First deployment\").",
+      );
+    }
     for (const job of JOBS.filter((definition) => definition.services?.includes('messaging'))) {
       const fn = this.scheduling.jobFunctions.get(job.kind);
       if (!fn) throw new Error(`No job function for ${job.kind}`);
@@ -87,8 +119,10 @@ export class RecoveryStack extends Stack {
       this.alarms.watchRefusedSender(fn);
     }
     this.events = new EventStream(this, 'Events', { data: this.data, deadLetter: this.queues.eventsDeadLetter, placement });
-    // Consumers schedule campaign steps.
+    // Consumers schedule campaign steps, and apply an accepted cancel-flow offer at Stripe with the
+    // merchant's key (shared/events/offer-application.ts).
     this.scheduling.grantScheduling(this.events.consumer);
+    this.credentialsKey.grant('open', this.events.consumer);
 
     // Every function, found rather than listed, so a new one cannot be left unwatched.
     this.alarms.watchFunctions(this.node.findAll().filter((node): node is RouteFunction => node instanceof RouteFunction));
@@ -110,6 +144,10 @@ export class RecoveryStack extends Stack {
       description: 'EventBridge Scheduler group holding pending jobs',
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'SNS topic every alarm notifies; subscribe more endpoints here' });
+    new CfnOutput(this, 'CredentialsKeyArn', {
+      value: this.credentialsKey.key.keyArn,
+      description: 'KMS key sealing processor credentials (CREDENTIALS_KEY_ID for npm run ops -- processors encrypt-secrets against AWS)',
+    });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'The single table (TABLE_NAME for npm run ops against AWS)' });
   }
 

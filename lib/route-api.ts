@@ -65,6 +65,10 @@ export interface RouteApiProps {
   gatewayResponseHeaders?: Record<string, string>;
   /** Extra environment for every function of this API. */
   environment?: Record<string, string>;
+  /** The operator's own name for this API (CustomDomain maps it to the stage); absent, it is reached at its execute-api URL. */
+  domainName?: string;
+  /** An environment variable giving every function of this API its public URL (`publicUrl`). */
+  publicUrlVariable?: string;
   /** The stage's steady-state requests per second and burst, above which API Gateway answers 429 before any function runs. */
   throttle: { rateLimit: number; burstLimit: number };
   /** Whether access logs keep the caller's address: yes for merchants' servers, no for subscribers' browsers. */
@@ -83,6 +87,12 @@ export class RouteApi extends Construct {
   readonly api: RestApi;
   readonly routeFunctions: ReadonlyMap<Route, RouteFunction>;
   readonly fallback: RouteFunction;
+  /**
+   * Where callers reach this API: `https://<domainName>`, or the stage's execute-api URL. Built from
+   * the API's id and the stage's name, not `api.url`, which refers to the stage, which waits for the
+   * methods, which wait for the functions: a function given `api.url` would wait for itself.
+   */
+  readonly publicUrl: string;
 
   constructor(scope: Construct, id: string, props: RouteApiProps) {
     super(scope, id);
@@ -109,6 +119,10 @@ export class RouteApi extends Construct {
         throttlingBurstLimit: props.throttle.burstLimit,
       },
     });
+    const stack = Stack.of(this);
+    this.publicUrl =
+      props.domainName === undefined ? `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}` : `https://${props.domainName}`;
+    const environment = { ...props.environment, ...(props.publicUrlVariable === undefined ? {} : { [props.publicUrlVariable]: this.publicUrl }) };
     if (props.cloudWatchAccount) this.api.deploymentStage.node.addDependency(props.cloudWatchAccount);
     // API Gateway writes error-level execution logs to a group it names and creates itself, without
     // retention and outside the stack; created here first, it is the stack's, with the same retention.
@@ -129,7 +143,7 @@ export class RouteApi extends Construct {
         description: `${route.method} ${route.path}`,
         data: props.data,
         access: route.table,
-        environment: props.environment,
+        environment,
       });
       // One invoke permission per route, for its own method and stage: the console's test-invoke
       // stage would double the permissions (each a resource of the stack's budget) for a feature
@@ -154,7 +168,7 @@ export class RouteApi extends Construct {
       // (functions/platform/not-found.ts); elsewhere it never touches the table.
       access: props.surfaces.includes('rest') ? 'read' : 'none',
       // Its 405 answers list only methods this API serves.
-      environment: { ...props.environment, API_SURFACES: props.surfaces.join(',') },
+      environment: { ...environment, API_SURFACES: props.surfaces.join(',') },
     });
     // One invoke permission for the whole API instead of one per method: the fallback sits on every
     // resource, and per-method statements would outgrow Lambda's 20 KB resource-policy limit.

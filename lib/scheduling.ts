@@ -85,6 +85,8 @@ export interface SchedulingProps {
   placement?: FunctionPlacement;
   /** Where a job that failed every try is kept (Queues.jobsDeadLetter). */
   jobsDeadLetter: IQueue;
+  /** Where a schedule's event goes when Scheduler cannot hand it to the function (Queues.schedulesDeadLetter). */
+  schedulesDeadLetter: IQueue;
 }
 
 /**
@@ -92,9 +94,10 @@ export interface SchedulingProps {
  * function per job kind as their target, and the role Scheduler assumes to invoke those functions
  * and nothing else. Functions that schedule jobs get their configuration and rights through
  * `grantScheduling`: the adapter (shared/adapters/aws/eventbridge-scheduler.ts) reads SCHEDULE_GROUP,
- * SCHEDULER_ROLE_ARN and JOB_TARGETS at cold start. Recurring jobs get a function (read-only table
- * access; it may queue one-time jobs) and a daily schedule in the same group, which no function may
- * change.
+ * SCHEDULER_ROLE_ARN, SCHEDULER_DEAD_LETTER_ARN and JOB_TARGETS at cold start. Recurring jobs get a
+ * function (read-only table access; it may queue one-time jobs) and a daily schedule in the same
+ * group, which no function may change. Every schedule, recurring or made at run time, names the
+ * schedules' dead-letter queue, which the invoke role may send to.
  */
 export class Scheduling extends Construct {
   readonly group: ScheduleGroup;
@@ -109,6 +112,8 @@ export class Scheduling extends Construct {
   private readonly recurringScheduleArns: string[];
   /** Job kind → target function ARN, formed from the fixed function names (see the constructor). */
   private readonly targets: Partial<Record<JobKind, string>>;
+  /** Where every schedule's undeliverable event goes. */
+  private readonly deadLetter: IQueue;
 
   constructor(scope: Construct, id: string, props: SchedulingProps) {
     super(scope, id);
@@ -132,6 +137,7 @@ export class Scheduling extends Construct {
     this.scheduleArns = scheduleArn('*');
     const recurring = props.recurring ?? [];
     this.recurringScheduleArns = recurring.map((job) => scheduleArn(job.name));
+    this.deadLetter = props.schedulesDeadLetter;
 
     this.role = new Role(this, 'InvokeRole', {
       description: 'Assumed by EventBridge Scheduler to invoke the job functions',
@@ -141,6 +147,8 @@ export class Scheduling extends Construct {
         conditions: { StringEquals: { 'aws:SourceAccount': stack.account, 'aws:SourceArn': this.group.scheduleGroupArn } },
       }),
     });
+    // Scheduler writes a schedule's dead letter as this role.
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetter.queueArn] }));
 
     // Each job function's ARN comes from its fixed name, not from `functionArn`: job functions
     // schedule follow-up jobs, so JOB_TARGETS in their own environment names their own ARN, which
@@ -189,6 +197,7 @@ export class Scheduling extends Construct {
           // The run's own time, the same on every retry of it: the handler names its work after it.
           input: JSON.stringify({ scheduled_time: '<aws.scheduler.scheduled-time>' }),
           retryPolicy: RECURRING_RETRY,
+          deadLetterConfig: { arn: this.deadLetter.queueArn },
         },
       });
       // The target is named, not referenced (see above); wait for the group and the function anyway.
@@ -198,8 +207,7 @@ export class Scheduling extends Construct {
     this.recurringJobs = recurringJobs;
 
     const targetArns = [...Object.values(targets), ...recurring.map((job) => functionArn(job.name))];
-    // With no job kinds yet the role stays without permissions: nothing to invoke, and no
-    // statement with an empty resource list (which IAM rejects).
+    // With no job kinds yet the role may invoke nothing: no statement with an empty resource list (which IAM rejects).
     if (targetArns.length > 0) {
       this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: targetArns }));
     }
@@ -216,6 +224,7 @@ export class Scheduling extends Construct {
     fn.addEnvironment('SCHEDULE_GROUP', this.group.scheduleGroupName);
     fn.addEnvironment('SCHEDULER_ROLE_ARN', this.role.roleArn);
     fn.addEnvironment('JOB_TARGETS', Stack.of(this).toJsonString(this.targets));
+    fn.addEnvironment('SCHEDULER_DEAD_LETTER_ARN', this.deadLetter.queueArn);
     // Calls to a group that does not exist yet would fail; the first deployment creates it first.
     fn.node.addDependency(this.group);
 

@@ -1,4 +1,5 @@
 import type { JobKind } from './ports/scheduler.ts';
+import type { CredentialUse } from './routes.ts';
 
 /**
  * The functions that run scheduled jobs, like the route table for HTTP: CDK creates one Lambda per
@@ -10,10 +11,12 @@ export interface JobDefinition {
   handler: string;
   /** Outside services beyond the table and the scheduler, for the function's configuration and IAM grants (as routes declare theirs). */
   services?: readonly 'messaging'[];
+  /** Opens processors' credentials to call their APIs (as routes declare it). */
+  credentials?: CredentialUse;
 }
 
 export const JOBS: readonly JobDefinition[] = [
-  { kind: 'payment-retry', handler: 'jobs/payment-retry' },
+  { kind: 'payment-retry', handler: 'jobs/payment-retry', credentials: 'open' },
   { kind: 'campaign-step', handler: 'jobs/campaign-step', services: ['messaging'] },
   { kind: 'campaign-sweep', handler: 'jobs/campaign-sweep' },
   { kind: 'webhook-delivery', handler: 'jobs/webhook-delivery' },

@@ -58,6 +58,17 @@ export function scrubPersonalData(text: string): string {
 }
 
 /**
+ * Stripe's secret and restricted keys and webhook signing secrets, by their prefixes. Credentials are
+ * never passed here (they are opened only where used); this catches one quoted by mistake, in an
+ * error from anywhere. Other processors' secrets have no recognisable form.
+ */
+const STRIPE_SECRET = /\b(?:(?:sk|rk)_(?:live|test)|whsec)_[A-Za-z0-9]+/g;
+
+export function scrubSecrets(text: string): string {
+  return text.replace(STRIPE_SECRET, '[secret]');
+}
+
+/**
  * Straight to the process's streams (errors to stderr), as the metric lines are (shared/metrics.ts),
  * not through console: in its text log format Lambda's console puts a timestamp, the request id and
  * a level before each line, and CloudWatch Logs Insights and JSON filter patterns see the fields only
@@ -66,7 +77,7 @@ export function scrubPersonalData(text: string): string {
 function write(level: Exclude<Level, 'silent' | 'debug'>, message: string, fields: Fields): void {
   if (!logLevelEnabled(level)) return;
   const context = scopes.getStore() ?? processContext;
-  const line = scrubPersonalData(JSON.stringify({ level, time: new Date().toISOString(), message, ...context, ...fields }));
+  const line = scrubSecrets(scrubPersonalData(JSON.stringify({ level, time: new Date().toISOString(), message, ...context, ...fields })));
   (level === 'error' ? process.stderr : process.stdout).write(`${line}\n`);
 }
 

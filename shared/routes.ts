@@ -10,6 +10,13 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** rest: merchant API (API key); edge: cancel-session API (session token); webhook: processors (signature). */
 export type Surface = 'rest' | 'edge' | 'webhook';
 
+/**
+ * What a function does with processors' credentials, which are stored sealed under a KMS key: seal
+ * them (the connect route), or open them to verify a processor's webhooks or call its API. It gets
+ * the key's id and the one KMS action for it; no other function can read a credential.
+ */
+export type CredentialUse = 'seal' | 'open';
+
 export interface Route {
   method: HttpMethod;
   /** API Gateway resource path; `{name}` marks a path parameter. */
@@ -23,6 +30,13 @@ export interface Route {
   table: 'read' | 'write';
   /** Outside services the function calls, for its configuration and IAM grants. */
   services?: readonly ('scheduler' | 'cancel-completions')[];
+  credentials?: CredentialUse;
+  /**
+   * A safety action, allowed after the merchant's trial has ended, when every other write answers
+   * 403 trial_expired (§5): stopping harm must never wait for an upgrade. `true`, or the one body
+   * that makes a request of the route the safety action (an update that only disables).
+   */
+  afterTrial?: true | { onlyBody: Readonly<Record<string, unknown>> };
 }
 
 export const ROUTES: readonly Route[] = [
@@ -30,7 +44,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/api-keys', handler: 'api-keys/list', surface: 'rest', scope: ['admin'], table: 'read' },
   { method: 'POST', path: '/v1/api-keys', handler: 'api-keys/create', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'POST', path: '/v1/api-keys/{id}/rotate', handler: 'api-keys/rotate', surface: 'rest', scope: ['admin'], table: 'write' },
-  { method: 'POST', path: '/v1/api-keys/{id}/revoke', handler: 'api-keys/revoke', surface: 'rest', scope: ['admin'], table: 'write' },
+  { method: 'POST', path: '/v1/api-keys/{id}/revoke', handler: 'api-keys/revoke', surface: 'rest', scope: ['admin'], table: 'write', afterTrial: true },
   { method: 'GET', path: '/v1/campaigns', handler: 'campaigns/list', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/campaigns/{id}', handler: 'campaigns/get', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'POST', path: '/v1/campaigns', handler: 'campaigns/create', surface: 'rest', scope: ['write'], table: 'write' },
@@ -50,6 +64,18 @@ export const ROUTES: readonly Route[] = [
   },
   { method: 'GET', path: '/v1/campaigns/{id}/enrollments', handler: 'campaigns/enrollments', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/cancel-flows', handler: 'cancel-flows/list', surface: 'rest', scope: ['read'], table: 'read' },
+  // A read that writes: the secret is made on first read.
+  { method: 'GET', path: '/v1/cancel-flows/signing-secret', handler: 'cancel-flows/signing-secret', surface: 'rest', scope: ['admin'], table: 'write' },
+  {
+    method: 'POST',
+    path: '/v1/cancel-flows/signing-secret/roll',
+    handler: 'cancel-flows/roll-signing-secret',
+    surface: 'rest',
+    scope: ['admin'],
+    table: 'write',
+    // A leaked signing secret lets anyone churn the merchant's subscribers: rolling it is how that stops.
+    afterTrial: true,
+  },
   { method: 'GET', path: '/v1/cancel-flows/{id}', handler: 'cancel-flows/get', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'POST', path: '/v1/cancel-flows', handler: 'cancel-flows/create', surface: 'rest', scope: ['write'], table: 'write' },
   { method: 'PUT', path: '/v1/cancel-flows/{id}', handler: 'cancel-flows/update', surface: 'rest', scope: ['write'], table: 'write' },
@@ -63,12 +89,20 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/customers/{id}', handler: 'customers/get', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/customers/{id}/payments', handler: 'customers/payments', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/customers/{id}/enrollments', handler: 'customers/enrollments', surface: 'rest', scope: ['read'], table: 'read' },
-  { method: 'DELETE', path: '/v1/customers/{id}', handler: 'customers/erase', surface: 'rest', scope: ['admin'], table: 'write' },
+  { method: 'DELETE', path: '/v1/customers/{id}', handler: 'customers/erase', surface: 'rest', scope: ['admin'], table: 'write', afterTrial: true },
   { method: 'GET', path: '/v1/webhooks', handler: 'webhook-endpoints/list', surface: 'rest', scope: ['webhooks'], table: 'read' },
   { method: 'POST', path: '/v1/webhooks', handler: 'webhook-endpoints/create', surface: 'rest', scope: ['webhooks'], table: 'write' },
   { method: 'GET', path: '/v1/webhooks/{id}', handler: 'webhook-endpoints/get', surface: 'rest', scope: ['webhooks'], table: 'read' },
-  { method: 'PUT', path: '/v1/webhooks/{id}', handler: 'webhook-endpoints/update', surface: 'rest', scope: ['webhooks'], table: 'write' },
-  { method: 'DELETE', path: '/v1/webhooks/{id}', handler: 'webhook-endpoints/delete', surface: 'rest', scope: ['webhooks'], table: 'write' },
+  {
+    method: 'PUT',
+    path: '/v1/webhooks/{id}',
+    handler: 'webhook-endpoints/update',
+    surface: 'rest',
+    scope: ['webhooks'],
+    table: 'write',
+    afterTrial: { onlyBody: { enabled: false } },
+  },
+  { method: 'DELETE', path: '/v1/webhooks/{id}', handler: 'webhook-endpoints/delete', surface: 'rest', scope: ['webhooks'], table: 'write', afterTrial: true },
   { method: 'POST', path: '/v1/webhooks/{id}/rotate-secret', handler: 'webhook-endpoints/rotate-secret', surface: 'rest', scope: ['webhooks'], table: 'write' },
   { method: 'GET', path: '/v1/webhooks/{id}/deliveries', handler: 'webhook-endpoints/deliveries', surface: 'rest', scope: ['webhooks'], table: 'read' },
   {
@@ -83,14 +117,39 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/analytics/recovery', handler: 'analytics/recovery', surface: 'rest', scope: ['read', 'analytics'], table: 'read' },
   { method: 'GET', path: '/v1/analytics/campaigns', handler: 'analytics/campaigns', surface: 'rest', scope: ['read', 'analytics'], table: 'read' },
   { method: 'GET', path: '/v1/processors', handler: 'processors/list', surface: 'rest', scope: ['admin'], table: 'read' },
-  { method: 'PUT', path: '/v1/processors/{psp}', handler: 'processors/connect', surface: 'rest', scope: ['admin'], table: 'write' },
+  // Replacing a processor's credentials is how a connection is cut off (there is no disconnect): docs/decisions.md.
+  { method: 'PUT', path: '/v1/processors/{psp}', handler: 'processors/connect', surface: 'rest', scope: ['admin'], table: 'write', credentials: 'seal', afterTrial: true },
   { method: 'POST', path: '/api/cancel-session/start', handler: 'cancel-sessions/start', surface: 'edge', table: 'write' },
   { method: 'GET', path: '/api/cancel-session/{token}', handler: 'cancel-sessions/get', surface: 'edge', table: 'write' },
   { method: 'POST', path: '/api/cancel-session/{token}/advance', handler: 'cancel-sessions/advance', surface: 'edge', table: 'write' },
   { method: 'POST', path: '/api/cancel-session/{token}/complete', handler: 'cancel-sessions/complete', surface: 'edge', table: 'write', services: ['cancel-completions'] },
-  { method: 'POST', path: '/webhooks/stripe/{connection_id}', handler: 'webhooks/stripe', surface: 'webhook', table: 'write', services: ['scheduler'] },
-  { method: 'POST', path: '/webhooks/braintree/{connection_id}', handler: 'webhooks/braintree', surface: 'webhook', table: 'write', services: ['scheduler'] },
-  { method: 'POST', path: '/webhooks/{psp}/{connection_id}', handler: 'webhooks/generic', surface: 'webhook', table: 'write', services: ['scheduler'] },
+  {
+    method: 'POST',
+    path: '/webhooks/stripe/{connection_id}',
+    handler: 'webhooks/stripe',
+    surface: 'webhook',
+    table: 'write',
+    services: ['scheduler'],
+    credentials: 'open',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/braintree/{connection_id}',
+    handler: 'webhooks/braintree',
+    surface: 'webhook',
+    table: 'write',
+    services: ['scheduler'],
+    credentials: 'open',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/{psp}/{connection_id}',
+    handler: 'webhooks/generic',
+    surface: 'webhook',
+    table: 'write',
+    services: ['scheduler'],
+    credentials: 'open',
+  },
 ];
 
 /** Answers requests no route matches: 404, or 405 with Allow when the path exists under another method. */

@@ -8,6 +8,8 @@ export const CREDENTIALS_FILE = join(LOCAL_DIR, 'credentials.json');
 /** Where a running `npm start` advertises its engine, so the ops CLI can use the same data. */
 export const ENGINE_FILE = join(LOCAL_DIR, 'engine.json');
 export const LOCAL_TABLE = 'recovery-local';
+/** The local key vault's key, which seals processor credentials as KMS does in AWS; made on first use. */
+export const VAULT_KEY_FILE = join(LOCAL_DIR, 'vault.key');
 
 export interface Credentials {
   base_url: string;

@@ -1,4 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { runtime } from '../../shared/runtime.ts';
+import { signingSecretsOf } from '../../shared/domain/cancel-signing-lifecycle.ts';
+import { authHash, currentSecret } from '../../shared/domain/cancel-signing.ts';
+import type { Environment } from '../../shared/model/tenant.ts';
 
 /** The widget's source, read per request so edits show on reload. */
 const WIDGET_FILE = new URL('../../shared/widget/cancel-widget.js', import.meta.url);
@@ -11,15 +15,27 @@ const escapeHtml = (value: string): string =>
   value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 /**
+ * The start's signature, made as the demo merchant's server would make it for the signed-in
+ * subscriber (README, "Signing the start"). Another merchant's page (`?merchant=`) is not signed:
+ * its test-mode flow runs without one, its live one refuses.
+ */
+async function demoSignature(merchant: string, demoMerchantId: string | undefined, ids: { environment: Environment; customer: string; subscription: string }) {
+  if (merchant !== demoMerchantId) return undefined;
+  const secrets = await signingSecretsOf({ merchantId: merchant, environment: ids.environment }, runtime.clock.now());
+  return authHash(currentSecret(secrets).secret, ids.customer, ids.subscription);
+}
+
+/**
  * /demo/cancel: a mock account page embedding the widget as a merchant would. By default it runs the
  * seeded demo merchant's test-mode flow for a subscriber the service does not know; `?customer=`
  * and `?subscription=` (the merchant's processor ids), `?merchant=` and `?environment=` change that.
  */
-export function demoPage(query: URLSearchParams, demoMerchantId: string | undefined): string {
+export async function demoPage(query: URLSearchParams, demoMerchantId: string | undefined): Promise<string> {
   const merchant = query.get('merchant') ?? demoMerchantId ?? '';
   const customer = query.get('customer') ?? 'demo_customer';
   const subscription = query.get('subscription') ?? 'demo_subscription';
   const environment = query.get('environment') === 'live' ? 'live' : 'test';
+  const signature = await demoSignature(merchant, demoMerchantId, { environment, customer, subscription });
   const attribute = (name: string, value: string) => `data-${name}="${escapeHtml(value)}"`;
   return `<!doctype html>
 <html lang="en">
@@ -47,7 +63,7 @@ export function demoPage(query: URLSearchParams, demoMerchantId: string | undefi
       <dt>Subscription</dt><dd>${escapeHtml(subscription)}</dd>
       <dt>Mode</dt><dd>${environment}</dd>
     </dl>
-    <script src="/cancel-widget.js" ${attribute('merchant', merchant)} ${attribute('customer', customer)} ${attribute('subscription', subscription)} ${attribute('environment', environment)}></script>
+    <script src="/cancel-widget.js" ${attribute('merchant', merchant)} ${attribute('customer', customer)} ${attribute('subscription', subscription)}${signature ? ` ${attribute('auth-hash', signature)}` : ''} ${attribute('environment', environment)}></script>
     <p id="outcome" role="status"></p>
   </section>
 </main>

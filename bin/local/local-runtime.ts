@@ -1,6 +1,7 @@
 import { HttpWebhookSender } from '../../shared/adapters/http-webhook-sender.ts';
 import { LocalCompletionQueue } from '../../shared/adapters/local/local-completion-queue.ts';
 import { LocalEventFeed } from '../../shared/adapters/local/local-event-feed.ts';
+import { LocalKeyVault } from '../../shared/adapters/local/local-key-vault.ts';
 import { createLocalOfferApplier } from '../../shared/adapters/local/local-offer-applier.ts';
 import { LocalScheduler } from '../../shared/adapters/local/local-scheduler.ts';
 import { OutboxMailer, OutboxSmsSender } from '../../shared/adapters/local/outbox-messaging.ts';
@@ -8,6 +9,7 @@ import { OutboxWebhookSender } from '../../shared/adapters/local/outbox-webhook-
 import { LocalOutbox } from '../../shared/adapters/local/outbox.ts';
 import { sandboxProcessor } from '../../shared/adapters/sandbox-processor.ts';
 import { installLocalAdapters } from '../../shared/composition/adapters.ts';
+import { requireEnv } from '../../shared/config.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { AdjustableClock } from '../../shared/ports/clock.ts';
 
@@ -20,6 +22,7 @@ export interface LocalRuntime {
   outbox: LocalOutbox;
   events: LocalEventFeed;
   completions: LocalCompletionQueue;
+  keyVault: LocalKeyVault;
 }
 
 let installed: LocalRuntime | undefined;
@@ -39,6 +42,8 @@ export function installLocalRuntime(scope: string): LocalRuntime {
     outbox,
     events: new LocalEventFeed(),
     completions: new LocalCompletionQueue(),
+    // The server's and the ops CLI's key under .local/ (bin/local/table.ts), a temporary one in tests.
+    keyVault: new LocalKeyVault(requireEnv('LOCAL_VAULT_KEY_FILE')),
   };
   installLocalAdapters({
     clock,
@@ -51,6 +56,7 @@ export function installLocalRuntime(scope: string): LocalRuntime {
     offerApplier: createLocalOfferApplier(outbox, clock),
     paymentProcessor: sandboxProcessor,
     webhookSender: new OutboxWebhookSender(new HttpWebhookSender(), outbox, clock),
+    keyVault: local.keyVault,
   });
   installed = local;
   return local;

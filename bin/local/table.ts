@@ -89,11 +89,20 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string, exis
   }
 }
 
-/** Environment for code that reaches the local engine through the ordinary AWS SDK configuration. */
-export function localEnvironment(endpoint: string, tableName: string): Record<string, string> {
+/** Where `npm start` listens unless HOST and PORT say otherwise. */
+export const DEFAULT_LOCAL_BASE_URL = 'http://127.0.0.1:3000';
+
+/**
+ * Environment for code that reaches the local engine through the ordinary AWS SDK configuration, and
+ * seals processor credentials with the key in `vaultKeyFile` (shared/adapters/local/local-key-vault.ts).
+ * `baseUrl` is where the local server answers (npm start passes its own); processor webhook URLs use it.
+ */
+export function localEnvironment(endpoint: string, tableName: string, vaultKeyFile: string, baseUrl = DEFAULT_LOCAL_BASE_URL): Record<string, string> {
   return {
     RUNTIME_MODE: 'local',
     TABLE_NAME: tableName,
+    LOCAL_VAULT_KEY_FILE: vaultKeyFile,
+    API_BASE_URL: baseUrl,
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',

@@ -1,7 +1,8 @@
 import * as z from '#shared/zod';
+import { keyVault } from '#shared/composition/key-vault';
 import { paymentProcessor } from '#shared/composition/payment-processor';
-import { runtime } from '#shared/runtime';
 import { scheduler } from '#shared/composition/scheduler';
+import { runtime } from '#shared/runtime';
 import { runRetryAttempt } from '#shared/domain/retries/retry-execution';
 import { jobHandler } from '#shared/job-handler';
 import { metrics } from '#shared/metrics';
@@ -17,7 +18,7 @@ const payload = z.object({
 /** Scheduled by ingestion (automatic) or the retry endpoint (manual): one attempt at the processor, or its watchdog. */
 export const handler = jobHandler(payload, async (tenant, job) => {
   const report = await runRetryAttempt(
-    { scheduler, paymentProcessor },
+    { scheduler, paymentProcessor, keyVault },
     tenant,
     { paymentId: job.payment_id, attempt: job.attempt, trigger: job.trigger, claimed: job.claimed, watchdog: job.watchdog },
     () => runtime.clock.now(),

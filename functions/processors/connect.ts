@@ -1,8 +1,10 @@
 import * as z from '#shared/zod';
+import { keyVault } from '#shared/composition/key-vault';
 import { connectProcessor } from '#shared/domain/ingestion/processor-setup';
 import { restHandler } from '#shared/http/rest-handler';
 import { parseInput } from '#shared/http/parse';
 import { ok } from '#shared/http/responses';
+import { apiBaseUrl } from '#shared/public-url';
 import { processorConnectionResource } from '#shared/representations/processor-connection';
 import type { ProcessorCredentials } from '#shared/model/processor-connection';
 
@@ -56,7 +58,7 @@ function credentialsFor(psp: string, body: unknown): ProcessorCredentials {
 }
 
 /** PUT /v1/processors/{psp}: connect a processor for the key's environment; returns the webhook URL to configure there. */
-export const handler = restHandler({ params, body: z.looseObject({}), bodyVariants: [stripe, braintree, generic] }, async ({ auth, params, body, now, baseUrl }) => {
-  const connection = await connectProcessor(auth.tenant, params.psp, credentialsFor(params.psp, body), now);
-  return ok(processorConnectionResource(connection, baseUrl));
+export const handler = restHandler({ params, body: z.looseObject({}), bodyVariants: [stripe, braintree, generic] }, async ({ auth, params, body, now }) => {
+  const connection = await connectProcessor({ keyVault }, auth.tenant, params.psp, credentialsFor(params.psp, body), now);
+  return ok(processorConnectionResource(connection, apiBaseUrl));
 });

@@ -10,6 +10,7 @@ function eventBridgeScheduler(): Scheduler {
   const config: EventBridgeSchedulerConfig = {
     groupName: requireEnv('SCHEDULE_GROUP'),
     roleArn: requireEnv('SCHEDULER_ROLE_ARN'),
+    deadLetterArn: requireEnv('SCHEDULER_DEAD_LETTER_ARN'),
     targets: JSON.parse(requireEnv('JOB_TARGETS')),
   };
   return builtOnFirstUse(() => new EventBridgeScheduler(new SchedulerClient({}), config));

@@ -1,14 +1,29 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { runtime } from '../runtime.ts';
 import { scopeSatisfied } from '../model/api-key.ts';
 import { ServiceError } from '../model/errors.ts';
-import { routeFor } from '../routes.ts';
-import { requireAuth, type ServiceMiddleware } from './context.ts';
+import { routeFor, type Route } from '../routes.ts';
+import { header, requireAuth, type ServiceMiddleware } from './context.ts';
+import { parseJsonBody } from './parse.ts';
 
 function describe(scope: readonly string[] | 'any'): string {
   return scope === 'any' ? 'any' : scope.map((s) => `'${s}'`).join(' or ');
 }
 
-/** Scope per route from the route table (§5 rule 4), then the trial gate on writes. */
+/** Whether this request is the safety action its route declares allowed after a trial (a body that does not parse is not). */
+function allowedAfterTrial(route: Route, event: APIGatewayProxyEvent): boolean {
+  const declared = route.afterTrial;
+  if (declared === undefined) return false;
+  if (declared === true) return true;
+  try {
+    return isDeepStrictEqual(parseJsonBody(event.body, event.isBase64Encoded, header(event, 'content-type')), declared.onlyBody);
+  } catch {
+    return false;
+  }
+}
+
+/** Scope per route from the route table (§5 rule 4), then the trial gate on writes, but for the safety actions routes declare. */
 export function authorize(): ServiceMiddleware {
   return {
     before: (request) => {
@@ -23,8 +38,12 @@ export function authorize(): ServiceMiddleware {
         );
       }
       const trialEndsAt = grant.settings.trialEndsAt;
-      if (event.httpMethod !== 'GET' && trialEndsAt !== null && trialEndsAt <= runtime.clock.now().toISOString()) {
-        throw new ServiceError('trial_expired', `The trial ended at ${trialEndsAt}. Upgrade the plan to make changes; reads keep working.`);
+      const trialOver = trialEndsAt !== null && trialEndsAt <= runtime.clock.now().toISOString();
+      if (event.httpMethod !== 'GET' && trialOver && !allowedAfterTrial(route, event)) {
+        throw new ServiceError(
+          'trial_expired',
+          `The trial ended at ${trialEndsAt}. Upgrade the plan to make changes; reads keep working, and so do revoking API keys, erasing customers, disabling (PUT {"enabled": false}) or deleting webhook endpoints and replacing processor credentials.`,
+        );
       }
     },
   };

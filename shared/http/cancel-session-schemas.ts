@@ -23,13 +23,23 @@ function answerProblem(text: string): string | undefined {
 
 /**
  * Start: the merchant's own customer and subscription ids, as the widget knows them. `environment`
- * (live by default) is ours: which of the merchant's two flows, test or live, to run.
+ * (live by default) is ours: which of the merchant's two flows, test or live, to run. `auth_hash` is
+ * the merchant server's signature of the two ids (cancel-signing.ts); any text is taken as a try,
+ * and a wrong one is 401, not 400.
  */
 export const startSessionBody = z.strictObject({
   merchant_id: requiredText(255),
   customer_id: requiredText(255),
   subscription_id: requiredText(255),
   environment: z.enum(ENVIRONMENTS, { error: `must be one of ${ENVIRONMENTS.join(', ')}` }).default('live'),
+  auth_hash: z
+    .string({ error: 'must be a string' })
+    .max(128, { error: 'must be at most 128 characters' })
+    .meta({
+      description:
+        'Lowercase hex HMAC-SHA256 of "<customer_id>:<subscription_id>" (exactly as sent) under the cancel signing secret of this environment (GET /v1/cancel-flows/signing-secret), computed on your server. Required in live mode; in test mode checked when sent.',
+    })
+    .optional(),
 });
 
 export const advanceSessionBody = z.strictObject({

@@ -29,6 +29,14 @@ export function header(event: APIGatewayProxyEvent, name: string): string | unde
   return undefined;
 }
 
+/**
+ * The caller's address as API Gateway saw the connection (requestContext.identity.sourceIp), never a
+ * header such as X-Forwarded-For, which the caller writes.
+ */
+export function sourceIpOf(event: APIGatewayProxyEvent): string | undefined {
+  return event.requestContext?.identity?.sourceIp ?? undefined;
+}
+
 export function requireAuth(context: ServiceContext): KeyGrant {
   if (!context.auth) throw new Error('Authentication middleware did not run before a middleware that needs it');
   return context.auth;

@@ -17,6 +17,8 @@ export interface RequestContract {
   contentType?: string;
   /** The header a processor signs the request in (webhooks). */
   signatureHeader?: string;
+  /** Error statuses beyond the surface's usual ones (a signed, rate-limited cancel-session start: 401, 429). */
+  alsoAnswers?: readonly number[];
 }
 
 export type WithContract<H> = H & { contract: RequestContract };

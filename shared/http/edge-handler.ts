@@ -5,24 +5,28 @@ import { runtime } from '../runtime.ts';
 import { invalidRequest, ServiceError } from '../model/errors.ts';
 import { describeError, log } from '../log.ts';
 import { ROUTES } from '../routes.ts';
-import { header, type ServiceContext, type ServiceMiddleware } from './context.ts';
-import { withContract } from './contract.ts';
+import { header, sourceIpOf, type ServiceContext, type ServiceMiddleware } from './context.ts';
+import { withContract, type RequestContract } from './contract.ts';
 import { originAllowedFor, originAllowedForSomeMerchant } from './cors.ts';
 import { responseEnvelope } from './envelope.ts';
 import { parseInput, parseJsonBody } from './parse.ts';
 import { jsonResult } from './responses.ts';
+import { pathText } from './schemas.ts';
 
 /**
  * A cancel-session endpoint (the edge surface, §4.5): no API key, the session token in the path is
- * the credential (§5 rule 6). Errors use the REST envelope {error: {code, message, param?,
- * request_id}}, and every input problem is 400 invalid_request with `param`, since §4.5 gives these
- * endpoints 400 and 404 only. CORS is answered here, preflight included (docs/decisions.md).
+ * the credential (§5 rule 6); a start is signed by the merchant's server instead (auth_hash). Errors
+ * use the REST envelope {error: {code, message, param?, request_id}}, and every input problem is 400
+ * invalid_request with `param`, since §4.5 gives these endpoints 400 and 404 for input; a start may
+ * also answer 401 invalid_signature and 429. CORS is answered here, preflight included (docs/decisions.md).
  */
 export interface EdgeInput<P, B> {
   params: P;
   body: B;
   now: Date;
   requestId: string;
+  /** The caller's address as the gateway saw it (sourceIpOf), for limits per caller. */
+  clientIp: string | undefined;
 }
 
 export interface EdgeReply {
@@ -35,6 +39,8 @@ export interface EdgeReply {
 export interface EdgeSchemas<P, B> {
   params?: z.ZodType<P>;
   body?: z.ZodType<B>;
+  /** Error statuses the action answers beyond 400 and 404 (API description only). */
+  alsoAnswers?: RequestContract['alsoAnswers'];
 }
 
 interface EdgeContext extends ServiceContext {
@@ -118,15 +124,15 @@ export function edgeHandler<P = Record<string, never>, B = Record<string, never>
     const params = asEdgeInput(() => parseInput((schemas.params ?? nothing) as z.ZodType<P>, event.pathParameters ?? {}, 'path'));
     const rawBody = asEdgeInput(() => parseJsonBody(event.body, event.isBase64Encoded, header(event, 'content-type')));
     const body = asEdgeInput(() => parseInput((schemas.body ?? nothing) as z.ZodType<B>, rawBody, 'body'));
-    const reply = await action({ params, body, now: runtime.clock.now(), requestId: context.requestId });
+    const reply = await action({ params, body, now: runtime.clock.now(), requestId: context.requestId, clientIp: sourceIpOf(event) });
     context.corsOrigins = reply.corsOrigins;
     return jsonResult(reply.status, reply.body);
   };
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, EdgeContext>(run)
     .use(edgeCors())
     .use(responseEnvelope() as EdgeMiddleware);
-  return withContract(handler, { surface: 'edge', params: schemas.params, body: schemas.body });
+  return withContract(handler, { surface: 'edge', params: schemas.params, body: schemas.body, alsoAnswers: schemas.alsoAnswers });
 }
 
-/** The token path parameter: any text (a malformed token is a 404, decided by the domain). */
-export const tokenParam = z.strictObject({ token: z.string() });
+/** The token path parameter: any text a lookup could take (a malformed token is a 404, decided by the domain). */
+export const tokenParam = z.strictObject({ token: pathText() });

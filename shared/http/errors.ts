@@ -7,6 +7,7 @@ import { jsonResult } from './responses.ts';
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,
   invalid_api_key: 401,
+  invalid_signature: 401,
   insufficient_scope: 403,
   trial_expired: 403,
   ip_not_allowed: 403,

@@ -1,6 +1,7 @@
 import type * as z from 'zod';
-import { invalidRequest, validationFailed, type ServiceError } from '../model/errors.ts';
+import { invalidRequest, notFound, validationFailed, type ServiceError } from '../model/errors.ts';
 import { isFitText } from '../model/well-formed-text.ts';
+import { UNKNOWN_ID } from './schemas.ts';
 
 /** Where an input came from decides its error: bad path or query → 400, a bad body field → 422 (§7). */
 export type InputSource = 'path' | 'query' | 'body';
@@ -23,6 +24,8 @@ function toServiceError(issue: z.core.$ZodIssue, input: unknown, source: InputSo
     const param = paramName([...issue.path, issue.keys[0]!]);
     return invalidRequest(`Received unknown parameter: ${param}`, param);
   }
+  const unknownResource = issue.code === 'custom' ? issue.params?.[UNKNOWN_ID] : undefined;
+  if (typeof unknownResource === 'string') return notFound(unknownResource, String(valueAt(input, issue.path)));
   const param = paramName(issue.path);
   if (param === '') {
     // The root is wrong in kind (an array, a string) or fails a rule across its fields, which says what is wrong.

@@ -1,7 +1,8 @@
 import { runtime } from '../runtime.ts';
 import { rateLimited } from '../model/errors.ts';
 import { requestsPerWindow } from '../model/plans.ts';
-import { describeWindow, secondsUntilAdmitted } from '../model/sliding-window.ts';
+import { describeWindow, retryAfterSeconds } from '../model/sliding-window.ts';
+import { rateLimitPk } from '../store/keys.ts';
 import { admitRequest } from '../store/rate-limits.ts';
 import { requireAuth, type ServiceContext, type ServiceMiddleware } from './context.ts';
 
@@ -13,11 +14,11 @@ async function admit(context: ServiceContext): Promise<void> {
   const { tenant, kind, settings } = requireAuth(context);
   const limit = requestsPerWindow(settings.plan, settings.rateLimitOverride);
   const nowMs = runtime.clock.now().getTime();
-  const outcome = await admitRequest(tenant, kind, limit, nowMs);
+  const outcome = await admitRequest(rateLimitPk(tenant, kind), limit, nowMs);
   context.rateWindow = describeWindow(outcome.counts, limit, nowMs);
   if (!outcome.admitted) {
     context.rateWindow.remaining = 0;
-    throw rateLimited(Math.max(1, secondsUntilAdmitted(outcome.counts, limit, nowMs)));
+    throw rateLimited(retryAfterSeconds(outcome.counts, limit, nowMs));
   }
 }
 

@@ -18,8 +18,6 @@ export interface RestInput<P, Q, B> {
   auth: KeyGrant;
   now: Date;
   requestId: string;
-  /** Where this API is reachable from outside (scheme, host and any stage prefix), for URLs in responses. */
-  baseUrl: string;
 }
 
 export interface RestSchemas<P, Q, B> {
@@ -49,15 +47,6 @@ function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string |
   const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).find(([, values]) => (values?.length ?? 0) > 1);
   if (repeated) throw invalidRequest(`Received more than one value for query parameter: ${repeated[0]}`, repeated[0]);
   return event.queryStringParameters ?? {};
-}
-
-/** API Gateway's requestContext.path carries the stage prefix that event.path omits; locally they are equal. */
-function publicBaseUrl(event: APIGatewayProxyEvent): string {
-  const scheme = header(event, 'x-forwarded-proto') ?? 'http';
-  const host = header(event, 'host') ?? 'localhost';
-  const fullPath = event.requestContext?.path ?? event.path;
-  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
-  return `${scheme}://${host}${prefix}`;
 }
 
 /**
@@ -97,7 +86,6 @@ export function restHandler<P = Record<string, never>, Q = Record<string, never>
       auth: requireAuth(context),
       now: runtime.clock.now(),
       requestId: context.requestId,
-      baseUrl: publicBaseUrl(event),
     });
     context.showsSecret = reply.showsSecret === true;
     return jsonResult(reply.status, reply.body, reply.headers);

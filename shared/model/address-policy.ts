@@ -143,3 +143,24 @@ export function isLocalHostName(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, '');
   return host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal');
 }
+
+/**
+ * A host name of one label (`intranet`, `metadata`) is resolved through the search domains of
+ * whatever network makes the call, so it names a different machine wherever it is called from:
+ * never a public endpoint. IP literals are judged by classifyAddress instead.
+ */
+export function isSingleLabelHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return classifyAddress(host) === 'invalid' && !host.replace(/\.$/, '').includes('.');
+}
+
+/**
+ * Whether a URL is written as it will be called: exactly its WHATWG normal form, or that form
+ * without the `/` of an empty path. Anything else (`https:///h` read as `https://h/`, a backslash
+ * for a slash, a tab dropped inside the host, `0x7f.1` for 127.0.0.1, an upper-case host) means a
+ * reader of the text and the HTTP client would disagree about where it goes.
+ */
+export function writtenAsCalled(raw: string, url: URL): boolean {
+  if (url.href === raw) return true;
+  return url.pathname === '/' && url.search === '' && url.hash === '' && url.href === `${raw}/`;
+}

@@ -198,8 +198,9 @@ export function checkDefinition(definition: CampaignDefinition): void {
       'trigger_conditions.max_amount',
     );
   }
-  const { start_hour: start, end_hour: end } = definition.quiet_hours;
-  if (start === end) {
+  // A window that is off is no window: its hours are kept as sent (they apply once it is enabled, then checked).
+  const { enabled, start_hour: start, end_hour: end } = definition.quiet_hours;
+  if (enabled && start === end) {
     throw validationFailed(
       'Invalid quiet_hours.end_hour: must differ from start_hour (a window of zero or 24 hours is ambiguous)',
       'quiet_hours.end_hour',

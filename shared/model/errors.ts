@@ -1,10 +1,12 @@
 /**
  * The closed set of error codes the service answers with. The spec's §7 codes plus the few the
- * platform adds (method_not_allowed, idempotency_*, lock_timeout), each documented in docs/decisions.md.
+ * platform adds (method_not_allowed, idempotency_*, lock_timeout, invalid_signature), each documented
+ * in docs/decisions.md.
  */
 export type ErrorCode =
   | 'invalid_request'
   | 'invalid_api_key'
+  | 'invalid_signature'
   | 'insufficient_scope'
   | 'trial_expired'
   | 'ip_not_allowed'

@@ -75,3 +75,8 @@ export function secondsUntilAdmitted(counts: SecondCounts, limit: number, nowMs:
   }
   throw new Error('unreachable: the window holds more requests than it must release');
 }
+
+/** What a refused request is told to wait: at least a second, as Retry-After 0 would invite an immediate retry. */
+export function retryAfterSeconds(counts: SecondCounts, limit: number, nowMs: number): number {
+  return Math.max(1, secondsUntilAdmitted(counts, limit, nowMs));
+}

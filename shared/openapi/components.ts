@@ -63,14 +63,19 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
 /** The error answers by status, each the §7 envelope. */
 const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   400: { name: 'InvalidRequest', description: 'invalid_request: malformed, missing or unknown parameter (`param` names it)' },
-  401: { name: 'InvalidApiKey', description: 'invalid_api_key: missing, invalid, expired or revoked key, or an object of the other environment' },
+  401: {
+    name: 'InvalidApiKey',
+    description:
+      'invalid_api_key: missing, invalid, expired or revoked key, or an object of the other environment; on a cancel-session start, invalid_signature: auth_hash missing in live mode, or not matching',
+  },
   403: { name: 'Forbidden', description: 'insufficient_scope, ip_not_allowed, trial_expired (writes), or a plan limit' },
   404: { name: 'NotFound', description: 'resource_not_found' },
   409: { name: 'Conflict', description: 'state_conflict, or idempotency_key_in_use while the first request with that key runs' },
   422: { name: 'Unprocessable', description: 'validation_error (`param` names the field), or idempotency_key_reused' },
   429: {
     name: 'RateLimited',
-    description: 'rate_limit_exceeded (merchant API), or lock_timeout (processor webhooks: too many concurrent events for one customer); `retry_after` and Retry-After say when to retry',
+    description:
+      'rate_limit_exceeded (merchant API; cancel-session starts per client address or merchant), or lock_timeout (processor webhooks: too many concurrent events for one customer); `retry_after` and Retry-After say when to retry',
   },
   500: { name: 'InternalError', description: 'internal_error: quote the request_id to support' },
 };

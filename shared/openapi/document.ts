@@ -13,7 +13,7 @@ import {
   SIGNATURE_SCHEMES,
 } from './components.ts';
 import { SchemaComponents, type JsonSchema } from './json-schema.ts';
-import { OPERATIONS } from './operations.ts';
+import { OPERATIONS, TAG_DESCRIPTIONS } from './operations.ts';
 
 /**
  * The OpenAPI 3.1 description of every route in the route table, built from the handlers themselves:
@@ -36,7 +36,25 @@ function contractOf(route: Route, handler: unknown): RequestContract {
   return contract;
 }
 
-const SERVER_DEFAULT = 'http://127.0.0.1:3000';
+/** The local server (`npm start`) answers every surface on one address. */
+const LOCAL_SERVER = { url: 'http://127.0.0.1:3000', description: 'The local server (npm start)' };
+
+/** A deployment's API Gateway invoke URL, as the stack output names it (a custom domain serves the same paths at its root). */
+const deployedServer = (output: 'ApiUrl' | 'EdgeUrl', serves: string) => ({
+  url: 'https://{api_id}.execute-api.{region}.amazonaws.com/{stage}',
+  description: `${serves} of a deployment: the ${output} stack output`,
+  variables: {
+    api_id: { default: 'a1b2c3d4e5', description: `the API id at the start of the ${output} stack output` },
+    region: { default: 'eu-west-1', description: 'the AWS region of the stack' },
+    stage: { default: 'prod', description: 'the stage context of the stack (cdk.json)' },
+  },
+});
+
+function tag(name: string) {
+  const description = TAG_DESCRIPTIONS[name];
+  if (!description) throw new Error(`No description for the tag ${name} in shared/openapi/operations.ts`);
+  return { name, description };
+}
 
 const words = (name: string) => name.split(/[/-]/);
 const operationId = (handler: string) =>
@@ -87,6 +105,13 @@ function security(route: Route, contract: RequestContract): { security: unknown[
           description: `Scope: ${scope.map((name) => `\`${name}\``).join(' or ')}.`,
         };
   }
+  if (route.surface === 'edge' && !route.path.includes('{token}')) {
+    return {
+      security: [],
+      description:
+        "No API key: the merchant's server signs the start (`auth_hash`, required in live mode). Starts are limited to 60 a minute per client address and to the plan's limit per merchant (429).",
+    };
+  }
   if (route.surface === 'edge') {
     return { security: [], description: 'No API key (§5 rule 6): the session token from start, in the path, is the credential.' };
   }
@@ -97,9 +122,17 @@ function security(route: Route, contract: RequestContract): { security: unknown[
     : { security: [], description: 'Signed by the processor inside the body (bt_signature over bt_payload, checked with the connection keys).' };
 }
 
+/** The trial rule of a write (§5): 403 trial_expired once the trial ended, unless the route is a safety action. */
+function trialNote(route: Route): string | undefined {
+  const allowed = route.afterTrial;
+  if (allowed === undefined) return undefined;
+  const when = allowed === true ? '' : ` when the body is exactly \`${JSON.stringify(allowed.onlyBody)}\``;
+  return `A safety action: allowed after the trial ends${when}, when other writes answer 403 trial_expired.`;
+}
+
 /** The statuses each kind of route can answer with besides success. */
 function errorStatuses(route: Route, contract: RequestContract): number[] {
-  if (route.surface !== 'rest') return [400, 404, 500];
+  if (route.surface !== 'rest') return [400, ...(contract.alsoAnswers ?? []), 404, 500].toSorted((a, b) => a - b);
   const hasPathParameters = route.path.includes('{');
   const changes = route.method !== 'GET';
   const takesInput = route.method === 'POST' || contract.body !== undefined || contract.bodyVariants !== undefined;
@@ -119,7 +152,7 @@ function operation(route: Route, contract: RequestContract, schemas: SchemaCompo
   return {
     operationId: operationId(route.handler),
     summary: described.summary,
-    description,
+    description: [description, trialNote(route)].filter(Boolean).join(' '),
     tags: [tagOf(route)],
     ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
     ...requestBody(contract, schemas),
@@ -146,7 +179,7 @@ export async function buildOpenApiDocument(load: HandlerLoader = importHandler) 
     const contract = contractOf(route, await load(route.handler));
     const item = (paths[route.path] ??= {});
     // The cancel-session API is its own API Gateway API (EdgeUrl); locally one server answers both.
-    if (route.surface === 'edge') item.servers ??= [{ url: '{edge_url}', variables: { edge_url: { default: SERVER_DEFAULT, description: 'the EdgeUrl stack output' } } }];
+    if (route.surface === 'edge') item.servers ??= [LOCAL_SERVER, deployedServer('EdgeUrl', 'The cancel-session API')];
     item[route.method.toLowerCase()] = operation(route, contract, schemas);
   }
   const errorBody = schemas.convert(errorSchema, 'output');
@@ -159,11 +192,11 @@ export async function buildOpenApiDocument(load: HandlerLoader = importHandler) 
         'The merchant REST API (`/v1`, API key), the cancel-session API the widget calls (`/api/cancel-session`, session token) and ' +
         'the processor webhook receivers (`/webhooks`, signatures). Single resources answer `{data}`, lists `{data, pagination}`; ' +
         'every error is `{error: {code, message, param?, request_id}}`. Generated from the handlers\' own schemas (`npm run openapi`).',
+      // Not open source (the package is private, with no licence to grant): SPDX's form for a licence of one's own.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [
-      { url: '{base_url}', description: 'REST API and processor webhooks', variables: { base_url: { default: SERVER_DEFAULT, description: 'the ApiUrl stack output' } } },
-    ],
-    tags: [...new Set(ROUTES.map(tagOf))].map((name) => ({ name })),
+    servers: [LOCAL_SERVER, deployedServer('ApiUrl', 'The REST API and processor webhooks')],
+    tags: [...new Set(ROUTES.map(tagOf))].map(tag),
     paths,
     components: {
       schemas: schemas.schemas,

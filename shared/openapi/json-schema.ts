@@ -9,6 +9,20 @@ export type Direction = 'input' | 'output';
 const COMPONENT_REF = '#/components/schemas/';
 
 /**
+ * A record keyed by an enum (`z.record(z.enum([...]), value)`) as the object it is: one property per
+ * key. zod writes `propertyNames` and lists the keys as `required` with no property defined, which
+ * JSON Schema allows but tools read as required properties of unknown shape.
+ */
+function keyedByEnum(json: JsonSchema): void {
+  const keys = (json.propertyNames as JsonSchema | undefined)?.enum;
+  const value = json.additionalProperties;
+  if (json.type !== 'object' || !Array.isArray(keys) || typeof value !== 'object' || value === null) return;
+  json.properties = Object.fromEntries(keys.map((key) => [String(key), value]));
+  json.additionalProperties = false;
+  delete json.propertyNames;
+}
+
+/**
  * Adjusts zod's JSON Schema where the generic conversion says less than we mean: a query value
  * documented by its meaning; formats standing for the long patterns zod adds beside them; the
  * safe-integer bounds zod puts on every integer left out; and response objects left open, because
@@ -22,6 +36,7 @@ function adjust(zodSchema: z.core.$ZodType, json: JsonSchema, direction: Directi
     return;
   }
   delete json[QUERY_VALUE_META];
+  keyedByEnum(json);
   if (typeof json.format === 'string') delete json.pattern;
   if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
   if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;

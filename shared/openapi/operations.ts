@@ -12,6 +12,7 @@ import {
 } from '../representations/schemas/campaign.ts';
 import { cancelFeedbackSchema } from '../representations/schemas/cancel-feedback.ts';
 import { cancelFlowSchema } from '../representations/schemas/cancel-flow.ts';
+import { cancelSigningSecretSchema } from '../representations/schemas/cancel-signing-secret.ts';
 import { advancedSessionSchema, completedSessionSchema, sessionStateSchema, startedSessionSchema } from '../representations/schemas/cancel-session.ts';
 import { deletedObject, pageOf, single } from '../representations/schemas/common.ts';
 import { customerDetailSchema, customerErasureSchema, customerListItemSchema } from '../representations/schemas/customer.ts';
@@ -58,6 +59,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
   'cancel-flows/update': ok('Update a cancel flow: the fields sent', single(cancelFlowSchema)),
   'cancel-flows/activate': ok("Activate a cancel flow; the environment's previous one becomes inactive", single(cancelFlowSchema)),
   'cancel-flows/archive': ok('Archive a cancel flow for good', single(cancelFlowSchema)),
+  'cancel-flows/signing-secret': ok("The secret your server signs cancel-session starts with (auth_hash); made on first read", single(cancelSigningSecretSchema)),
+  'cancel-flows/roll-signing-secret': ok('Roll the cancel signing secret: a new one now, the previous one accepted 24 more hours', single(cancelSigningSecretSchema)),
   'cancel-feedback/list': ok('List what subscribers answered in completed cancel sessions', pageOf(cancelFeedbackSchema)),
   'payments/list': ok('List payments', pageOf(paymentSchema)),
   'payments/get': ok('Get a payment with its customer and retries', single(paymentDetailSchema)),
@@ -75,8 +78,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
   'webhook-endpoints/rotate-secret': ok('Rotate the signing secret; both sign for 24 hours', single(webhookEndpointWithSecretSchema)),
   'webhook-endpoints/deliveries': ok("List an endpoint's deliveries of the last 30 days", pageOf(webhookDeliverySchema)),
   'webhook-endpoints/replay': ok('Queue one more attempt of a delivery', single(webhookDeliverySchema)),
-  'analytics/recovery': ok('Recovery analytics: failure cohorts per currency, with a series', single(recoveryAnalyticsSchema)),
-  'analytics/campaigns': ok('Campaign analytics: enrollment cohorts per campaign', single(campaignAnalyticsSchema)),
+  'analytics/recovery': ok('Recovery analytics: failure cohorts per currency, with a series (the last 30 days unless from/to say otherwise)', single(recoveryAnalyticsSchema)),
+  'analytics/campaigns': ok('Campaign analytics: enrollment cohorts per campaign (the last 30 days unless from/to say otherwise)', single(campaignAnalyticsSchema)),
   'processors/list': ok('List processor connections and their webhook URLs', pageOf(processorConnectionSchema)),
   'processors/connect': ok('Connect a processor (or replace its secrets); returns the webhook URL to configure there', single(processorConnectionSchema)),
   'cancel-sessions/start': created("Start a cancel session on the merchant's active flow", startedSessionSchema),
@@ -86,4 +89,20 @@ export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
   'webhooks/stripe': ok('Receive a Stripe event', webhookReceiptSchema),
   'webhooks/braintree': ok('Receive a Braintree notification', webhookReceiptSchema),
   'webhooks/generic': ok('Receive an event in the generic format (any other processor)', webhookReceiptSchema),
+};
+
+/** What each area of the API is for: the tags, one per folder of functions/ (the route table's handler prefix). */
+export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  auth: 'The presented API key: whose it is, its environment, scopes and limits.',
+  'api-keys': 'Secret keys of the merchant: create with scopes, rotate with a 24-hour grace period, revoke.',
+  campaigns: 'Dunning campaigns: multi-step email and sms sequences for hard declines, from draft to active, paused and archived, with their enrollments.',
+  'cancel-flows': 'Cancel flows the widget runs when a subscriber cancels: survey, offer and confirm steps; one active flow per environment.',
+  'cancel-feedback': 'What subscribers answered in completed cancel sessions.',
+  payments: 'Failed payments the processors reported, their classification, retries and outcome.',
+  customers: 'Customers with failed payments: subscriptions, payment method, recovery summary, enrollments; erasure of personal data.',
+  'webhook-endpoints': 'Outbound webhooks: endpoints that receive signed service events, and their deliveries.',
+  analytics: 'Recovery and campaign analytics by failure or enrollment cohort, per currency.',
+  processors: 'Processor connections (Stripe, Braintree, any other in the generic format) and the webhook URLs to configure there.',
+  'cancel-sessions': "The cancel-session API the widget calls in the subscriber's browser, with the session token as credential.",
+  webhooks: 'Inbound processor webhooks: failed and settled charges, signed by the processor.',
 };

@@ -1,6 +1,6 @@
 import type { OfferConfig } from '../model/cancel-flow-steps.ts';
 import type { Tenant } from '../model/tenant.ts';
-import type { ProcessorConnection } from '../model/processor-connection.ts';
+import type { ProcessorCredentials } from '../model/processor-connection.ts';
 
 /**
  * Applying the retention offer a subscriber accepted in a cancel flow (a discount, a pause, a
@@ -11,8 +11,11 @@ import type { ProcessorConnection } from '../model/processor-connection.ts';
 export interface OfferRequest {
   tenant: Tenant;
   psp: string;
-  /** The merchant's connection to that processor, when there is one (its API key is what applies the offer). */
-  connection: ProcessorConnection | undefined;
+  /**
+   * The merchant's credentials for that processor (none without a connection; its API key is what
+   * applies the offer). They are stored sealed and this opens them: only an adapter that calls the processor asks.
+   */
+  credentials: () => Promise<ProcessorCredentials | undefined>;
   pspCustomerId: string;
   pspSubscriptionId: string;
   offer: OfferConfig;

@@ -1,6 +1,6 @@
 import type { Payment } from '../model/payment.ts';
 import type { Tenant } from '../model/tenant.ts';
-import type { ProcessorConnection } from '../model/processor-connection.ts';
+import type { ProcessorCredentials } from '../model/processor-connection.ts';
 
 /**
  * Charging a failed payment again at its processor. Stripe and Braintree in live mode through their
@@ -8,8 +8,11 @@ import type { ProcessorConnection } from '../model/processor-connection.ts';
  */
 export interface RetryRequest {
   tenant: Tenant;
-  /** The merchant's connection to the payment's processor, when there is one. */
-  connection: ProcessorConnection | undefined;
+  /**
+   * The merchant's credentials for the payment's processor (none without a connection). They are
+   * stored sealed and this opens them: only an adapter that calls the processor asks.
+   */
+  credentials: () => Promise<ProcessorCredentials | undefined>;
   payment: Payment;
   /** 1-based attempt number. */
   attempt: number;

@@ -1,4 +1,5 @@
 import type { CompletionQueue } from './completion-queue.ts';
+import type { KeyVault } from './key-vault.ts';
 import type { Mailer, SmsSender } from './messaging.ts';
 import type { OfferApplier } from './offer-applier.ts';
 import type { PaymentProcessor } from './payment-processor.ts';
@@ -18,4 +19,5 @@ export interface Ports {
   offerApplier: OfferApplier;
   paymentProcessor: PaymentProcessor;
   webhookSender: WebhookSender;
+  keyVault: KeyVault;
 }

@@ -1,12 +1,14 @@
 import { ReturnValue } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
-import { isConditionFailure, type Item } from './dynamo.ts';
-import { entityOf, storedItem } from './items.ts';
-import { epochSeconds } from './keys.ts';
-import { transact, type TransactItem } from './transactions.ts';
+import { createHash } from 'node:crypto';
 import { COMPLETED_TOKEN_SECONDS, expiryAfter, isExpired } from '../model/cancel-session.ts';
 import type { AdvanceChange, CancelSession } from '../model/cancel-session-schema.ts';
+import { tenantOf, type Tenant } from '../model/tenant.ts';
+import { batchWriteAll, isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
+import { epochSeconds, tenantPk } from './keys.ts';
+import { transact, type TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
 
@@ -21,7 +23,20 @@ const sessionPk = (tokenHash: string): string => `CANCELSESSION#${tokenHash}`;
 const SESSION_SK = 'SESSION';
 const COMPLETED_SK = 'COMPLETED';
 
-const toItem = (tokenHash: string, session: CancelSession) => storedItem({ pk: sessionPk(tokenHash), sk: SESSION_SK }, 'cancel_session', session);
+/**
+ * The running sessions of one subscriber, by the customer id the widget sent (the merchant's processor
+ * id, or our cus_ id), so erasure finds them without a scan. An index entry of the session item itself
+ * (gsi1), not an item of its own: it lives exactly as long as the session, whose idle hour every call
+ * restarts, and costs no write. Hashed: a fixed-length key whatever the widget sent.
+ */
+const subscriberSessionsPartition = (tenant: Tenant, customerId: string): string =>
+  `${tenantPk(tenant)}#CANCELSESSIONS#${createHash('sha256').update(customerId, 'utf8').digest('hex')}`;
+
+const toItem = (tokenHash: string, session: CancelSession) =>
+  storedItem({ pk: sessionPk(tokenHash), sk: SESSION_SK }, 'cancel_session', session, {
+    gsi1pk: subscriberSessionsPartition(tenantOf(session), session.customer_id),
+    gsi1sk: session.session_id,
+  });
 
 const fromItem = (item: Item): CancelSession => entityOf<CancelSession>(item);
 
@@ -149,4 +164,26 @@ export function consumeSessionWrites(tokenHash: string, session: CancelSession, 
 export async function consumeSession(tokenHash: string, session: CancelSession, now: Date): Promise<void> {
   const outcome = await transact(consumeSessionWrites(tokenHash, session, null, now));
   if (!outcome.committed) throw new Error(`Cancel session ${session.session_id} could not be consumed: the transaction raced another`);
+}
+
+/**
+ * Deletes the running sessions the widget started for any of these customer ids (erasure: the ids the
+ * subscriber is known by), with their ids and answers. Their tokens then answer 404, as an expired
+ * one does; nothing is left in their place. Answers how many were deleted.
+ */
+export async function deleteSubscriberSessions(tenant: Tenant, customerIds: readonly string[]): Promise<number> {
+  const pages = await Promise.all(
+    [...new Set(customerIds)].map((customerId) =>
+      queryAll(db, {
+        TableName: tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :subscriber',
+        ExpressionAttributeValues: { ':subscriber': subscriberSessionsPartition(tenant, customerId) },
+        ProjectionExpression: 'pk, sk',
+      }),
+    ),
+  );
+  const keys = pages.flat();
+  await batchWriteAll(db, tableName, keys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })));
+  return keys.length;
 }

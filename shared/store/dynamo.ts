@@ -4,7 +4,7 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export type Item = Record<string, unknown>;
 export interface Key {
@@ -44,6 +44,27 @@ export function isTransactionConflict(error: unknown): boolean {
 }
 
 /** Every item a query matches, following LastEvaluatedKey across pages. */
+/**
+ * Puts an item carrying a `version`: the first one (previousVersion null) only where none is, a later
+ * one only over the version the caller read. False when another request wrote first.
+ */
+export async function putVersioned(client: DynamoDBDocumentClient, tableName: string, item: Item, previousVersion: number | null): Promise<boolean> {
+  try {
+    await client.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: item,
+        ConditionExpression: previousVersion === null ? 'attribute_not_exists(pk)' : 'version = :version',
+        ExpressionAttributeValues: previousVersion === null ? undefined : { ':version': previousVersion },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Record<string, unknown> | undefined;
@@ -59,8 +80,9 @@ export async function queryAll(client: DynamoDBDocumentClient, input: QueryComma
 export const BATCH_GET_LIMIT = 100;
 
 /**
- * The items found for up to 100 keys of one table, read consistently in one request; keys DynamoDB
- * hands back unprocessed (throttling) are asked again after a short backoff. Order is not kept.
+ * The items found for these keys of one table, read consistently, 100 keys to a request (one request
+ * for up to 100); keys DynamoDB hands back unprocessed (throttling) are asked again after a short
+ * backoff. Order is not kept.
  */
 export async function batchGetConsistent(
   client: DynamoDBDocumentClient,
@@ -68,6 +90,12 @@ export async function batchGetConsistent(
   keys: readonly Key[],
   projection: string,
 ): Promise<Item[]> {
+  if (keys.length <= BATCH_GET_LIMIT) return batchGetOnce(client, tableName, keys, projection);
+  const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_LIMIT) }, (_, i) => keys.slice(i * BATCH_GET_LIMIT, (i + 1) * BATCH_GET_LIMIT));
+  return (await Promise.all(chunks.map((chunk) => batchGetOnce(client, tableName, chunk, projection)))).flat();
+}
+
+async function batchGetOnce(client: DynamoDBDocumentClient, tableName: string, keys: readonly Key[], projection: string): Promise<Item[]> {
   const items: Item[] = [];
   let pending: Record<string, unknown>[] = keys.map(({ pk, sk }) => ({ pk, sk }));
   for (let attempt = 0; pending.length > 0; attempt++) {

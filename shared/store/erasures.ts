@@ -17,8 +17,8 @@ export async function findErasure(tenant: Tenant, customerId: string): Promise<E
   return Item ? entityOf<ErasureRecord>(Item) : undefined;
 }
 
-/** Opens the record unless an earlier attempt did. */
-export async function startErasure(tenant: Tenant, customerId: string, now: Date): Promise<void> {
+/** Opens the record unless an earlier attempt did; answers when the erasure began (the first attempt's time). */
+export async function startErasure(tenant: Tenant, customerId: string, now: Date): Promise<string> {
   try {
     await db.send(
       new PutCommand({
@@ -33,8 +33,10 @@ export async function startErasure(tenant: Tenant, customerId: string, now: Date
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+    return now.toISOString();
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
+    return (await findErasure(tenant, customerId))!.started_at;
   }
 }
 

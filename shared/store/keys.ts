@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { KeyKind } from '../model/api-key.ts';
 import type { Tenant } from '../model/tenant.ts';
 
@@ -19,6 +20,16 @@ export const RATE_LIMIT_PK_PREFIX = 'RATE#';
  */
 export const rateLimitPk = (tenant: Tenant, kind: KeyKind): string =>
   `${RATE_LIMIT_PK_PREFIX}${tenant.merchantId}#${tenant.environment}${kind === 'publishable' ? '#publishable' : ''}`;
+
+/** The cancel-session starts of a merchant's environment: counted apart from its API requests, against the same plan limit. */
+export const cancelStartWindowPk = (tenant: Tenant): string => `${RATE_LIMIT_PK_PREFIX}${tenant.merchantId}#${tenant.environment}#cancel-start`;
+
+/**
+ * The cancel-session starts of one client address, whichever merchant they name. The address is
+ * hashed: it is personal data, and the key only needs to tell addresses apart for a minute.
+ */
+export const clientStartWindowPk = (address: string): string =>
+  `${RATE_LIMIT_PK_PREFIX}CLIENT#${createHash('sha256').update(address, 'utf8').digest('hex')}`;
 
 export const keyHashPk = (hash: string): string => `KEYHASH#${hash}`;
 

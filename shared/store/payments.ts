@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Payment } from '../model/payment.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { batchGetConsistent, isConditionFailure, queryAll, type Item, type Key } from './dynamo.ts';
+import { batchGetConsistent, queryAll, type Item, type Key } from './dynamo.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey } from './list-query.ts';
@@ -128,33 +128,18 @@ export function paymentChangeWrites(tenant: Tenant, before: Payment | null, afte
 
 /** A new payment and its references; a reference that already exists means another event recorded this charge first. */
 export function newPaymentWrites(tenant: Tenant, payment: Payment, references: readonly string[]): TransactItem[] {
-  return [
-    ...paymentChangeWrites(tenant, null, payment),
-    ...[...new Set(references)].map((reference) => ({
-      Put: {
-        TableName: tableName,
-        Item: paymentRefItem(tenant, payment.psp, reference, payment.id),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    })),
-  ];
+  return [...paymentChangeWrites(tenant, null, payment), ...paymentReferenceWrites(tenant, payment.psp, payment.id, references)];
 }
 
-/** Points more processor ids at a known payment (a sibling event carried ids the first one did not). */
-export async function addPaymentReferences(tenant: Tenant, psp: string, paymentId: string, references: readonly string[]): Promise<void> {
-  for (const reference of new Set(references)) {
-    try {
-      await db.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: paymentRefItem(tenant, psp, reference, paymentId),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-  }
+/**
+ * Points processor ids at a payment, each only if no other event linked it first. Part of the
+ * transaction that records what the event brought, so an event that loses a race (an erasure begun
+ * meanwhile, say) leaves no reference behind.
+ */
+export function paymentReferenceWrites(tenant: Tenant, psp: string, paymentId: string, references: readonly string[]): TransactItem[] {
+  return [...new Set(references)].map((reference) => ({
+    Put: { TableName: tableName, Item: paymentRefItem(tenant, psp, reference, paymentId), ConditionExpression: 'attribute_not_exists(pk)' },
+  }));
 }
 
 /** Drops processor references from a payment's lookups (erasure: references that name the person). */

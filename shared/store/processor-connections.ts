@@ -1,12 +1,12 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import { stateConflict } from '../model/errors.ts';
-import { tenantOf, type Tenant } from '../model/tenant.ts';
-import { cancelledPositions, type Item } from './dynamo.ts';
+import type { Tenant } from '../model/tenant.ts';
+import type { Envelope } from '../model/envelope.ts';
+import { hasApiAccess, type ProcessorConnection, type ProcessorCredentials, type SealedConnection } from '../model/processor-connection.ts';
+import { cancelledPositions, isConditionFailure } from './dynamo.ts';
 import { InstanceCache } from './instance-cache.ts';
-import { entityOf, storedItem } from './items.ts';
 import { tenantPk } from './keys.ts';
-import type { ProcessorConnection } from '../model/processor-connection.ts';
 
 const { db, tableName } = runtime;
 
@@ -18,11 +18,37 @@ const { db, tableName } = runtime;
 export const CONNECTION_CACHE_SECONDS = 60;
 const recentConnections = new InstanceCache<ProcessorConnection>(CONNECTION_CACHE_SECONDS, 1_000);
 
+const ENTITY = 'processor_connection';
 const recordSk = (psp: string): string => `PROCESSOR#${psp}`;
 /** Webhooks arrive with only the connection id in the URL: this item finds the tenant and secrets from it. */
 const lookupPk = (connectionId: string): string => `CONNECTION#${connectionId}`;
 
-const fromItem = (item: Item): ProcessorConnection => entityOf<ProcessorConnection>(item);
+function toItem(connection: SealedConnection) {
+  return {
+    entity: ENTITY,
+    id: connection.id,
+    merchant_id: connection.tenant.merchantId,
+    environment: connection.tenant.environment,
+    psp: connection.psp,
+    api_access: connection.apiAccess,
+    sealed_credentials: connection.credentials.sealed,
+    created_at: connection.createdAt,
+    updated_at: connection.updatedAt,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): ProcessorConnection {
+  const plaintext = item.credentials as ProcessorCredentials | undefined;
+  return {
+    id: item.id as string,
+    tenant: { merchantId: item.merchant_id as string, environment: item.environment as Tenant['environment'] },
+    psp: item.psp as string,
+    apiAccess: plaintext ? hasApiAccess(plaintext) : item.api_access === true,
+    credentials: plaintext ? { plaintext } : { sealed: item.sealed_credentials as Envelope },
+    createdAt: item.created_at as string,
+    updatedAt: item.updated_at as string,
+  };
+}
 
 export async function findConnectionForPsp(tenant: Tenant, psp: string): Promise<ProcessorConnection | undefined> {
   const { Item } = await db.send(
@@ -62,7 +88,8 @@ export async function listConnections(tenant: Tenant): Promise<ProcessorConnecti
  * Creates or replaces the tenant's connection for one processor, keeping its id (and so its webhook
  * URL) stable. `previousId` is what the caller read: a concurrent create or replace makes this fail.
  */
-export async function saveConnection(connection: ProcessorConnection, previousId: string | null): Promise<void> {
+export async function saveConnection(connection: SealedConnection, previousId: string | null): Promise<void> {
+  const item = toItem(connection);
   try {
     await db.send(
       new TransactWriteCommand({
@@ -70,12 +97,12 @@ export async function saveConnection(connection: ProcessorConnection, previousId
           {
             Put: {
               TableName: tableName,
-              Item: storedItem({ pk: tenantPk(tenantOf(connection)), sk: recordSk(connection.psp) }, 'processor_connection', connection),
+              Item: { pk: tenantPk(connection.tenant), sk: recordSk(connection.psp), ...item },
               ConditionExpression: previousId === null ? 'attribute_not_exists(pk)' : 'id = :id',
               ExpressionAttributeValues: previousId === null ? undefined : { ':id': previousId },
             },
           },
-          { Put: { TableName: tableName, Item: storedItem({ pk: lookupPk(connection.id), sk: 'CONNECTION' }, 'processor_connection', connection) } },
+          { Put: { TableName: tableName, Item: { pk: lookupPk(connection.id), sk: 'CONNECTION', ...item } } },
         ],
       }),
     );
@@ -84,5 +111,59 @@ export async function saveConnection(connection: ProcessorConnection, previousId
     throw error;
   } finally {
     recentConnections.forget([connection.id]);
+  }
+}
+
+/** A connection item (either of the pair) written before credentials were sealed. */
+export interface PlaintextConnectionItem {
+  key: { pk: string; sk: string };
+  connection: ProcessorConnection & { credentials: { plaintext: ProcessorCredentials } };
+}
+
+/**
+ * Every connection item, page by page, for the one-off sealing of credentials stored in the clear
+ * (bin/ops.ts): the operator's only Scan, never a function's (they are granted none).
+ */
+export async function* scanConnectionItems(): AsyncGenerator<{ sealed: number; plaintext: PlaintextConnectionItem[] }> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':entity': ENTITY },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const items = page.Items ?? [];
+    const plaintext = items
+      .filter((item) => item.credentials !== undefined)
+      .map((item) => ({ key: { pk: item.pk as string, sk: item.sk as string }, connection: fromItem(item) as PlaintextConnectionItem['connection'] }));
+    yield { sealed: items.length - plaintext.length, plaintext };
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/**
+ * Replaces an item's plaintext credentials with the sealed ones, unless the item changed since it was
+ * read (a connection replaced meanwhile is sealed already). True when it was replaced.
+ */
+export async function sealConnectionItem(item: PlaintextConnectionItem, sealed: Envelope): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: item.key,
+        UpdateExpression: 'SET sealed_credentials = :sealed, api_access = :api_access REMOVE credentials',
+        ConditionExpression: 'attribute_exists(credentials) AND id = :id AND updated_at = :updated_at',
+        ExpressionAttributeValues: { ':sealed': sealed, ':api_access': item.connection.apiAccess, ':id': item.connection.id, ':updated_at': item.connection.updatedAt },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  } finally {
+    recentConnections.forget([item.connection.id]);
   }
 }

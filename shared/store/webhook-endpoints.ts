@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { isConditionFailure, putVersioned, queryAll, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { tenantPk } from './keys.ts';
 import type { WebhookEndpoint } from '../model/webhook-endpoint.ts';
@@ -38,20 +38,7 @@ export async function listEndpoints(tenant: Tenant, consistent = false): Promise
 
 /** Creates (previousVersion null) or replaces an endpoint; false when it changed (or appeared) meanwhile. */
 export async function saveEndpoint(tenant: Tenant, endpoint: WebhookEndpoint, previousVersion: number | null): Promise<boolean> {
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: storedItem({ pk: tenantPk(tenant), sk: endpointSk(endpoint.id) }, 'webhook_endpoint', endpoint),
-        ConditionExpression: previousVersion === null ? 'attribute_not_exists(pk)' : 'version = :version',
-        ExpressionAttributeValues: previousVersion === null ? undefined : { ':version': previousVersion },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return putVersioned(db, tableName, storedItem({ pk: tenantPk(tenant), sk: endpointSk(endpoint.id) }, 'webhook_endpoint', endpoint), previousVersion);
 }
 
 /** Deletes the endpoint an API call names; missing, it fails as getEndpoint does. */

@@ -4,7 +4,12 @@
  *
  *   <script src="https://<edge>/cancel-widget.js" defer
  *           data-merchant="mer_..." data-customer="cus_..." data-subscription="sub_..."
+ *           data-auth-hash="<HMAC your server computed>"
  *           data-api="https://<edge_url>" data-environment="test"></script>
+ *
+ * data-auth-hash (required in live mode) is the lowercase hex HMAC-SHA256 of
+ * "<customer>:<subscription>" under your cancel signing secret, computed on your server for the
+ * signed-in subscriber: it is what stops anyone else from starting a cancellation in their name.
  *
  * It renders a "Cancel subscription" button where the script tag is (or inside data-target). The
  * button opens a modal dialog that starts a cancel session, walks through the merchant's active cancel
@@ -22,6 +27,7 @@
     merchant: data.merchant || '',
     customer: data.customer || '',
     subscription: data.subscription || '',
+    authHash: data.authHash || '',
     environment: data.environment === 'test' ? 'test' : 'live',
     buttonLabel: data.buttonLabel || 'Cancel subscription',
   };
@@ -178,6 +184,16 @@
       ]);
       return;
     }
+    if (problem && problem.status === 401) {
+      // The page's signature (data-auth-hash) is missing or wrong: the subscriber cannot fix that, the site's developer can.
+      if (window.console) console.error('cancel-widget: ' + problem.message);
+      error.textContent = 'We could not verify this request. Please reload the page, or contact support if it happens again.';
+      return;
+    }
+    if (problem && problem.status === 429) {
+      error.textContent = 'Too many attempts. Please wait a minute and try again.';
+      return;
+    }
     error.textContent = (problem && problem.message) || 'Something went wrong. Please try again.';
   }
 
@@ -201,7 +217,9 @@
     answers = { reason: null, sub_reason: null, free_text: null };
     show('Cancel subscription', [el('p', { text: 'Loading\u2026' })]);
     say('Loading');
-    call('/start', { merchant_id: settings.merchant, customer_id: settings.customer, subscription_id: settings.subscription, environment: settings.environment })
+    var start = { merchant_id: settings.merchant, customer_id: settings.customer, subscription_id: settings.subscription, environment: settings.environment };
+    if (settings.authHash) start.auth_hash = settings.authHash;
+    call('/start', start)
       .then(function (started) {
         token = started.token;
         return load();

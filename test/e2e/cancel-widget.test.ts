@@ -1,31 +1,18 @@
 /**
- * The cancel widget in a real browser (Debian's Chromium, driven by playwright-core; no browser is
- * downloaded) against `npm start`: the demo page through a save and a churn, a merchant's own page
- * on another origin (CORS), and the stored outcome read back through the merchant API.
+ * The cancel widget in a real browser (test/support/browser.ts: Debian's Chromium or the one in an npm
+ * package, driven by playwright-core) against `npm start`: the demo page through a save and a churn,
+ * each step scanned by axe-core, a merchant's own page on another origin (CORS), and the stored
+ * outcome read back through the merchant API.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, seriousAccessibilityViolations, updateScreenshot } from '../support/browser.ts';
 import { startLocalServer, type RunningServer } from '../support/local-server.ts';
 import { flowBody } from '../support/cancel-flows.ts';
 import { GENERIC_SECRET, genericFailure, genericSignature } from '../support/webhooks.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-/** Set to a directory to keep screenshots of the widget (e.g. to look at it after a change). */
-const SCREENSHOTS = process.env.WIDGET_SCREENSHOT_DIR;
 
 let server: RunningServer;
 let browser: Browser;
@@ -86,15 +73,8 @@ async function merchantSite(attributes: Record<string, string>): Promise<string>
   return `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 }
 
-async function screenshot(page: Page, name: string): Promise<void> {
-  if (!SCREENSHOTS) return;
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
-}
-
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium), as .ci/run does`);
-  [server, browser] = await Promise.all([startLocalServer(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [server, browser] = await Promise.all([startLocalServer(), launchBrowser()]);
   keys = server.credentials.keys as typeof keys;
 });
 
@@ -111,20 +91,25 @@ describe('cancel widget in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1024, height: 800 } });
     await page.goto(`${server.baseUrl}/demo/cancel?customer=cust_e2e_save&subscription=${subscriber.subscriptionId}`);
     // Act
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Cancel subscription' }).click();
     const dialog = page.getByRole('dialog', { name: 'Before you go' });
     await dialog.waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByRole('alert').filter({ hasText: 'Please choose a reason' }).waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.getByRole('radio', { name: 'It costs too much' }).check();
     await page.getByRole('radio', { name: 'My budget was cut' }).check();
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByRole('heading', { name: 'A special offer for you' }).waitFor();
     expect(await page.getByText('50% off for 3 months', { exact: true }).isVisible()).toBe(true);
-    await screenshot(page, 'offer-desktop');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await updateScreenshot(page, 'cancel-widget-offer-desktop');
     await page.getByRole('button', { name: 'Accept offer' }).click();
     // Assess
     await page.getByRole('heading', { name: 'Thanks for staying!' }).waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expect(await page.locator('#outcome').textContent()).toMatch(/^Cancel flow finished: saved \(session cfs_/);
     const feedback = await until(
       () => feedbackFor(keys.test_read, 'cust_e2e_save'),
@@ -159,7 +144,8 @@ describe('cancel widget in Chromium', () => {
     await page.getByRole('textbox', { name: /Anything else/ }).waitFor();
     await page.keyboard.press('Tab');
     await page.keyboard.type('No API access');
-    await screenshot(page, 'survey-mobile');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await updateScreenshot(page, 'cancel-widget-survey-phone');
     const box = await page.locator('dialog').boundingBox();
     expect(box!.x).toBeGreaterThanOrEqual(0);
     expect(box!.x + box!.width).toBeLessThanOrEqual(360);
@@ -169,12 +155,15 @@ describe('cancel widget in Chromium', () => {
     await page.getByRole('button', { name: 'No thanks, continue canceling' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('dialog', { name: 'Cancel your subscription?' }).waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await updateScreenshot(page, 'cancel-widget-confirm-phone');
     await page.getByRole('button', { name: 'Yes, cancel my subscription' }).focus();
     await page.keyboard.press('Enter');
     // Assess
     await page.getByRole('heading', { name: 'Your subscription is canceled' }).waitFor();
     // The live region is filled a moment after it is cleared (so repeats are announced): wait for the announcement.
     await page.getByRole('status').filter({ hasText: 'Your subscription is canceled.' }).waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     const feedback = await until(() => feedbackFor(keys.test_read, 'cust_e2e_churn'), (record) => record !== undefined);
     expect(feedback).toMatchObject({ outcome: 'churned', reason: 'missing_features', free_text: 'No API access', customer_id: subscriber.customerId });
     expect(feedback.responses.map((response: { step_type: string }) => response.step_type)).toEqual(['survey', 'offer', 'confirm']);
@@ -185,12 +174,21 @@ describe('cancel widget in Chromium', () => {
     await page.close();
   });
 
-  it("runs on a merchant's own origin once its flow allows that origin, and not from any other", async () => {
+  it("runs a signed start on a merchant's own origin once its flow allows that origin, and not from any other", async () => {
     // Prepare: a merchant whose active test flow allows its shop's origin
     const made = await server.ops(['merchant', 'create', '--plan', 'growth']);
     const merchant = JSON.parse(made.stdout);
-    const blocked = await merchantSite({ merchant: merchant.merchant_id, customer: 'shop_cust', subscription: 'shop_sub', environment: 'test' });
-    const shop = await merchantSite({ merchant: merchant.merchant_id, customer: 'shop_cust', subscription: 'shop_sub', environment: 'test' });
+    // The shop's server signs the start for its signed-in subscriber, as the README shows.
+    const secret = (await api('/v1/cancel-flows/signing-secret', merchant.keys.test_admin)).body.data.secret as string;
+    const signed = {
+      merchant: merchant.merchant_id,
+      customer: 'shop_cust',
+      subscription: 'shop_sub',
+      'auth-hash': createHmac('sha256', secret).update('shop_cust:shop_sub').digest('hex'),
+      environment: 'test',
+    };
+    const blocked = await merchantSite(signed);
+    const shop = await merchantSite(signed);
     const created = await api('/v1/cancel-flows', merchant.keys.test_write, { method: 'POST', body: flowBody({ allowed_origins: [shop] }) });
     await api(`/v1/cancel-flows/${created.body.data.id}/activate`, merchant.keys.test_write, { method: 'POST' });
     const page = await browser.newPage();

@@ -19,20 +19,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${server.credentials.keys.test_admin}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
-async function dev(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.baseUrl}/__dev/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
-  expect(response.status).toBe(200);
-  return (await response.json()) as any;
-}
+const api = (method: string, path: string, body?: unknown) => server.api(method, path, body);
+const dev = (method: string, path: string, body?: unknown) => server.dev(method, path, body);
 
 const serverNow = async (): Promise<Date> => new Date((await dev('GET', 'clock')).now);
 const advance = (seconds: number) => dev('POST', 'clock', { advance_seconds: seconds });

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalServer, type RunningServer } from '../support/local-server.ts';
@@ -92,6 +93,51 @@ describe('local server, as a client sees it', () => {
     expect(tooLarge.error).toMatchObject({ code: 'payload_too_large', request_id: oversized.headers.get('x-request-id') });
   });
 
+  it("answers a URL or headers over API Gateway's limits as API Gateway would, in the envelope", async () => {
+    // Prepare: 20 KB each, past Node's own 16 KB default and API Gateway's 10,240 bytes
+    const key = server.credentials.keys.test_read;
+    const longQuery = `/v1/payments?status=${'x'.repeat(20 * 1024)}`;
+    const largeHeader = { 'X-Trace': 'y'.repeat(20 * 1024) };
+    // Act
+    const uriTooLong = await api(longQuery, key);
+    const headersTooLarge = await api('/v1/auth/me', key, { headers: largeHeader });
+    const pastNodeLimit = await api('/v1/auth/me', key, { headers: { 'X-Trace': 'z'.repeat(70 * 1024) } });
+    const justUnder = await api('/v1/auth/me', key, { headers: { 'X-Trace': 'p'.repeat(9 * 1024) } });
+    // Assess
+    expect(uriTooLong.status).toBe(414);
+    expect(uriTooLong.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'The request URL is longer than 10,240 characters, the most API Gateway accepts',
+      request_id: uriTooLong.headers.get('x-request-id'),
+    });
+    for (const refused of [headersTooLarge, pastNodeLimit]) {
+      expect(refused.status).toBe(431);
+      expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(refused.body.error).toEqual({
+        code: 'invalid_request',
+        message: 'The request line and headers are larger than 10,240 bytes, the most API Gateway accepts',
+        request_id: refused.headers.get('x-request-id'),
+      });
+    }
+    expect(justUnder.status).toBe(200);
+  });
+
+  it("signs the demo page's starts as a merchant's server would, with the demo merchant's test secret", async () => {
+    // Prepare
+    const { credentials } = server;
+    const secret = (await api('/v1/cancel-flows/signing-secret', credentials.keys.test_admin)).body.data.secret as string;
+    // Act
+    const page = await (await fetch(`${server.baseUrl}/demo/cancel?customer=cust_demo_signed&subscription=sub_demo_signed`)).text();
+    const signature = /data-auth-hash="([0-9a-f]{64})"/.exec(page)?.[1];
+    const started = await api('/api/cancel-session/start', undefined, {
+      method: 'POST',
+      body: JSON.stringify({ merchant_id: credentials.merchant_id, customer_id: 'cust_demo_signed', subscription_id: 'sub_demo_signed', environment: 'test', auth_hash: signature }),
+    });
+    // Assess
+    expect(signature).toBe(createHmac('sha256', secret).update('cust_demo_signed:sub_demo_signed').digest('hex'));
+    expect(started.status).toBe(201);
+  });
+
   it('ops CLI creates and updates merchants and keys against the running server', async () => {
     const made = await server.ops(['merchant', 'create', '--plan', 'starter', '--ip-allowlist', '127.0.0.2/32']);
     expect(made.code).toBe(0);
@@ -120,4 +166,37 @@ describe('local server, as a client sees it', () => {
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stderr.split('\n').find((line) => line.startsWith('{'))!).error.message).toContain('--plan');
   }, 180_000);
+});
+
+describe('local server bound to a non-loopback address (HOST=0.0.0.0)', () => {
+  let open: RunningServer;
+
+  beforeAll(async () => {
+    open = await startLocalServer({ HOST: '0.0.0.0' });
+  });
+
+  afterAll(async () => {
+    await open?.stop();
+  });
+
+  it("answers /__dev/* with the API's 404 or 405, says so at start, and serves the API as usual", async () => {
+    // Prepare
+    const before = await fetch(`${server.baseUrl}/__dev/clock`);
+    // Act
+    const clock = await fetch(`${open.baseUrl}/__dev/clock`);
+    const advance = await fetch(`${open.baseUrl}/__dev/clock`, { method: 'POST', body: JSON.stringify({ advance_seconds: 86_400 }) });
+    const outbox = await fetch(`${open.baseUrl}/__dev/outbox`);
+    const me = await fetch(`${open.baseUrl}/v1/auth/me`, { headers: { Authorization: `Bearer ${open.credentials.keys.test_admin}` } });
+    // Assess
+    expect(before.status).toBe(200);
+    for (const refused of [clock, advance, outbox]) {
+      expect([404, 405]).toContain(refused.status);
+      const body = (await refused.json()) as any;
+      expect(body.error.code).toMatch(/^(resource_not_found|method_not_allowed)$/);
+      expect(body.error.request_id).toBeTruthy();
+    }
+    expect(me.status).toBe(200);
+    expect(open.output()).toContain('"dev_routes": "off: 0.0.0.0 is not a loopback address');
+    expect(server.output()).not.toContain('dev_routes');
+  });
 });

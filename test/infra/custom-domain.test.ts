@@ -1,3 +1,4 @@
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { synthesize, type Resource } from './template.ts';
@@ -76,6 +77,26 @@ describe('custom domains from context', () => {
     const outputs = outputsOf(unmanagedDns);
     expect(Object.keys(outputs).filter((name) => name.startsWith('Api') && (name.includes('Custom') || name.includes('DomainTarget'))).toSorted()).toEqual(['ApiCustomUrl', 'ApiDomainTarget']);
     expect(outputs.ApiDomainTarget.Value['Fn::GetAtt'][1]).toBe('RegionalDomainName');
+  });
+
+  it("tells every merchant-API function where the API is reached (API_BASE_URL, for processors' webhook URLs): the custom name, else the stage's execute-api URL", () => {
+    // Prepare
+    const functionsOf = (built: Built, api: 'api' | 'edge') =>
+      [...built.stack[api].routeFunctions.values(), built.stack[api].fallback].map(
+        (fn) => (built.template.toJSON().Resources as Record<string, Resource>)[built.stack.getLogicalId(fn.function.node.defaultChild as CfnFunction)],
+      );
+    // The stage is cdk.json's (prod).
+    const executeApiUrl = {
+      'Fn::Join': ['', ['https://', stageOf(plain, 'api').RestApiId, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, '/prod']],
+    };
+    // Assess
+    for (const [built, expected] of [[plain, executeApiUrl], [named, 'https://api.example.com']] as const) {
+      const merchantApi = functionsOf(built, 'api');
+      expect(merchantApi.length).toBeGreaterThan(10);
+      for (const fn of merchantApi) expect(fn?.Properties.Environment.Variables.API_BASE_URL).toEqual(expected);
+      for (const fn of functionsOf(built, 'edge')) expect(fn?.Properties.Environment.Variables).not.toHaveProperty('API_BASE_URL');
+    }
+    expect(named.stack.edge.publicUrl).toBe('https://cancel.example.com');
   });
 
   it('reports no unacknowledged cdk-nag findings', () => {

@@ -1,5 +1,5 @@
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -99,6 +99,14 @@ describe('messaging channels configured by context', () => {
     expect(others.filter((fn) => Object.keys(fn.channelVariables).length > 0 || fn.messagingStatements.length > 0)).toEqual([]);
   });
 
+  it('warns about no missing channel', () => {
+    // Act
+    const annotations = Annotations.fromStack(configured.stack);
+    // Assess
+    annotations.hasNoWarning('*', Match.stringLikeRegexp("No 'mailFrom'"));
+    annotations.hasNoWarning('*', Match.stringLikeRegexp("No 'smsOriginationIdentity'"));
+  });
+
   it('reports no unacknowledged cdk-nag findings with the channels configured', () => {
     // Act
     const report = new AwsSolutionsChecks(configured.app).validateScope(configured.stack);
@@ -114,6 +122,16 @@ describe('messaging channels without context', () => {
     // Assess
     expect(functions.map((fn) => fn.handler)).toContain('jobs/campaign-step');
     expect(functions.filter((fn) => Object.keys(fn.channelVariables).length > 0 || fn.messagingStatements.length > 0)).toEqual([]);
+  });
+
+  it('warns on every synth and deploy that no dunning email and no sms will be sent', () => {
+    // Act
+    const warnings = Annotations.fromStack(unconfigured.stack).findWarning('*', Match.stringLikeRegexp('dunning campaigns send no'));
+    // Assess
+    expect(warnings.map((warning) => warning.entry.data)).toEqual([
+      expect.stringMatching(/^No 'mailFrom' in the CDK context: dunning campaigns send no email, each email step is recorded as channel_unavailable/),
+      expect.stringMatching(/^No 'smsOriginationIdentity' in the CDK context: dunning campaigns send no sms, each sms step is recorded as channel_unavailable/),
+    ]);
   });
 });
 

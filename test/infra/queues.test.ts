@@ -35,7 +35,7 @@ describe('Queues', () => {
     const queues = Object.entries(built.resources).filter(([, resource]) => resource.Type === 'AWS::SQS::Queue');
     const policies = Object.values(built.resources).filter((resource) => resource.Type === 'AWS::SQS::QueuePolicy');
     // Assess
-    expect(queues).toHaveLength(6);
+    expect(queues).toHaveLength(7);
     for (const [id, queue] of queues) {
       expect(queue.Properties, id).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: FOURTEEN_DAYS });
       // Kept when the stack goes, with what they hold (acknowledged work, evidence of faults).
@@ -67,7 +67,7 @@ describe('Queues', () => {
   it('alarms on every dead-letter queue, and on no other queue, from its first message, to the alarm topic', () => {
     // Prepare
     const topicId = built.stack.getLogicalId(built.alarms.topic.node.defaultChild as CfnTopic);
-    const deadLetters = [built.queues.eventsDeadLetter, built.queues.jobsDeadLetter, built.deliveries.deadLetter, built.slow.deadLetter].map(idOf);
+    const deadLetters = [built.queues.eventsDeadLetter, built.queues.jobsDeadLetter, built.queues.schedulesDeadLetter, built.deliveries.deadLetter, built.slow.deadLetter].map(idOf);
     const alarms = Object.values(built.resources).filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm');
     // Assess
     const watched = alarms.map((alarm) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0] as string);

@@ -19,7 +19,7 @@ import { findDependencyCycle, list, synthesize, testApp, type Resource, type Sta
 
 const ACCOUNT = '111111111111';
 const REGION = 'eu-west-1';
-const SCHEDULING_ENV = ['SCHEDULE_GROUP', 'SCHEDULER_ROLE_ARN', 'JOB_TARGETS'];
+const SCHEDULING_ENV = ['SCHEDULE_GROUP', 'SCHEDULER_ROLE_ARN', 'SCHEDULER_DEAD_LETTER_ARN', 'JOB_TARGETS'];
 const SCHEDULE_ACTIONS = ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'];
 
 /**
@@ -43,7 +43,13 @@ function buildScheduling(jobs: readonly JobDefinition[], stackName = 'Scheduling
   const data = new Data(stack, 'Data');
   // The stack's own queues (with their alarms), for the jobs' dead-letter queue.
   const queues = new Queues(stack, 'Queues', { alarms: new Alarms(stack, 'Alarms') });
-  const scheduling = new Scheduling(stack, 'Scheduling', { data, jobs, recurring, jobsDeadLetter: queues.jobsDeadLetter });
+  const scheduling = new Scheduling(stack, 'Scheduling', {
+    data,
+    jobs,
+    recurring,
+    jobsDeadLetter: queues.jobsDeadLetter,
+    schedulesDeadLetter: queues.schedulesDeadLetter,
+  });
   const receiver = new RouteFunction(stack, 'Receiver', { handler: 'webhooks/stripe', description: 'schedules jobs', data, access: 'write' });
   const bystander = new RouteFunction(stack, 'Bystander', { handler: 'api-keys/list', description: 'schedules nothing', data, access: 'read' });
   scheduling.grantScheduling(receiver);
@@ -87,6 +93,15 @@ function statementsOfRole(resources: Record<string, Resource>, roleId: string): 
 const withAction = (statements: Statement[], prefix: string, effect = 'Allow') =>
   statements.filter((statement) => (statement.Effect ?? 'Allow') === effect && list(statement.Action).some((action) => action.startsWith(prefix)));
 
+const queueArnOf = (stack: Stack, queue: { node: { defaultChild?: unknown } }) => ({ 'Fn::GetAtt': [stack.getLogicalId(queue.node.defaultChild as CfnQueue), 'Arn'] });
+
+/** The alarms on a queue's depth. */
+function depthAlarmsOf(resources: Record<string, Resource>, queueId: string): Resource[] {
+  return Object.values(resources).filter(
+    (resource) => resource.Type === 'AWS::CloudWatch::Alarm' && JSON.stringify(resource.Properties.Dimensions ?? []).includes(queueId),
+  );
+}
+
 function environmentOf(resources: Record<string, Resource>, functionId: string): Record<string, unknown> {
   return resources[functionId]!.Properties.Environment.Variables;
 }
@@ -108,6 +123,7 @@ describe('Scheduling, with a job list of its own', () => {
     const environment = environmentOf(resources, logicalIdOf(stack, fn));
     expect(environment.SCHEDULE_GROUP).toBe('SchedulingTest');
     expect(environment.SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [invokeRoleId, 'Arn'] });
+    expect(environment.SCHEDULER_DEAD_LETTER_ARN).toEqual(queueArnOf(stack, built.queues.schedulesDeadLetter));
     expect(JSON.parse(evaluate(environment.JOB_TARGETS))).toEqual({
       'payment-retry': functionArn('SchedulingTest-job-payment-retry'),
       'campaign-step': functionArn('SchedulingTest-job-campaign-step'),
@@ -166,10 +182,26 @@ describe('Scheduling, with a job list of its own', () => {
       const sends = withAction(statementsOfRole(resources, roleIdOf(stack, fn)), 'sqs:SendMessage');
       expect(sends.flatMap((statement) => list(statement.Resource)), fn.node.id).toEqual([{ 'Fn::GetAtt': [deadLetterId, 'Arn'] }]);
     }
-    const alarmed = Object.values(resources).filter(
-      (resource) => resource.Type === 'AWS::CloudWatch::Alarm' && JSON.stringify(resource.Properties.Dimensions ?? []).includes(deadLetterId),
-    );
-    expect(alarmed).toHaveLength(1);
+    expect(depthAlarmsOf(resources, deadLetterId)).toHaveLength(1);
+  });
+
+  it("lets the invoke role put an undeliverable schedule's event in the schedules' dead-letter queue, and nothing else in SQS", () => {
+    // Prepare
+    const { stack, resources, queues } = built;
+    const deadLetterId = stack.getLogicalId(queues.schedulesDeadLetter.node.defaultChild as CfnQueue);
+    // Act
+    const sends = withAction(statementsOfRole(resources, invokeRoleId), 'sqs:');
+    // Assess
+    expect(sends).toEqual([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } }]);
+    const [alarm] = depthAlarmsOf(resources, deadLetterId);
+    expect(alarm?.Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(alarm?.Properties.AlarmDescription).toContain('EventBridge Scheduler could not hand to their function');
+    expect(depthAlarmsOf(resources, deadLetterId)).toHaveLength(1);
   });
 
   it("lets only EventBridge Scheduler assume the invoke role, for this account's schedule group", () => {
@@ -193,7 +225,7 @@ describe('Scheduling, with a job list of its own', () => {
       (fn) => built.resources[logicalIdOf(built.stack, fn)]!.Properties.FunctionName as string,
     );
     // Act
-    const statements = statementsOfRole(built.resources, invokeRoleId);
+    const statements = withAction(statementsOfRole(built.resources, invokeRoleId), 'lambda:');
     // Assess
     expect(statements).toHaveLength(1);
     expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'lambda:InvokeFunction' });
@@ -234,14 +266,14 @@ describe('Scheduling, with a job list of its own', () => {
 });
 
 describe('Scheduling with no job kinds yet', () => {
-  it('configures an empty target map, leaves the invoke role without permissions, and stays valid', () => {
+  it('configures an empty target map, leaves the invoke role nothing to invoke, and stays valid', () => {
     // Act
     const built = buildScheduling([]);
     // Assess
     const environment = environmentOf(built.resources, logicalIdOf(built.stack, built.receiver));
     expect(environment.JOB_TARGETS).toBe('{}');
     expect(environment.SCHEDULE_GROUP).toBe('SchedulingTest');
-    expect(statementsOfRole(built.resources, roleIdOf(built.stack, built.scheduling))).toEqual([]);
+    expect(withAction(statementsOfRole(built.resources, roleIdOf(built.stack, built.scheduling)), 'lambda:')).toEqual([]);
     built.template.resourceCountIs('AWS::Lambda::Function', 2);
     expect(findDependencyCycle(built.resources)).toBeUndefined();
     expect(new AwsSolutionsChecks(built.app).validateScope(built.stack).violations).toEqual([]);
@@ -281,12 +313,13 @@ describe('Scheduling with a recurring job', () => {
     expect(target.RoleArn).toEqual({ 'Fn::GetAtt': [invokeRoleId, 'Arn'] });
     expect(JSON.parse(target.Input)).toEqual({ scheduled_time: '<aws.scheduler.scheduled-time>' });
     expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 21600 });
+    expect(target.DeadLetterConfig).toEqual({ Arn: queueArnOf(built.stack, built.queues.schedulesDeadLetter) });
     expect(list(schedule.DependsOn ?? [])).toEqual(expect.arrayContaining([groupId, sweepId]));
     expect(built.resources[sweepId]!.Properties.FunctionName).toBe('SchedulingTest-job-nightly-sweep');
   });
 
   it('lets the invoke role invoke the recurring function as well as the job functions, and nothing else', () => {
-    const resources = statementsOfRole(built.resources, invokeRoleId).flatMap((statement) => list(statement.Resource)).map(evaluate);
+    const resources = withAction(statementsOfRole(built.resources, invokeRoleId), 'lambda:').flatMap((statement) => list(statement.Resource)).map(evaluate);
     expect(resources.toSorted()).toEqual(
       ['SchedulingTest-job-payment-retry', 'SchedulingTest-job-campaign-step', 'SchedulingTest-job-nightly-sweep'].map(functionArn).toSorted(),
     );
@@ -381,6 +414,7 @@ describe('Scheduling in the deployed stack', () => {
       const environment = environmentOf(resources, functionId);
       for (const name of SCHEDULING_ENV) expect(environment, `${route.handler} ${name}`).toHaveProperty(name);
       expect(environment.SCHEDULER_ROLE_ARN).toEqual(invokeRoleArn);
+      expect(environment.SCHEDULER_DEAD_LETTER_ARN).toEqual(queueArnOf(built.stack, built.stack.queues.schedulesDeadLetter));
       const statements = statementsOfRole(resources, roleOfFunction(functionId));
       const schedules = withAction(statements, 'scheduler:');
       expect(schedules, route.handler).toHaveLength(1);
@@ -425,7 +459,7 @@ describe('Scheduling in the deployed stack', () => {
       expect(Object.keys(targets).toSorted()).toEqual(JOBS.map((job) => job.kind).toSorted());
       for (const job of JOBS) expect(targets[job.kind]).toBe(functionArn(`Test-job-${job.kind}`));
     }
-    const invokeStatements = statementsOfRole(resources, roleIdOf(built.stack, built.stack.scheduling));
+    const invokeStatements = withAction(statementsOfRole(resources, roleIdOf(built.stack, built.stack.scheduling)), 'lambda:');
     expect(invokeStatements.flatMap((statement) => list(statement.Resource)).map(evaluate).toSorted()).toEqual(
       [...JOBS.map((job) => job.kind), ...RECURRING_JOBS.map((job) => job.name)].map((name) => functionArn(`Test-job-${name}`)).toSorted(),
     );
@@ -439,6 +473,7 @@ describe('Scheduling in the deployed stack', () => {
     const sweep = schedules.find((schedule) => schedule.Properties.Name === 'calendar-sweep')!;
     expect(sweep.Properties).toMatchObject({ GroupName: 'Test', ScheduleExpression: 'cron(0 14 * * ? *)', ScheduleExpressionTimezone: 'UTC' });
     expect(evaluate(sweep.Properties.Target.Arn)).toBe(functionArn('Test-job-calendar-sweep'));
+    expect(sweep.Properties.Target.DeadLetterConfig).toEqual({ Arn: queueArnOf(built.stack, built.stack.queues.schedulesDeadLetter) });
     const sweepFunction = resources[functionIdFor('jobs/calendar-sweep')]!;
     expect(sweepFunction.Properties.FunctionName).toBe('Test-job-calendar-sweep');
   });

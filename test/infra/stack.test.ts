@@ -233,6 +233,82 @@ describe('least privilege', () => {
   });
 });
 
+describe('processor credentials key', () => {
+  const OPENING = ['jobs/payment-retry', 'streams/events', 'webhooks/braintree', 'webhooks/generic', 'webhooks/stripe'];
+  const SEALING = ['processors/connect'];
+
+  function keyOf(): [string, Resource] {
+    const keys = ofType('AWS::KMS::Key');
+    expect(keys).toHaveLength(1);
+    return keys[0]!;
+  }
+
+  /** Handlers whose role is allowed a KMS action, and the statements allowing it. */
+  function grantsOf(action: string) {
+    return ofType('AWS::Lambda::Function').flatMap(([, fn]) => {
+      const granted = statementsOfRole(roleLogicalId(fn)).filter((statement) => list(statement.Action).some((each) => each === action || each === 'kms:*'));
+      const handler = fn.Properties.Tags.find((tag: { Key: string }) => tag.Key === 'handler').Value as string;
+      return granted.length > 0 ? [{ handler, fn, granted }] : [];
+    });
+  }
+
+  it('is customer managed, rotated by KMS, kept when the stack goes (as the table is), and named to the functions by CREDENTIALS_KEY_ID', () => {
+    // Prepare
+    const [keyId, key] = keyOf();
+    const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
+    // Assess
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.Properties.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
+    expect(key.DeletionPolicy).toBe('Retain');
+    const named = ofType('AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Environment.Variables.CREDENTIALS_KEY_ID !== undefined);
+    expect(named.map(([, fn]) => fn.Properties.Tags.find((tag: { Key: string }) => tag.Key === 'handler').Value).sort()).toEqual([...OPENING, ...SEALING].sort());
+    for (const [id, fn] of named) expect(fn.Properties.Environment.Variables.CREDENTIALS_KEY_ID, id).toEqual(keyArn);
+  });
+
+  it('lets only the functions that call processors or verify their webhooks decrypt, and only the connect route generate data keys, under the credentials context', () => {
+    // Prepare
+    const [keyId] = keyOf();
+    const declared = [...ROUTES, ...JOBS].filter((entry) => entry.credentials === 'open').map((entry) => entry.handler);
+    // Act
+    const decrypting = grantsOf('kms:Decrypt');
+    const sealing = grantsOf('kms:GenerateDataKey');
+    // Assess: the declarations, the stream consumer (offer application), and nothing else
+    expect(decrypting.map((grant) => grant.handler).sort()).toEqual([...declared, EVENT_STREAM_HANDLER].sort());
+    expect(decrypting.map((grant) => grant.handler).sort()).toEqual(OPENING);
+    expect(sealing.map((grant) => grant.handler)).toEqual(SEALING);
+    for (const { handler, granted } of [...decrypting, ...sealing]) {
+      for (const statement of granted) {
+        expect(list(statement.Action), handler).toHaveLength(1);
+        expect(statement.Resource, handler).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+        expect(statement.Condition, handler).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'processor-credentials' } });
+      }
+    }
+    const kmsActions = ofType('AWS::IAM::Policy').flatMap(([, policy]) =>
+      (policy.Properties.PolicyDocument.Statement as Statement[]).flatMap((statement) => list(statement.Action)).filter((action) => action.startsWith('kms:')),
+    );
+    expect([...new Set(kmsActions)].sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+  });
+
+  it('denies Decrypt in the key policy to every principal but the roles tagged for opening credentials, which are exactly the decrypting functions\' roles', () => {
+    // Prepare
+    const [, key] = keyOf();
+    const statements = key.Properties.KeyPolicy.Statement as (Statement & { Principal: unknown })[];
+    const taggedRoles = ofType('AWS::IAM::Role')
+      .filter(([, role]) => (role.Properties.Tags ?? []).some((tag: { Key: string; Value: string }) => tag.Key === 'processor-credentials' && tag.Value === 'open'))
+      .map(([id]) => id);
+    // Assess
+    expect(statements.filter((statement) => statement.Effect === 'Deny')).toEqual([
+      expect.objectContaining({
+        Action: 'kms:Decrypt',
+        Principal: { AWS: '*' },
+        Resource: '*',
+        Condition: { StringNotEquals: { 'aws:PrincipalTag/processor-credentials': 'open' } },
+      }),
+    ]);
+    expect(taggedRoles.sort()).toEqual(grantsOf('kms:Decrypt').map(({ fn }) => roleLogicalId(fn)).sort());
+  });
+});
+
 describe('APIs', () => {
   it('serves every route through a Lambda proxy integration of its own function', () => {
     for (const route of ROUTES) {

@@ -218,10 +218,48 @@ describe('GET /v1/analytics/recovery', () => {
     expect((await call('GET', '/v1/analytics/recovery', { key: hooks.body.data.secret, query: range })).status).toBe(403);
   });
 
+  it('reports the last 30 days ending now when no range is sent, and echoes the window it used', async () => {
+    // Prepare: one failure today, on the service clock
+    const { keys } = await newMerchant();
+    const path = await connect(keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+    const now = runtime.clock.now();
+    await fail(path, { code: 'insufficient_funds', amount: 1000, currency: 'EUR' });
+    await drainEvents();
+    const report = async (query: Record<string, string> = {}) => {
+      const response = await call('GET', '/v1/analytics/recovery', { key: keys.test_read, query });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.data;
+    };
+    // Act, assess: no range
+    const defaulted = await report();
+    expect(defaulted).toMatchObject({ from: day(-30, now), to: day(0, now), interval: 'day', totals: { failed_count: 1 } });
+    expect(defaulted.currencies[0].series.map((point: any) => point.period_start)).toEqual(Array.from({ length: 31 }, (_, i) => day(i - 30, now)));
+    // One end sent: the other follows from it
+    expect(await report({ to: day(-1, now) })).toMatchObject({ from: day(-31, now), to: day(-1, now), totals: { failed_count: 0 } });
+    expect(await report({ from: day(-3, now), interval: 'week' })).toMatchObject({ from: day(-3, now), to: day(0, now), interval: 'week', totals: { failed_count: 1 } });
+    // The window ends at the service clock's now: 31 days on, today's failure has left it
+    advanceClock(31 * 86_400);
+    const later = runtime.clock.now();
+    expect(await report()).toMatchObject({ from: day(-30, later), to: day(0, later), totals: { failed_count: 0 } });
+  });
+
+  it('applies the range rules to a defaulted end: a from too far back or after today is 400 naming from', async () => {
+    const { keys } = await newMerchant();
+    const now = runtime.clock.now();
+    const refusal = async (query: Record<string, string>) => (await call('GET', '/v1/analytics/recovery', { key: keys.test_read, query })).body.error;
+    expect(await refusal({ from: day(-366, now) })).toEqual({
+      code: 'invalid_request',
+      param: 'from',
+      message: 'The range may span at most 366 days with interval=day',
+      request_id: expect.any(String),
+    });
+    expect(await refusal({ from: day(1, now) })).toMatchObject({ code: 'invalid_request', param: 'from', message: `from must not be after to (${day(0, now)})` });
+    expect((await call('GET', '/v1/analytics/recovery', { key: keys.test_read, query: { from: day(-365, now) } })).status).toBe(200);
+  });
+
   it('refuses bad parameters with 400 naming them', async () => {
     const { keys } = await newMerchant();
     const cases: [Record<string, string>, string][] = [
-      [{ to: '2026-01-01' }, 'from'],
       [{ from: '2026-02-30', to: '2026-03-01' }, 'from'],
       [{ from: '2026-01-01T00:00:00Z', to: '2026-03-01' }, 'from'],
       [{ from: '2026-03-01', to: '2026-01-01' }, 'from'],

@@ -4,6 +4,7 @@ import { runtime } from '../../shared/runtime.ts';
 import { hashKey } from '../../shared/model/api-key.ts';
 import { KEY_CACHE_SECONDS } from '../../shared/store/api-keys.ts';
 import { advanceClock, call, newMerchant } from '../support/api.ts';
+import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
 
 const ME = '/v1/auth/me';
 
@@ -202,6 +203,50 @@ describe('trial expiry (§5)', () => {
     const { keys } = await newMerchant({ trialEndsAt: new Date(Date.now() - 1000).toISOString() });
     expect((await call('GET', '/v1/api-keys', { key: keys.test_admin })).status).toBe(200);
     expectEnvelope(await call('POST', '/v1/api-keys', { key: keys.test_admin, body: { name: 'x', scopes: ['read'] } }), 403, 'trial_expired');
+  });
+
+  it('keeps the safety actions allowed after the trial ends, while every other write still gets trial_expired', async () => {
+    // Prepare: a merchant whose trial ends in an hour, with a key, two webhook endpoints, a processor and a customer.
+    const { keys } = await newMerchant({ trialEndsAt: new Date(runtime.clock.now().getTime() + 3_600_000).toISOString() });
+    const admin = keys.test_admin;
+    const leaked = (await call('POST', '/v1/api-keys', { key: admin, body: { name: 'leaked', scopes: ['read'] } })).body.data;
+    const endpoint = async () => (await call('POST', '/v1/webhooks', { key: admin, body: { url: 'https://example.com/hooks', events: ['*'] } })).body.data.id as string;
+    const [toDisable, toDelete] = [await endpoint(), await endpoint()];
+    const webhookPath = await connect(admin, 'acme', { webhook_secret: GENERIC_SECRET });
+    const failed = await postGeneric(webhookPath, genericFailure());
+    expect(failed.status).toBe(200);
+    advanceClock(2 * 3600);
+    // Act
+    const revoked = await call('POST', `/v1/api-keys/${leaked.id}/revoke`, { key: admin });
+    const erased = await call('DELETE', `/v1/customers/${failed.body.customer_id}`, { key: admin });
+    const disabled = await call('PUT', `/v1/webhooks/${toDisable}`, { key: admin, body: { enabled: false } });
+    const deleted = await call('DELETE', `/v1/webhooks/${toDelete}`, { key: admin });
+    const replaced = await call('PUT', '/v1/processors/acme', { key: admin, body: { webhook_secret: 'replaced-after-the-trial-0123456789' } });
+    const rolled = await call('POST', '/v1/cancel-flows/signing-secret/roll', { key: admin, body: { expire_previous: 'now' } });
+    const refused = [
+      await call('POST', '/v1/api-keys', { key: admin, body: { name: 'new', scopes: ['read'] } }),
+      await call('POST', `/v1/api-keys/${leaked.id}/rotate`, { key: admin }),
+      await call('POST', '/v1/webhooks', { key: admin, body: { url: 'https://example.com/more', events: ['*'] } }),
+      // Only an update that just disables is the safety action.
+      await call('PUT', `/v1/webhooks/${toDisable}`, { key: admin, body: { enabled: true } }),
+      await call('PUT', `/v1/webhooks/${toDisable}`, { key: admin, body: { enabled: false, url: 'https://example.com/elsewhere' } }),
+      await call('PUT', `/v1/webhooks/${toDisable}`, { key: admin, body: { enabled: 'false' } }),
+      await call('PUT', `/v1/webhooks/${toDisable}`, { key: admin, rawBody: '{"enabled": false', headers: { 'content-type': 'application/json' } }),
+      await call('POST', '/v1/cancel-flows', { key: admin, body: { name: 'x', steps: [] } }),
+    ];
+    // Assess
+    for (const [answer, status] of [[revoked, 200], [erased, 200], [disabled, 200], [deleted, 200], [replaced, 200], [rolled, 200]] as const) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+    }
+    expect(revoked.body.data.revoked_at).not.toBeNull();
+    expect((await call('GET', '/v1/auth/me', { key: leaked.secret })).status).toBe(401);
+    expect((await call('GET', `/v1/customers/${failed.body.customer_id}`, { key: admin })).status).toBe(404);
+    expect((await call('GET', `/v1/webhooks/${toDisable}`, { key: admin })).body.data).toMatchObject({ enabled: false, disabled_reason: 'merchant', url: 'https://example.com/hooks' });
+    expect((await call('GET', `/v1/webhooks/${toDelete}`, { key: admin })).status).toBe(404);
+    // The replaced secret cut the old one off: events signed with it are refused.
+    expect((await postGeneric(webhookPath, genericFailure())).status).toBe(400);
+    for (const answer of refused) expectEnvelope(answer, 403, 'trial_expired');
+    expect(refused[0]!.body.error.message).toContain('revoking API keys');
   });
 
   it('allows writes while the trial runs', async () => {

@@ -292,7 +292,7 @@ describe('validation: a missing field is 400 invalid_request, an invalid one 422
     ['a fractional hour', without((b) => (b.quiet_hours.start_hour = 21.5)), 'quiet_hours.start_hour'],
     ['an unknown time zone', without((b) => (b.quiet_hours.timezone = 'Mars/Olympus_Mons')), 'quiet_hours.timezone'],
     ['an offset instead of a zone', without((b) => (b.quiet_hours.timezone = '+02:00')), 'quiet_hours.timezone'],
-    ['an empty window (start = end)', without((b) => Object.assign(b.quiet_hours, { start_hour: 9, end_hour: 9 })), 'quiet_hours.end_hour'],
+    ['an enabled empty window (start = end)', without((b) => Object.assign(b.quiet_hours, { start_hour: 9, end_hour: 9 })), 'quiet_hours.end_hour'],
     ['a non-boolean enabled', without((b) => (b.quiet_hours.enabled = 1)), 'quiet_hours.enabled'],
   ])('%s → 422', async (_, body, param) => {
     const { key, tenant } = await setUp();
@@ -365,6 +365,20 @@ describe('updating a campaign (PUT, §3.1, §4.1)', () => {
     expect(third).toMatchObject({ name: 'Second', steps: [{ channel: 'sms', template_id: 'tpl_third', delay_hours: 1 }] });
     const [campaign] = await tenantItems(tenant, `CAMPAIGN#${id}`);
     expect(campaign).toMatchObject({ version: 3, status: 'active', name: 'Second' });
+  });
+
+  it('takes the hours of a quiet window that is off as sent, and checks them once it is enabled', async () => {
+    const { key } = await setUp();
+    const off = { enabled: false, start_hour: 0, end_hour: 0, timezone: 'UTC' };
+    const id = await create(key, { ...minimalBody(), quiet_hours: off });
+    expect((await read(key, id)).quiet_hours).toEqual(off);
+    const sameHours = await call('PUT', `${CAMPAIGNS}/${id}`, { key, body: { quiet_hours: { enabled: false, start_hour: 9, end_hour: 9 } } });
+    expect(sameHours.status, JSON.stringify(sameHours.body)).toBe(200);
+    expect((await read(key, id)).quiet_hours).toEqual({ ...off, start_hour: 9, end_hour: 9 });
+    expectError(await call('PUT', `${CAMPAIGNS}/${id}`, { key, body: { quiet_hours: { enabled: true } } }), 422, 'validation_error', 'quiet_hours.end_hour');
+    expect((await read(key, id)).quiet_hours).toEqual({ ...off, start_hour: 9, end_hour: 9 });
+    expect((await call('PUT', `${CAMPAIGNS}/${id}`, { key, body: { quiet_hours: { enabled: true, end_hour: 17 } } })).status).toBe(200);
+    expect((await read(key, id)).quiet_hours).toEqual({ enabled: true, start_hour: 9, end_hour: 17, timezone: 'UTC' });
   });
 
   it('checks the merged definition: a max_amount below the stored min_amount is 422', async () => {
@@ -777,9 +791,11 @@ describe('access (§5)', () => {
     expect((await read(keys.live_admin, liveId)).status).toBe('draft');
   });
 
-  it('refuses a malformed id with 400 naming it', async () => {
+  it('answers 404 for an id of any other shape: it names no campaign', async () => {
     const { key } = await setUp();
-    expectError(await call('GET', `${CAMPAIGNS}/pay_01jd3k00000000000000000000`, { key }), 400, 'invalid_request', 'id');
-    expectError(await act(key, 'nope', 'activate'), 400, 'invalid_request', 'id');
+    expectError(await call('GET', `${CAMPAIGNS}/pay_01jd3k00000000000000000000`, { key }), 404, 'resource_not_found');
+    const activated = await act(key, 'cmp_x', 'activate');
+    expectError(activated, 404, 'resource_not_found');
+    expect(activated.body.error.message).toBe("No such campaign: 'cmp_x'");
   });
 });

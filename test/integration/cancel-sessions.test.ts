@@ -3,8 +3,19 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
-import { advanceClock, call, drainEvents, newMerchant } from '../support/api.ts';
-import { activeFlow, advance, answer, complete, flowBody, getSession, startSession } from '../support/cancel-flows.ts';
+import { advanceClock, call, drainEvents, newMerchant, type ApiResponse } from '../support/api.ts';
+import {
+  activeFlow,
+  advance,
+  answer,
+  authHashFor,
+  complete,
+  flowBody,
+  freshClientIp,
+  getSession,
+  signingSecret,
+  startSession,
+} from '../support/cancel-flows.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
 import { localRuntime } from '../../bin/local/local-runtime.ts';
@@ -93,12 +104,182 @@ describe('POST /api/cancel-session/start', () => {
   });
 
   it('answers 404 when the merchant has no active flow in that environment, or is unknown', async () => {
-    const { merchantId } = await setUp();
-    const live = await call('POST', '/api/cancel-session/start', { body: { merchant_id: merchantId, customer_id: 'c', subscription_id: 's' } });
+    const { merchantId, keys } = await setUp();
+    const liveHash = authHashFor(await signingSecret(keys.live_admin), 'c', 's');
+    const live = await call('POST', '/api/cancel-session/start', { body: { merchant_id: merchantId, customer_id: 'c', subscription_id: 's', auth_hash: liveHash } });
     expect(live.status).toBe(404);
     expect(live.body.error.code).toBe('resource_not_found');
     const nobody = await call('POST', '/api/cancel-session/start', { body: { merchant_id: 'mer_nobody', customer_id: 'c', subscription_id: 's', environment: 'test' } });
     expect(nobody.status).toBe(404);
+  });
+});
+
+describe('signed starts (auth_hash)', () => {
+  /** A merchant with an active flow in both environments. */
+  async function signedSetUp(terms: Parameters<typeof newMerchant>[0] = {}) {
+    const merchant = await newMerchant(terms);
+    await activeFlow(merchant.keys.test_write);
+    const liveWrite = (await call('POST', '/v1/api-keys', { key: merchant.keys.live_admin, body: { name: 'live write', scopes: ['write'] } })).body.data.secret;
+    await activeFlow(liveWrite);
+    return merchant;
+  }
+
+  const start = (merchantId: string, body: Record<string, unknown> = {}, sourceIp = freshClientIp()) =>
+    call('POST', '/api/cancel-session/start', { body: { merchant_id: merchantId, customer_id: 'cus_signed', subscription_id: 'sub_signed', ...body }, sourceIp });
+
+  function expectRefusal(response: ApiResponse, status: number, code: string) {
+    expect(response.status, JSON.stringify(response.body)).toBe(status);
+    expect(response.body.error).toMatchObject({ code, request_id: response.headers['X-Request-Id'] });
+    expect(typeof response.body.error.message).toBe('string');
+  }
+
+  it('in live mode refuses a start without auth_hash or with a wrong one (401 invalid_signature), and takes the right one', async () => {
+    // Prepare
+    const { merchantId, keys } = await signedSetUp();
+    const secret = await signingSecret(keys.live_admin);
+    const right = authHashFor(secret, 'cus_signed', 'sub_signed');
+    // Act
+    const missing = await start(merchantId);
+    const wrong = await start(merchantId, { auth_hash: authHashFor(secret, 'cus_signed', 'sub_other') });
+    const otherSecret = await start(merchantId, { auth_hash: authHashFor(await signingSecret(keys.test_admin), 'cus_signed', 'sub_signed') });
+    const upperCase = await start(merchantId, { auth_hash: right.toUpperCase() });
+    const signed = await start(merchantId, { auth_hash: right });
+    // Assess
+    for (const refused of [missing, wrong, otherSecret, upperCase]) expectRefusal(refused, 401, 'invalid_signature');
+    expect(missing.body.error.message).toContain('auth_hash is required in live mode');
+    expect(signed.status).toBe(201);
+    expect(signed.body.session).toMatchObject({ customerId: 'cus_signed', subscriptionId: 'sub_signed', status: 'in_progress' });
+    expect((await getSession(signed.body.token)).status).toBe(200);
+  });
+
+  it('in test mode starts without auth_hash, checks one when sent', async () => {
+    const { merchantId, keys } = await signedSetUp();
+    const secret = await signingSecret(keys.test_admin);
+    const unsigned = await start(merchantId, { environment: 'test' });
+    const wrong = await start(merchantId, { environment: 'test', auth_hash: 'f'.repeat(64) });
+    const signed = await start(merchantId, { environment: 'test', auth_hash: authHashFor(secret, 'cus_signed', 'sub_signed') });
+    expect(unsigned.status).toBe(201);
+    expectRefusal(wrong, 401, 'invalid_signature');
+    expect(signed.status).toBe(201);
+  });
+
+  it('refuses a live start for a merchant that never read its secret, without saying so', async () => {
+    const { merchantId } = await newMerchant();
+    const refused = await start(merchantId, { auth_hash: authHashFor('cfsec_guessed', 'cus_signed', 'sub_signed') });
+    expectRefusal(refused, 401, 'invalid_signature');
+    expect(refused.body.error.message).not.toMatch(/no secret|never/i);
+  });
+
+  it('keeps one secret per environment, made on first read by admin keys only, the same for racing first reads', async () => {
+    // Prepare
+    const { keys } = await newMerchant();
+    // Act
+    const racing = await Promise.all(Array.from({ length: 4 }, () => call('GET', '/v1/cancel-flows/signing-secret', { key: keys.live_admin })));
+    const again = await call('GET', '/v1/cancel-flows/signing-secret', { key: keys.live_admin });
+    const test = await call('GET', '/v1/cancel-flows/signing-secret', { key: keys.test_admin });
+    const notAdmin = await call('GET', '/v1/cancel-flows/signing-secret', { key: keys.test_write });
+    const rollNotAdmin = await call('POST', '/v1/cancel-flows/signing-secret/roll', { key: keys.test_write });
+    // Assess
+    for (const response of racing) expect(response.status).toBe(200);
+    const secrets = new Set(racing.map((response) => response.body.data.secret));
+    expect(secrets.size).toBe(1);
+    expect(again.body.data).toEqual(racing[0]!.body.data);
+    expect(again.body.data).toMatchObject({ secret: expect.stringMatching(/^cfsec_[0-9A-Za-z]{32}$/), previous_secret_expires_at: null });
+    expect(again.body.data.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(test.body.data.secret).not.toBe(again.body.data.secret);
+    expectRefusal(notAdmin, 403, 'insufficient_scope');
+    expectRefusal(rollNotAdmin, 403, 'insufficient_scope');
+  });
+
+  it('rolls the secret: the new one at once, the previous one still accepted for 24 hours, then refused', async () => {
+    // Prepare
+    const { merchantId, keys } = await signedSetUp();
+    const first = await signingSecret(keys.live_admin);
+    const signedWith = (secret: string) => start(merchantId, { auth_hash: authHashFor(secret, 'cus_signed', 'sub_signed') });
+    // Act
+    const rolledAt = runtime.clock.now();
+    const rolled = await call('POST', '/v1/cancel-flows/signing-secret/roll', { key: keys.live_admin });
+    const second = rolled.body.data.secret as string;
+    const inGrace = [await signedWith(first), await signedWith(second)];
+    const shown = await call('GET', '/v1/cancel-flows/signing-secret', { key: keys.live_admin });
+    advanceClock(24 * 3600 + 1);
+    const afterGrace = [await signedWith(first), await signedWith(second)];
+    const shownAfter = await call('GET', '/v1/cancel-flows/signing-secret', { key: keys.live_admin });
+    // Assess
+    expect(rolled.status).toBe(200);
+    expect(second).not.toBe(first);
+    const graceEnd = Date.parse(rolled.body.data.previous_secret_expires_at);
+    expect(graceEnd - rolledAt.getTime()).toBeGreaterThanOrEqual(24 * 3600_000);
+    expect(graceEnd - rolledAt.getTime()).toBeLessThan(24 * 3600_000 + 60_000);
+    expect(inGrace.map((response) => response.status)).toEqual([201, 201]);
+    expect(shown.body.data).toEqual(rolled.body.data);
+    expectRefusal(afterGrace[0]!, 401, 'invalid_signature');
+    expect(afterGrace[1]!.status).toBe(201);
+    expect(shownAfter.body.data).toMatchObject({ secret: second, previous_secret_expires_at: null });
+  });
+
+  it('rolls with expire_previous "now" for a leaked secret: every earlier secret is refused at once', async () => {
+    // Prepare
+    const { merchantId, keys } = await signedSetUp();
+    const leaked = await signingSecret(keys.live_admin);
+    const inGrace = (await call('POST', '/v1/cancel-flows/signing-secret/roll', { key: keys.live_admin })).body.data.secret as string;
+    const signedWith = (secret: string) => start(merchantId, { auth_hash: authHashFor(secret, 'cus_signed', 'sub_signed') });
+    // Act
+    const invalid = await call('POST', '/v1/cancel-flows/signing-secret/roll', { key: keys.live_admin, body: { expire_previous: 'tomorrow' } });
+    const rolled = await call('POST', '/v1/cancel-flows/signing-secret/roll', { key: keys.live_admin, body: { expire_previous: 'now' } });
+    // Assess
+    expectRefusal(invalid, 422, 'validation_error');
+    expect(invalid.body.error.param).toBe('expire_previous');
+    expect(rolled.status).toBe(200);
+    expect(rolled.body.data.previous_secret_expires_at).toBeNull();
+    for (const old of [leaked, inGrace]) expectRefusal(await signedWith(old), 401, 'invalid_signature');
+    expect((await signedWith(rolled.body.data.secret)).status).toBe(201);
+  });
+
+  it('limits starts to 60 a minute per client address, whatever merchant they name or whether they are signed', async () => {
+    // Prepare
+    const [a, b] = [await signedSetUp(), await signedSetUp()];
+    const address = freshClientIp();
+    // Act: unsigned live starts are refused, but count for the address.
+    const tries = [];
+    for (let i = 0; i < 60; i++) tries.push(await start(i % 2 === 0 ? a.merchantId : b.merchantId, {}, address));
+    const signed = await start(a.merchantId, { auth_hash: authHashFor(await signingSecret(a.keys.live_admin), 'cus_signed', 'sub_signed') }, address);
+    const elsewhere = await start(a.merchantId, { environment: 'test' });
+    // Assess
+    expect(new Set(tries.map((response) => response.status))).toEqual(new Set([401]));
+    expectRefusal(signed, 429, 'rate_limit_exceeded');
+    expect(signed.body.error.retry_after).toBeGreaterThanOrEqual(1);
+    expect(signed.body.error.retry_after).toBeLessThanOrEqual(61);
+    expect(signed.headers['Retry-After']).toBe(String(signed.body.error.retry_after));
+    expect(elsewhere.status).toBe(201);
+    // A minute later the address may start again.
+    advanceClock(62);
+    expect((await start(a.merchantId, { environment: 'test' }, address)).status).toBe(201);
+  });
+
+  it("limits a merchant's signed starts to its plan's limit a minute, across addresses; refused signatures do not spend it", async () => {
+    // Prepare: the starter plan admits 20 a minute
+    const { merchantId, keys } = await signedSetUp({ plan: 'starter' });
+    const other = await signedSetUp({ plan: 'starter' });
+    const hash = authHashFor(await signingSecret(keys.live_admin), 'cus_signed', 'sub_signed');
+    // Act
+    const forged = [];
+    for (let i = 0; i < 5; i++) forged.push(await start(merchantId, { auth_hash: 'a'.repeat(64) }));
+    const admitted = [];
+    for (let i = 0; i < 20; i++) admitted.push(await start(merchantId, { auth_hash: hash }));
+    const over = await start(merchantId, { auth_hash: hash });
+    const testMode = await start(merchantId, { environment: 'test' });
+    const otherMerchant = await start(other.merchantId, { environment: 'test' });
+    // Assess
+    expect(forged.map((response) => response.status)).toEqual(Array(5).fill(401));
+    expect(admitted.map((response) => response.status)).toEqual(Array(20).fill(201));
+    expectRefusal(over, 429, 'rate_limit_exceeded');
+    expect(over.headers['Retry-After']).toBe(String(over.body.error.retry_after));
+    // Each environment has its own window, as for API requests; other merchants are not affected.
+    expect(testMode.status).toBe(201);
+    expect(otherMerchant.status).toBe(201);
+    advanceClock(62);
+    expect((await start(merchantId, { auth_hash: hash })).status).toBe(201);
   });
 });
 

@@ -275,7 +275,7 @@ describe('GET /v1/customers/{id}', () => {
     expect(live.status).toBe(401);
     expect(live.body.error.code).toBe('invalid_api_key');
     expect((await call('GET', '/v1/customers/cus_00000000000000000000000000', { key: merchant.keys.test_read })).status).toBe(404);
-    expect((await call('GET', '/v1/customers/ada', { key: merchant.keys.test_read })).status).toBe(400);
+    expect((await call('GET', '/v1/customers/ada', { key: merchant.keys.test_read })).status).toBe(404);
     expect((await call('GET', `/v1/customers/${ids.ada}`, { key: merchant.keys.pub })).status).toBe(403);
   });
 });

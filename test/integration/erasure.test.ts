@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/runtime.ts';
 import { anonymizePayment, personalValues, scrub } from '../../shared/domain/customers/customer-erasure.ts';
 import { findCustomer } from '../../shared/store/customers.ts';
 import { countAnonymizedWrite, findErasure, startErasure } from '../../shared/store/erasures.ts';
@@ -12,20 +10,9 @@ import { transact } from '../../shared/store/transactions.ts';
 import { advanceClock, call, drainEvents, runDueJobs } from '../support/api.ts';
 import { postBraintreeFailure } from '../support/braintree-events.ts';
 import { merchantWithProcessors, recordFailure, recordSuccess, storedCustomers, storedPayments } from '../support/recovery-data.ts';
-import { tenantItems } from '../support/tenant-items.ts';
+import { activeFlow, advance, answer, complete, getSession, startSession } from '../support/cancel-flows.ts';
+import { scanTable, tenantItems } from '../support/tenant-items.ts';
 import { BRAINTREE_CREDENTIALS, connect, genericFailure, postGeneric } from '../support/webhooks.ts';
-
-/** Every item of the whole table (every merchant of every test), read page by page. */
-async function scanTable(): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await runtime.db.send(new ScanCommand({ TableName: runtime.tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
 
 /** Items anywhere in the table whose stored form contains any of these values, any case. */
 async function itemsHolding(values: readonly string[]): Promise<Record<string, unknown>[]> {
@@ -218,13 +205,16 @@ describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
   });
 
   it('lets a later failure for the same processor customer create a fresh customer', async () => {
-    const { customerId, keys, paths, person, firstEvent, paymentIds } = await erasableCustomer();
+    const { customerId, keys, paths, person, firstEvent, paymentIds, tenant } = await erasableCustomer();
     await erase(keys.test_admin, customerId);
-    // A redelivery of an old failure finds its anonymised payment and brings nothing back.
+    // A redelivery of an old failure is acknowledged as erased and brings nothing back.
     const replay = await postGeneric(paths.acme, firstEvent);
-    expect(replay.body).toMatchObject({ outcome: 'duplicate', payment_id: paymentIds[1] });
+    expect(replay.body).toEqual({ received: true, event_id: firstEvent.id, outcome: 'erased' });
+    expect((await findPayment(tenant, paymentIds[1]!))!.customer_id).toBeNull();
     const customers = (await call('GET', '/v1/customers', { key: keys.test_read, query: { query: person.email } })).body;
     expect(customers.pagination.total).toBe(0);
+    // A failure that happens after the erasure is a new relationship.
+    advanceClock(60);
     const again = await postGeneric(paths.acme, genericFailure({ customerId: person.customer, email: person.email }));
     expect(again.status).toBe(200);
     expect(again.body.outcome).toBe('created');
@@ -264,6 +254,36 @@ describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
     expect((await tenantItems(merchant.tenant, 'PAYREF#')).map((ref) => ref.sk)).toEqual([`PAYREF#braintree#${transactionId}`]);
   });
 
+  it("deletes the customer's running cancel sessions: their tokens answer 404 and nothing of them is left", async () => {
+    // Prepare: sessions the widget started with the processor's ids and with ours, one with a free-text
+    // answer, one completed earlier, and another subscriber's.
+    const merchant = await merchantWithProcessors();
+    await activeFlow(merchant.keys.test_write);
+    const person = uniquePerson();
+    const failure = await recordFailure(merchant.paths, { customer: person.customer, email: person.email, name: person.name, subscription: person.subscription });
+    const ourSubscription = (await call('GET', `/v1/customers/${failure.customerId}`, { key: merchant.keys.test_read })).body.data.subscriptions[0].id as string;
+    const freeText = `Leaving because of ${person.name}'s budget`;
+    const byProcessorIds = await startSession(merchant.merchantId, { customer: person.customer, subscription: person.subscription });
+    expect((await advance(byProcessorIds.token, answer({ reason: 'missing_features', free_text: freeText }, 'survey'))).status).toBe(200);
+    const byOurIds = await startSession(merchant.merchantId, { customer: failure.customerId, subscription: ourSubscription });
+    const completed = await startSession(merchant.merchantId, { customer: person.customer, subscription: person.subscription });
+    expect((await complete(completed.token, { outcome: 'saved', reason: 'kept_subscription', free_text: freeText })).status).toBe(200);
+    const otherSubscriber = `cust_other_${randomBytes(6).toString('hex')}`;
+    const someoneElse = await startSession(merchant.merchantId, { customer: otherSubscriber, subscription: 'sub_other' });
+    // Act
+    expect((await erase(merchant.keys.test_admin, failure.customerId)).status).toBe(200);
+    // Assess
+    for (const { token } of [byProcessorIds, byOurIds]) {
+      expect((await getSession(token)).status).toBe(404);
+      expect((await advance(token, answer({ reason: 'too_expensive' }, 'survey'))).status).toBe(404);
+      expect((await complete(token, { outcome: 'churned', reason: 'too_expensive' })).status).toBe(404);
+    }
+    // The completed one keeps its tombstone (no ids in it): still "already completed" for its day.
+    expect((await advance(completed.token)).status).toBe(400);
+    expect((await getSession(someoneElse.token)).body.session).toMatchObject({ customerId: otherSubscriber });
+    expect(JSON.stringify(await itemsHolding([person.customer, person.subscription, ourSubscription, freeText, person.email]))).toEqual('[]');
+  });
+
   it('needs the admin scope and answers like a read for unknown, foreign or other-environment customers', async () => {
     const { customerId, keys } = await erasableCustomer();
     for (const key of [keys.test_read, keys.test_write, keys.pub]) {
@@ -278,7 +298,7 @@ describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
     expect(live.status).toBe(401);
     expect(live.body.error.code).toBe('invalid_api_key');
     expect((await erase(keys.test_admin, 'cus_00000000000000000000000000')).status).toBe(404);
-    expect((await erase(keys.test_admin, 'not-an-id')).status).toBe(400);
+    expect((await erase(keys.test_admin, 'not-an-id')).status).toBe(404);
   });
 });
 

@@ -20,12 +20,8 @@ const BT = { merchantId: 'bt_merchant_1', publicKey: 'bt_public', privateKey: 'b
 
 let attempts = 0;
 
-function connection(psp: string, credentials: ProcessorCredentials): ProcessorConnection {
-  return { id: `con_${psp}`, merchant_id: tenant.merchantId, environment: tenant.environment, psp, credentials, created_at: '2026-12-01T00:00:00.000Z', updated_at: '2026-12-01T00:00:00.000Z' };
-}
-
-const stripeConnection = (apiKey: string | null = STRIPE_KEY) => connection('stripe', { kind: 'stripe', webhookSecret: 'whsec_fake', apiKey });
-const braintreeConnection = () => connection('braintree', { kind: 'braintree', ...BT, merchantAccountId: null });
+const stripeCredentials = (apiKey: string | null = STRIPE_KEY): ProcessorCredentials => ({ kind: 'stripe', webhookSecret: 'whsec_fake', apiKey });
+const braintreeCredentials = (): ProcessorCredentials => ({ kind: 'braintree', ...BT, merchantAccountId: null });
 
 /** A payment as ingestion stores it; `psp_references` lists every processor id of the failed charge. */
 function payment(fields: Partial<Payment>): Payment {
@@ -61,9 +57,9 @@ function payment(fields: Partial<Payment>): Payment {
   };
 }
 
-function retryRequest(forPayment: Payment, conn: ProcessorConnection | undefined): RetryRequest {
+function retryRequest(forPayment: Payment, credentials: ProcessorCredentials | undefined): RetryRequest {
   attempts += 1;
-  return { tenant, connection: conn, payment: forPayment, attempt: 1, idempotencyKey: `retry_${forPayment.id}_${attempts}`, cardLastFour: null };
+  return { tenant, credentials: async () => credentials, payment: forPayment, attempt: 1, idempotencyKey: `retry_${forPayment.id}_${attempts}`, cardLastFour: null };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -86,7 +82,7 @@ describe('Stripe live processor', () => {
   it('pays the open invoice with the attempt idempotency key and the connection API key', async () => {
     // Prepare
     fake.on('POST', '/v1/invoices/in_inv/pay', ok(stripeInvoice('in_inv', { status: 'paid', amount_paid: 1999 })));
-    const request = retryRequest(invoicePayment(), stripeConnection());
+    const request = retryRequest(invoicePayment(), stripeCredentials());
     // Act
     const outcome = await processor.retry(request);
     // Assess
@@ -107,7 +103,7 @@ describe('Stripe live processor', () => {
       stripeError(402, { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' }),
     );
     // Act
-    const outcome = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
+    const outcome = await processor.retry(retryRequest(invoicePayment(), stripeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'declined', declineCode: 'insufficient_funds' });
     expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/invoices/in_inv/pay']);
@@ -118,7 +114,7 @@ describe('Stripe live processor', () => {
     fake.on('POST', '/v1/invoices/in_inv/pay', stripeError(400, { type: 'invalid_request_error', message: 'Invoice is already paid' }));
     fake.on('GET', '/v1/invoices/in_inv', ok(stripeInvoice('in_inv', { status: 'paid' })));
     // Act
-    const outcome = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
+    const outcome = await processor.retry(retryRequest(invoicePayment(), stripeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'succeeded' });
     expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/invoices/in_inv/pay', 'GET /v1/invoices/in_inv']);
@@ -136,9 +132,9 @@ describe('Stripe live processor', () => {
       ok(stripeInvoice('in_inv', { status: 'draft' })),
     );
     // Act
-    const voided = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
-    const writtenOff = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
-    const draft = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
+    const voided = await processor.retry(retryRequest(invoicePayment(), stripeCredentials()));
+    const writtenOff = await processor.retry(retryRequest(invoicePayment(), stripeCredentials()));
+    const draft = await processor.retry(retryRequest(invoicePayment(), stripeCredentials()));
     // Assess
     expect(voided).toEqual({ outcome: 'closed', reason: 'Stripe invoice in_inv is void: there is nothing to pay' });
     expect(writtenOff).toEqual({ outcome: 'closed', reason: 'Stripe invoice in_inv is uncollectible: there is nothing to pay' });
@@ -151,8 +147,8 @@ describe('Stripe live processor', () => {
     fake.on('GET', '/v1/payment_intents/pi_5', ok(stripePaymentIntent('pi_5', { status: 'canceled' })));
     fake.on('GET', '/v1/payment_intents/pi_6', ok(stripePaymentIntent('pi_6', { customer: stripeCustomer('cus_6') })));
     // Act
-    const canceled = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_5', psp_references: ['pi_5'] }), stripeConnection()));
-    const nothingToCharge = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_6', psp_references: ['pi_6'] }), stripeConnection()));
+    const canceled = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_5', psp_references: ['pi_5'] }), stripeCredentials()));
+    const nothingToCharge = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_6', psp_references: ['pi_6'] }), stripeCredentials()));
     // Assess
     expect(canceled).toEqual({ outcome: 'closed', reason: 'Stripe payment intent pi_5 is canceled: it cannot be charged again' });
     expect(nothingToCharge).toEqual({
@@ -165,7 +161,7 @@ describe('Stripe live processor', () => {
 
   it('answers no_answer for a payment intent status it does not know, rather than ending the payment', async () => {
     fake.on('GET', '/v1/payment_intents/pi_7', ok(stripePaymentIntent('pi_7', { status: 'requires_review' })));
-    const outcome = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_7', psp_references: ['pi_7'] }), stripeConnection()));
+    const outcome = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_7', psp_references: ['pi_7'] }), stripeCredentials()));
     expect(outcome).toEqual({ outcome: 'no_answer', reason: 'Stripe payment intent pi_7 is requires_review, a status this service does not know' });
   });
 
@@ -177,7 +173,7 @@ describe('Stripe live processor', () => {
       stripeError(402, { type: 'card_error', code: 'invoice_payment_intent_requires_action', message: 'This payment requires additional user action.' }),
     );
     // Act
-    const outcome = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
+    const outcome = await processor.retry(retryRequest(invoicePayment(), stripeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'declined', declineCode: 'authentication_required' });
   });
@@ -195,7 +191,7 @@ describe('Stripe live processor', () => {
       ),
     );
     fake.on('POST', '/v1/payment_intents/pi_2/confirm', ok(stripePaymentIntent('pi_2', { status: 'succeeded', payment_method: 'pm_updated' })));
-    const request = retryRequest(payment({ psp_payment_id: 'pi_2', psp_references: ['pi_2', 'ch_2'] }), stripeConnection());
+    const request = retryRequest(payment({ psp_payment_id: 'pi_2', psp_references: ['pi_2', 'ch_2'] }), stripeCredentials());
     // Act
     const outcome = await processor.retry(request);
     // Assess
@@ -222,7 +218,7 @@ describe('Stripe live processor', () => {
       stripeError(402, { type: 'card_error', code: 'card_declined', decline_code: 'do_not_honor', message: 'Your card was declined.' }),
     );
     // Act
-    const outcome = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_3', psp_references: ['pi_3'] }), stripeConnection()));
+    const outcome = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_3', psp_references: ['pi_3'] }), stripeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'declined', declineCode: 'do_not_honor' });
     expect(fake.requests[1]!.form.get('payment_method')).toBe('pm_failed');
@@ -232,7 +228,7 @@ describe('Stripe live processor', () => {
     // Prepare
     fake.on('GET', '/v1/payment_intents/pi_4', ok(stripePaymentIntent('pi_4', { status: 'succeeded' })));
     // Act
-    const outcome = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_4', psp_references: ['pi_4'] }), stripeConnection()));
+    const outcome = await processor.retry(retryRequest(payment({ psp_payment_id: 'pi_4', psp_references: ['pi_4'] }), stripeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'succeeded' });
     expect(fake.requests.map((r) => r.method)).toEqual(['GET']);
@@ -241,7 +237,7 @@ describe('Stripe live processor', () => {
   it('maps a persistent 500 to no_answer after the client retried with the same idempotency key', async () => {
     // Prepare
     fake.on('POST', '/v1/invoices/in_inv/pay', stripeError(500, { type: 'api_error', message: 'An unknown error occurred' }));
-    const request = retryRequest(invoicePayment(), stripeConnection());
+    const request = retryRequest(invoicePayment(), stripeCredentials());
     // Act
     const outcome = await processor.retry(request);
     // Assess
@@ -258,7 +254,7 @@ describe('Stripe live processor', () => {
       stripeError(503, { type: 'api_error', message: 'Service unavailable' }),
       ok(stripeInvoice('in_inv', { status: 'paid' })),
     );
-    const request = retryRequest(invoicePayment(), stripeConnection());
+    const request = retryRequest(invoicePayment(), stripeCredentials());
     // Act
     const outcome = await processor.retry(request);
     // Assess
@@ -270,7 +266,7 @@ describe('Stripe live processor', () => {
     // Prepare
     fake.on('POST', '/v1/invoices/in_inv/pay', stripeError(429, { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests' }));
     // Act
-    const outcome = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
+    const outcome = await processor.retry(retryRequest(invoicePayment(), stripeCredentials()));
     // Assess
     expect(outcome).toMatchObject({ outcome: 'no_answer' });
     expect(fake.requests).toHaveLength(1);
@@ -280,7 +276,7 @@ describe('Stripe live processor', () => {
     // Prepare
     fake.on('POST', '/v1/invoices/in_inv/pay', stripeError(401, { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_live_****51abc' }));
     // Act
-    const outcome = await processor.retry(retryRequest(invoicePayment(), stripeConnection()));
+    const outcome = await processor.retry(retryRequest(invoicePayment(), stripeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'refused', awaits: 'merchant', reason: expect.stringContaining('Invalid API Key provided') });
     expect(fake.requests).toHaveLength(1);
@@ -292,7 +288,7 @@ describe('Stripe live processor', () => {
     try {
       const impatient = createStripeProcessor({ host: silent.host, port: silent.port, protocol: 'http', timeoutMs: 300 });
       silent.on('POST', '/v1/invoices/in_inv/pay', { hang: true });
-      const request = retryRequest(invoicePayment(), stripeConnection());
+      const request = retryRequest(invoicePayment(), stripeCredentials());
       const started = Date.now();
       // Act
       const outcome = await impatient.retry(request);
@@ -311,9 +307,9 @@ describe('Stripe live processor', () => {
 
   it('makes no request without an API key on the connection, or without an invoice or payment intent', async () => {
     // Act
-    const withoutKey = await processor.retry(retryRequest(invoicePayment(), stripeConnection(null)));
+    const withoutKey = await processor.retry(retryRequest(invoicePayment(), stripeCredentials(null)));
     const withoutConnection = await processor.retry(retryRequest(invoicePayment(), undefined));
-    const bareCharge = await processor.retry(retryRequest(payment({ psp_payment_id: 'ch_9', psp_references: ['ch_9'] }), stripeConnection()));
+    const bareCharge = await processor.retry(retryRequest(payment({ psp_payment_id: 'ch_9', psp_references: ['ch_9'] }), stripeCredentials()));
     // Assess
     const noKey = { outcome: 'refused', awaits: 'merchant', reason: 'No Stripe API key on the connection: live retries are off' };
     expect(withoutKey).toEqual(noKey);
@@ -357,7 +353,7 @@ describe('Braintree live processor', () => {
     fake.on('GET', subscriptionPath, { status: 200, xml: pastDue });
     fake.on('POST', transactionsPath, { status: 201, xml: transactionXml({ id: 'txn_retry', status: 'submitted_for_settlement', processorResponseCode: '1000' }) });
     // Act
-    const outcome = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
+    const outcome = await processor.retry(retryRequest(btPayment(), braintreeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'succeeded' });
     expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${subscriptionPath}`, `POST ${transactionsPath}`]);
@@ -375,7 +371,7 @@ describe('Braintree live processor', () => {
       xml: apiErrorXml('Insufficient Funds', { transaction: { id: 'txn_retry', status: 'processor_declined', processorResponseCode: '2001', processorResponseText: 'Insufficient Funds' } }),
     });
     // Act
-    const outcome = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
+    const outcome = await processor.retry(retryRequest(btPayment(), braintreeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'declined', declineCode: '2001' });
   });
@@ -385,7 +381,7 @@ describe('Braintree live processor', () => {
     fake.on('GET', subscriptionPath, { status: 200, xml: pastDue });
     fake.on('POST', transactionsPath, { status: 500 });
     // Act
-    const outcome = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
+    const outcome = await processor.retry(retryRequest(btPayment(), braintreeCredentials()));
     // Assess
     expect(outcome).toMatchObject({ outcome: 'no_answer' });
     expect(fake.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
@@ -399,7 +395,7 @@ describe('Braintree live processor', () => {
       xml: subscriptionXml({ id: 'bt_sub_1', status: 'Active', balance: '0.00', billingPeriodStartDate: '2026-12-01', transactions: [collected, failed] }),
     });
     // Act
-    const outcome = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
+    const outcome = await processor.retry(retryRequest(btPayment(), braintreeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'succeeded' });
     expect(fake.requests.map((r) => r.method)).toEqual(['GET']);
@@ -409,7 +405,7 @@ describe('Braintree live processor', () => {
     // Prepare
     fake.on('GET', subscriptionPath, { status: 200, xml: subscriptionXml({ id: 'bt_sub_1', status: 'Canceled', transactions: [failed] }) });
     // Act
-    const outcome = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
+    const outcome = await processor.retry(retryRequest(btPayment(), braintreeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'closed', reason: expect.stringContaining('Canceled') });
     expect(fake.requests.map((r) => r.method)).toEqual(['GET']);
@@ -425,7 +421,7 @@ describe('Braintree live processor', () => {
       }),
     });
     // Act
-    const outcome = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
+    const outcome = await processor.retry(retryRequest(btPayment(), braintreeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'refused', awaits: 'merchant', reason: expect.stringContaining('91531') });
   });
@@ -434,8 +430,8 @@ describe('Braintree live processor', () => {
     // Prepare
     fake.on('GET', subscriptionPath, { status: 503 }, { status: 401 });
     // Act
-    const unavailable = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
-    const unauthorized = await processor.retry(retryRequest(btPayment(), braintreeConnection()));
+    const unavailable = await processor.retry(retryRequest(btPayment(), braintreeCredentials()));
+    const unauthorized = await processor.retry(retryRequest(btPayment(), braintreeCredentials()));
     // Assess
     expect(unavailable).toEqual({ outcome: 'no_answer', reason: expect.stringContaining('Braintree') });
     expect(unauthorized).toEqual({ outcome: 'refused', awaits: 'merchant', reason: expect.stringContaining('Braintree') });
@@ -449,7 +445,7 @@ describe('Braintree live processor', () => {
     fake.on('POST', transactionsPath, { status: 201, xml: transactionXml({ id: 'txn_late', status: 'submitted_for_settlement' }) });
     const started = Date.now();
     // Act
-    const outcome = await impatient.retry(retryRequest(btPayment(), braintreeConnection()));
+    const outcome = await impatient.retry(retryRequest(btPayment(), braintreeCredentials()));
     // Assess
     expect(outcome).toEqual({ outcome: 'no_answer', reason: 'Braintree did not answer within 300 ms' });
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -462,14 +458,14 @@ describe('Braintree live processor', () => {
     fake.on('GET', subscriptionPath, { status: 200, xml: pastDue });
     fake.on('POST', transactionsPath, { status: 201, xml: transactionXml({ id: 'txn_jpy', status: 'authorized' }) });
     // Act
-    await processor.retry(retryRequest(btPayment({ amount: 1500, currency: 'jpy' }), braintreeConnection()));
+    await processor.retry(retryRequest(btPayment({ amount: 1500, currency: 'jpy' }), braintreeCredentials()));
     // Assess
     expect(fake.requests[1]!.json).toMatchObject({ transaction: { amount: '1500' } });
   });
 
   it('makes no request without a subscription or without keys', async () => {
     // Act
-    const noSubscription = await processor.retry(retryRequest(btPayment({ psp_subscription_id: null }), braintreeConnection()));
+    const noSubscription = await processor.retry(retryRequest(btPayment({ psp_subscription_id: null }), braintreeCredentials()));
     const noKeys = await processor.retry(retryRequest(btPayment(), undefined));
     // Assess
     expect(noSubscription).toMatchObject({ outcome: 'refused', awaits: 'customer' });
@@ -494,7 +490,7 @@ describe('liveProcessorFor', () => {
 
   it('returns the Stripe and Braintree adapters for their processors', async () => {
     // Act
-    const stripe = await liveProcessorFor('stripe').retry(retryRequest(payment({ psp_references: ['in_x'] }), stripeConnection(null)));
+    const stripe = await liveProcessorFor('stripe').retry(retryRequest(payment({ psp_references: ['in_x'] }), stripeCredentials(null)));
     const braintree = await liveProcessorFor('braintree').retry(retryRequest(payment({ psp: 'braintree' }), undefined));
     // Assess
     expect(stripe).toEqual({ outcome: 'refused', awaits: 'merchant', reason: 'No Stripe API key on the connection: live retries are off' });

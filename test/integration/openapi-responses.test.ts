@@ -3,7 +3,7 @@ import { OPERATIONS } from '../../shared/openapi/operations.ts';
 import { matchRoute, ROUTES } from '../../shared/routes.ts';
 import { call, drainEvents, newMerchant, type ApiResponse } from '../support/api.ts';
 import { postBraintreeFailure } from '../support/braintree-events.ts';
-import { answer, flowBody } from '../support/cancel-flows.ts';
+import { answer, authHashFor, flowBody } from '../support/cancel-flows.ts';
 import { stripeChargeFailure } from '../support/stripe-events.ts';
 import { BRAINTREE_CREDENTIALS, connect, GENERIC_SECRET, genericFailure, postGeneric, postStripe, STRIPE_SECRET } from '../support/webhooks.ts';
 
@@ -96,8 +96,16 @@ describe('responses match the API description', () => {
     await documented('POST', `/v1/cancel-flows/${flow.id}/activate`, { key });
     await documented('GET', '/v1/cancel-flows', { key });
     await documented('GET', `/v1/cancel-flows/${flow.id}`, { key });
+    await documented('GET', '/v1/cancel-flows/signing-secret', { key });
+    const signing = (await documented('POST', '/v1/cancel-flows/signing-secret/roll', { key })).data;
     const started = await documented('POST', '/api/cancel-session/start', {
-      body: { merchant_id: merchantId, customer_id: 'cus_external_1', subscription_id: 'sub_external_1', environment: 'test' },
+      body: {
+        merchant_id: merchantId,
+        customer_id: 'cus_external_1',
+        subscription_id: 'sub_external_1',
+        environment: 'test',
+        auth_hash: authHashFor(signing.secret, 'cus_external_1', 'sub_external_1'),
+      },
     });
     await documented('GET', `/api/cancel-session/${started.token}`);
     await documented('POST', `/api/cancel-session/${started.token}/advance`, { body: answer({ reason: 'too_expensive' }, 'survey') });

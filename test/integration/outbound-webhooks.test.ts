@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
-import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
+import { advanceClock, call, drainEvents, newMerchant, runDueJobs, type ApiResponse } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
 import { localRuntime } from '../../bin/local/local-runtime.ts';
@@ -312,6 +312,34 @@ describe('webhook endpoints API', () => {
     expect(testHttp.status).toBe(201);
   });
 
+  it('refuses a live URL that changes when normalised or names a single-label host, on create and update, naming url', async () => {
+    // Prepare
+    const { keys } = await setUp();
+    const created = await call('POST', '/v1/webhooks', { key: keys.live_admin, body: { url: 'https://hooks.example.com', events: ['*'] } });
+    // Act
+    const refused: { url: string; answer: ApiResponse }[] = [];
+    for (const url of ['https:///hooks.example.com/h', 'https://Hooks.Example.com/h', 'https://hooks.example.com:443/h', 'https://intranet/h', 'https://metadata./h']) {
+      refused.push({ url, answer: await call('POST', '/v1/webhooks', { key: keys.live_admin, body: { url, events: ['*'] } }) });
+      refused.push({ url, answer: await call('PUT', `/v1/webhooks/${created.body.data.id}`, { key: keys.live_admin, body: { url } }) });
+    }
+    // Assess
+    expect(created.status).toBe(201);
+    expect(created.body.data.url).toBe('https://hooks.example.com/');
+    for (const { url, answer } of refused) {
+      expect(answer.status, url).toBe(422);
+      expect(answer.body.error, url).toMatchObject({ code: 'validation_error', param: 'url' });
+    }
+    // The message shows the form to send instead.
+    expect(refused[0]!.answer.body.error.message).toContain('https://hooks.example.com/h');
+    const stored = await call('GET', `/v1/webhooks/${created.body.data.id}`, { key: keys.live_admin });
+    expect(stored.body.data.url).toBe('https://hooks.example.com/');
+    const listed = await call('GET', '/v1/webhooks', { key: keys.live_admin });
+    expect(listed.body.data.map((endpoint: { url: string }) => endpoint.url)).toEqual(['https://hooks.example.com/']);
+    // Test mode keeps its looser rules (this machine, http) for local work.
+    const testMode = await call('POST', '/v1/webhooks', { key: keys.test_admin, body: { url: 'https://intranet/h', events: ['*'] } });
+    expect(testMode.status).toBe(201);
+  });
+
   it('needs the webhooks scope, pages the list, updates, deletes', async () => {
     const { keys } = await setUp();
     const forbidden = await call('GET', '/v1/webhooks', { key: keys.test_read });
@@ -341,7 +369,7 @@ describe('webhook endpoints API', () => {
     expect((await call('DELETE', `/v1/webhooks/${ids[0]}`, { key: hooksKey })).status).toBe(404);
     expect((await call('GET', `/v1/webhooks/${ids[0]}`, { key: hooksKey })).status).toBe(404);
     expect((await call('GET', `/v1/webhooks/${ids[0]}/deliveries`, { key: hooksKey })).status).toBe(404);
-    expect((await call('GET', '/v1/webhooks/nope/deliveries', { key: hooksKey })).body.error).toMatchObject({ code: 'invalid_request', param: 'id' });
+    expect((await call('GET', '/v1/webhooks/nope/deliveries', { key: hooksKey })).body.error).toMatchObject({ code: 'resource_not_found' });
   });
 
   it("answers 401 invalid_api_key for the other environment's endpoint and leaves it as it was (§5 rule 1)", async () => {

@@ -218,7 +218,7 @@ describe('GET /v1/payments/{id}', () => {
     expect(response.body.data.customer.id).toBe(response.body.data.customer_id);
   });
 
-  it("answers 404 for another merchant's payment, 401 for a payment of the other environment, 400 for a malformed id", async () => {
+  it("answers 404 for another merchant's payment or an id of any shape that names none, 401 for a payment of the other environment", async () => {
     const id = stored[0]!.id;
     const other = await newMerchant();
     const foreign = await call('GET', `/v1/payments/${id}`, { key: other.keys.test_read });
@@ -229,7 +229,9 @@ describe('GET /v1/payments/{id}', () => {
     expect(live.body.error.code).toBe('invalid_api_key');
     const missing = await call('GET', '/v1/payments/pay_00000000000000000000000000', { key: keys.test_read });
     expect(missing.status).toBe(404);
-    expect((await call('GET', '/v1/payments/nope', { key: keys.test_read })).status).toBe(400);
+    const malformed = await call('GET', '/v1/payments/nope', { key: keys.test_read });
+    expect(malformed.status).toBe(404);
+    expect(malformed.body.error).toMatchObject({ code: 'resource_not_found', message: "No such payment: 'nope'" });
     expect((await call('GET', `/v1/payments/${id}`, { key: keys.pub })).status).toBe(403);
   });
 });

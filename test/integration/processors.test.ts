@@ -1,20 +1,24 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
+import { sealCredentials } from '../../shared/domain/processor-credentials.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
 import { call, newMerchant } from '../support/api.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
 
 const REPLACED_SECRET = 'replaced-generic-secret-0123456789';
 
 /** What another instance's `PUT /v1/processors/{psp}` leaves in the table, without this instance hearing of it. */
-async function replaceSecretOnAnotherInstance(webhookPath: string, webhookSecret: string): Promise<void> {
+async function replaceSecretOnAnotherInstance(tenant: Tenant, webhookPath: string, webhookSecret: string): Promise<void> {
   const connectionId = webhookPath.split('/').pop()!;
+  const sealed = await sealCredentials(localRuntime().keyVault, tenant, 'acme', { kind: 'generic', webhookSecret });
   await runtime.db.send(
     new UpdateCommand({
       TableName: runtime.tableName,
       Key: { pk: `CONNECTION#${connectionId}`, sk: 'CONNECTION' },
-      UpdateExpression: 'SET credentials.webhookSecret = :secret',
-      ExpressionAttributeValues: { ':secret': webhookSecret },
+      UpdateExpression: 'SET sealed_credentials = :sealed',
+      ExpressionAttributeValues: { ':sealed': sealed },
     }),
   );
 }
@@ -40,6 +44,20 @@ describe('processor connections', () => {
     expect(listed.body.data.map((c: { psp: string }) => c.psp)).toEqual(['adyen', 'braintree', 'stripe']);
     const text = JSON.stringify(listed.body);
     for (const secret of ['whsec_abcdef0123456789', 'sk_test_abc123', 'priv', 'a-long-generic-secret-value']) expect(text).not.toContain(secret);
+  });
+
+  it("builds the webhook URL from the configured base URL, whatever the request's Host and X-Forwarded-Proto say", async () => {
+    // Prepare
+    const { keys } = await newMerchant();
+    const spoofed = { host: 'attacker.example', 'x-forwarded-proto': 'gopher', 'x-forwarded-host': 'attacker.example' };
+    // Act
+    const connected = await call('PUT', '/v1/processors/acme', { key: keys.test_admin, headers: spoofed, body: { webhook_secret: GENERIC_SECRET } });
+    const listed = await call('GET', '/v1/processors', { key: keys.test_admin, headers: spoofed });
+    // Assess
+    const expected = `${process.env.API_BASE_URL}/webhooks/acme/${connected.body.data.id}`;
+    expect(connected.status).toBe(200);
+    expect(connected.body.data.webhook_url).toBe(expected);
+    expect(listed.body.data.map((connection: { webhook_url: string }) => connection.webhook_url)).toEqual([expected]);
   });
 
   it('keeps the connection id (and webhook URL) when secrets are replaced', async () => {
@@ -98,10 +116,10 @@ describe('replacing a webhook secret while instances cache the connection', () =
 
   it('accepts a secret replaced on another instance at once: a refused signature is checked against a fresh read', async () => {
     // Prepare
-    const { keys } = await newMerchant();
+    const { merchantId, keys } = await newMerchant();
     const path = await connect(keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
     expect((await postGeneric(path, genericFailure())).status).toBe(200);
-    await replaceSecretOnAnotherInstance(path, REPLACED_SECRET);
+    await replaceSecretOnAnotherInstance({ merchantId, environment: 'test' }, path, REPLACED_SECRET);
     // Act
     const signedWithNew = await postGeneric(path, genericFailure(), { secret: REPLACED_SECRET });
     const signedWithOld = await postGeneric(path, genericFailure());

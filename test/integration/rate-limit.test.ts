@@ -185,7 +185,7 @@ describe('the window item (shared/store/rate-limits.ts)', () => {
     let now = runtime.clock.now().getTime();
     // Act: three requests a second for 200 s, as one instance sees them
     for (let second = 0; second < 200; second++, now += 1_000) {
-      for (let i = 0; i < 3; i++) expect((await admitRequest(tenant, 'secret', 1_000, now + i)).admitted).toBe(true);
+      for (let i = 0; i < 3; i++) expect((await admitRequest(rateLimitPk(tenant, 'secret'), 1_000, now + i)).admitted).toBe(true);
     }
     // Assess
     const item = await windowItem(tenant);
@@ -207,10 +207,12 @@ describe('the window item (shared/store/rate-limits.ts)', () => {
       }),
     );
     // Act: this process has never seen the tenant's item
-    const outcome = await admitRequest(tenant, 'secret', 20, now);
+    const outcome = await admitRequest(rateLimitPk(tenant, 'secret'), 20, now);
     // Assess
     expect(outcome.admitted).toBe(true);
-    expect(await windowItem(tenant)).toEqual({ pk: rateLimitPk(tenant, 'secret'), sk: 'RATE', total: 1, [`s${secondOf(now)}`]: 1 });
+    // Removed by TTL once its last second has left the window.
+    const expiresAt = secondOf(now) + 61;
+    expect(await windowItem(tenant)).toEqual({ pk: rateLimitPk(tenant, 'secret'), sk: 'RATE', total: 1, [`s${secondOf(now)}`]: 1, expires_at: expiresAt });
   });
 
   it('refuses exactly at the limit when the window is full, whatever the instance knew', async () => {
@@ -221,9 +223,9 @@ describe('the window item (shared/store/rate-limits.ts)', () => {
       new PutCommand({ TableName: runtime.tableName, Item: { pk: rateLimitPk(tenant, 'secret'), sk: 'RATE', total: 5, [`s${secondOf(now) - 59}`]: 3, [`s${secondOf(now) - 1}`]: 2 } }),
     );
     // Act
-    const refused = await admitRequest(tenant, 'secret', 5, now);
-    const stillRefused = await admitRequest(tenant, 'secret', 5, now + 1_000);
-    const admitted = await admitRequest(tenant, 'secret', 5, (secondOf(now) - 59 + 61) * 1000);
+    const refused = await admitRequest(rateLimitPk(tenant, 'secret'), 5, now);
+    const stillRefused = await admitRequest(rateLimitPk(tenant, 'secret'), 5, now + 1_000);
+    const admitted = await admitRequest(rateLimitPk(tenant, 'secret'), 5, (secondOf(now) - 59 + 61) * 1000);
     // Assess
     expect([refused.admitted, stillRefused.admitted, admitted.admitted]).toEqual([false, false, true]);
     const item = await windowItem(tenant);

@@ -29,23 +29,11 @@ beforeEach(() => {
   stripe.reset();
 });
 
-function connection(apiKey: string | null = API_KEY): ProcessorConnection {
-  return {
-    id: 'con_stripe',
-    merchant_id: 'mer_1',
-    environment: 'live',
-    psp: 'stripe',
-    credentials: { kind: 'stripe', webhookSecret: 'whsec_x', apiKey },
-    created_at: NOW.toISOString(),
-    updated_at: NOW.toISOString(),
-  };
-}
-
 function request(offer: OfferConfig, apiKey: string | null = API_KEY): OfferRequest {
   return {
     tenant: { merchantId: 'mer_1', environment: 'live' },
     psp: 'stripe',
-    connection: connection(apiKey),
+    credentials: async () => ({ kind: 'stripe', webhookSecret: 'whsec_x', apiKey }),
     pspCustomerId: 'cus_stripe_1',
     pspSubscriptionId: 'sub_stripe_1',
     offer,

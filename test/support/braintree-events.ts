@@ -19,6 +19,8 @@ interface NotificationOptions {
   customer?: { id: string; email: string; firstName: string; lastName: string };
   /** The subscription's status as Braintree writes it; Past Due unless said. */
   status?: string;
+  /** When Braintree says the notification happened (ISO 8601); now unless said. */
+  timestamp?: string;
 }
 
 /** Posts a signed subscription_charged_unsuccessfully notification whose latest transaction has this response code. */
@@ -28,11 +30,16 @@ export function postBraintreeFailure(path: string, processorResponseCode: string
 
 /** Posts a signed notification of `kind` about a subscription whose latest transaction has this response code. */
 export function postBraintreeNotification(path: string, kind: string, processorResponseCode: string, options: NotificationOptions = {}) {
+  return post(path, chargeNotificationXml(kind, processorResponseCode, options));
+}
+
+/** The XML of a notification of `kind` about a subscription whose latest transaction has this response code (unsigned). */
+export function chargeNotificationXml(kind: string, processorResponseCode: string, options: NotificationOptions = {}): string {
   counter += 1;
   const subscriptionId = options.subscriptionId ?? `bt_sub_${Date.now().toString(36)}_${counter}`;
-  const xml = notificationXml(
+  return notificationXml(
     kind,
-    new Date().toISOString(),
+    options.timestamp ?? new Date().toISOString(),
     subscriptionXml({
       id: subscriptionId,
       planId: 'gold',
@@ -53,5 +60,4 @@ export function postBraintreeNotification(path: string, kind: string, processorR
       ],
     }),
   );
-  return post(path, xml);
 }

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { call } from './api.ts';
 
 /** A valid cancel flow definition: survey, discount offer, confirm (steps overridable). */
@@ -37,13 +38,37 @@ export interface StartedSession {
   body: any;
 }
 
+/**
+ * A client address of its own for each start (IPv6 documentation range): starts are limited per
+ * address across merchants, and every test file shares one table.
+ */
+export const freshClientIp = (): string => `2001:db8::${randomBytes(6).toString('hex').match(/.{4}/g)!.join(':')}`;
+
+/** What the merchant's server sends as auth_hash (README, "Signing the start"), written independently of the implementation. */
+export const authHashFor = (secret: string, customerId: string, subscriptionId: string): string =>
+  createHmac('sha256', secret).update(`${customerId}:${subscriptionId}`).digest('hex');
+
+/** The tenant's cancel signing secret, read through the API as a merchant would (admin key of that environment). */
+export async function signingSecret(adminKey: string): Promise<string> {
+  const response = await call('GET', '/v1/cancel-flows/signing-secret', { key: adminKey });
+  if (response.status !== 200) throw new Error(`reading the signing secret failed: ${JSON.stringify(response.body)}`);
+  return response.body.data.secret as string;
+}
+
 export async function startSession(
   merchantId: string,
-  ids: { customer?: string; subscription?: string; environment?: 'test' | 'live'; origin?: string } = {},
+  ids: { customer?: string; subscription?: string; environment?: 'test' | 'live'; origin?: string; authHash?: string } = {},
 ): Promise<StartedSession> {
   const response = await call('POST', '/api/cancel-session/start', {
-    body: { merchant_id: merchantId, customer_id: ids.customer ?? 'cus_unknown_1', subscription_id: ids.subscription ?? 'sub_unknown_1', environment: ids.environment ?? 'test' },
+    body: {
+      merchant_id: merchantId,
+      customer_id: ids.customer ?? 'cus_unknown_1',
+      subscription_id: ids.subscription ?? 'sub_unknown_1',
+      environment: ids.environment ?? 'test',
+      ...(ids.authHash === undefined ? {} : { auth_hash: ids.authHash }),
+    },
     headers: ids.origin ? { origin: ids.origin } : {},
+    sourceIp: freshClientIp(),
   });
   if (response.status !== 201) throw new Error(`start failed: ${response.status} ${JSON.stringify(response.body)}`);
   return { token: response.body.token, sessionId: response.body.session.sessionId, body: response.body };

@@ -1,37 +1,58 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local/dynamodb-local.ts';
+import { endGroup, processesWithVariable, spawnInGroup, type RunningProcess } from '../../bin/local/process-groups.ts';
 import type { Credentials } from '../../bin/local/credentials.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+/** Marks every process one server starts (tsx, node, its DynamoDB Local), so a test can check none is left. */
+const SERVER_VARIABLE = 'RECOVERY_LOCAL_SERVER';
 
 export interface RunningServer {
   baseUrl: string;
   credentials: Credentials;
+  /** A merchant API request with the demo merchant's test admin key; the JSON body answered. */
+  api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+  /** A dev route (`/__dev/<path>`); throws unless it answers 200. */
+  dev: (method: string, path: string, body?: unknown) => Promise<any>;
+  /** Its LOCAL_DIR (removed when it stops). */
+  localDir: string;
   output: () => string;
   ops: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
-  stop: () => Promise<void>;
+  /** The processes of this server still running: tsx, the server and its DynamoDB Local while it runs. */
+  processes: () => RunningProcess[];
+  /** SIGTERM, as a terminal or a process manager stops `npm start`; the whole group is killed if it hangs. */
+  stop: () => Promise<{ code: number | null }>;
 }
 
 /** `npm start -- --memory [args]` as a developer runs it, on a free port, with its local state in a temp dir. */
 export async function startLocalServer(extraEnv: Record<string, string> = {}, args: readonly string[] = []): Promise<RunningServer> {
   const port = await freePort();
   const localDir = mkdtempSync(join(tmpdir(), 'recovery-e2e-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), LOCAL_DIR: localDir, LOG_LEVEL: 'info', ...extraEnv };
+  const marker = randomUUID();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), LOCAL_DIR: localDir, LOG_LEVEL: 'info', [SERVER_VARIABLE]: marker, ...extraEnv };
   delete env.TABLE_NAME;
   delete env.RUNTIME_MODE;
   delete env.AWS_ENDPOINT_URL_DYNAMODB;
-  const child: ChildProcess = spawn(TSX, ['bin/start.ts', '--memory', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnInGroup(TSX, ['bin/start.ts', '--memory', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    await endGroup(child);
+    rmSync(localDir, { recursive: true, force: true });
+    return { code: child.exitCode };
+  };
   for (let waited = 0; ; waited += 200) {
-    if (child.exitCode !== null) throw new Error(`local server exited: ${output}`);
-    if (waited > 60_000) throw new Error(`local server did not start: ${output}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`local server exited: ${output}`);
+    if (waited > 60_000) {
+      await stop();
+      throw new Error(`local server did not start: ${output}`);
+    }
     try {
       await fetch(`${baseUrl}/__dev/clock`);
       break;
@@ -42,23 +63,35 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
   const credentials = JSON.parse(readFileSync(join(localDir, 'credentials.json'), 'utf8')) as Credentials;
   const ops = (args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const cli = spawn(TSX, ['bin/ops.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const cli = spawnInGroup(TSX, ['bin/ops.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       cli.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       cli.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       cli.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
     });
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${credentials.keys.test_admin}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const dev = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}/__dev/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (response.status !== 200) throw new Error(`${method} /__dev/${path} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as any;
+  };
   return {
     baseUrl,
     credentials,
+    api,
+    dev,
+    localDir,
     output: () => output,
     ops,
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(localDir, { recursive: true, force: true });
-    },
+    processes: () => processesWithVariable(SERVER_VARIABLE, marker),
+    stop,
   };
 }

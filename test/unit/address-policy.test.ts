@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, isPublicAddress } from '../../shared/model/address-policy.ts';
+import { classifyAddress, isPublicAddress, isSingleLabelHost, writtenAsCalled } from '../../shared/model/address-policy.ts';
 
 const octet = fc.integer({ min: 0, max: 255 });
 const v4 = (a: fc.Arbitrary<number>, b: fc.Arbitrary<number> = octet) => fc.tuple(a, b, octet, octet).map((parts) => parts.join('.'));
@@ -65,5 +65,39 @@ describe('classifyAddress (SSRF policy for outbound webhooks)', () => {
     for (const text of ['', 'example.com', '010.0.0.1', '1.2.3', '::ffff:999.1.1.1', '1::2::3', '0x7f.0.0.1', '2130706433']) {
       expect(isPublicAddress(text), text).toBe(false);
     }
+  });
+});
+
+describe('how a live webhook URL must be written', () => {
+  const judged = (raw: string) => writtenAsCalled(raw, new URL(raw));
+
+  it('accepts any URL in its normal form, and a bare host without the trailing slash', () => {
+    fc.assert(fc.property(fc.webUrl({ withQueryParameters: true, withFragments: true }), (raw) => writtenAsCalled(new URL(raw).href, new URL(raw))));
+    for (const raw of ['https://hooks.example.com/recovery', 'https://example.com', 'https://example.com/', 'https://example.com:8443/a?b=c', 'https://[2606:4700::1]/h']) {
+      expect(judged(raw), raw).toBe(true);
+    }
+  });
+
+  it('refuses text that a reader and the HTTP client would take to different places', () => {
+    const ambiguous = [
+      'https:///h', // stored as https://h/ before
+      'https:/h/x',
+      'https:\\\\h.example.com\\x',
+      'https://ex\tample.com/x',
+      'https://0x7f.1/x',
+      'https://Example.com/x',
+      'HTTPS://example.com/x',
+      'https://example.com:443/x',
+      'https://example.com/a b',
+      'https://example.com/a/../b',
+      'https://example.com?x=1',
+      ' https://example.com/x',
+    ];
+    for (const raw of ambiguous) expect(judged(raw), JSON.stringify(raw)).toBe(false);
+  });
+
+  it('knows a single-label host from a qualified name or an address', () => {
+    for (const host of ['intranet', 'metadata', 'h', 'printer.']) expect(isSingleLabelHost(host), host).toBe(true);
+    for (const host of ['example.com', 'hooks.example.com.', '8.8.8.8', '[2606:4700::1]', '2606:4700::1']) expect(isSingleLabelHost(host), host).toBe(false);
   });
 });

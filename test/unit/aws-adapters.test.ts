@@ -38,11 +38,12 @@ describe('EventBridge Scheduler adapter', () => {
   const adapter = new EventBridgeScheduler(new SchedulerClient({ region: 'eu-west-1' }), {
     groupName: 'PaymentRecovery-prod',
     roleArn: 'arn:aws:iam::123456789012:role/scheduler',
+    deadLetterArn: 'arn:aws:sqs:eu-west-1:123456789012:schedules-dead-letter',
     targets: { 'payment-retry': 'arn:aws:lambda:eu-west-1:123456789012:function:retry' },
   });
   beforeEach(() => scheduler.reset());
 
-  it('creates a one-time, self-deleting schedule without a flexible window, telling the job the second it fires', async () => {
+  it('creates a one-time, self-deleting schedule without a flexible window, with the dead-letter queue, telling the job the second it fires', async () => {
     // Prepare
     scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:schedule' });
     // Act
@@ -65,15 +66,20 @@ describe('EventBridge Scheduler adapter', () => {
           payload: { payment_id: 'pay_1', attempt: 1 },
           scheduledAt: '2026-11-23T09:00:00.000Z',
         }),
+        DeadLetterConfig: { Arn: 'arn:aws:sqs:eu-west-1:123456789012:schedules-dead-letter' },
       },
     });
   });
 
-  it('moves an existing schedule with the same name instead of failing', async () => {
+  it('moves an existing schedule with the same name instead of failing, keeping its dead-letter queue', async () => {
     scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ message: 'exists', Message: 'exists', $metadata: {} }));
     scheduler.on(UpdateScheduleCommand).resolves({ ScheduleArn: 'arn:schedule' });
     await adapter.schedule({ id: 'retry-pay_1-1', kind: 'payment-retry', runAt: new Date('2026-11-24T09:00:00Z'), tenant, payload: {} });
-    expect(scheduler.commandCalls(UpdateScheduleCommand)[0]!.args[0].input).toMatchObject({ Name: 'retry-pay_1-1', ScheduleExpression: 'at(2026-11-24T09:00:00)' });
+    expect(scheduler.commandCalls(UpdateScheduleCommand)[0]!.args[0].input).toMatchObject({
+      Name: 'retry-pay_1-1',
+      ScheduleExpression: 'at(2026-11-24T09:00:00)',
+      Target: { DeadLetterConfig: { Arn: 'arn:aws:sqs:eu-west-1:123456789012:schedules-dead-letter' } },
+    });
   });
 
   it('deletes on cancel and treats an already-gone schedule as done', async () => {

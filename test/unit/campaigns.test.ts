@@ -179,15 +179,25 @@ describe('campaign definition rules', () => {
     );
   });
 
-  it('refuses a quiet window that starts when it ends, and accepts wrapping ones (property)', () => {
+  it('refuses an enabled quiet window that starts when it ends, accepts wrapping ones and any hours of one that is off (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 23 }), fc.boolean(), (start, end, enabled) => {
         const error = failure(() =>
           checkDefinition({ ...smsOnly, quiet_hours: { enabled, start_hour: start, end_hour: end, timezone: 'UTC' } }),
         );
-        expect(error?.param).toBe(start === end ? 'quiet_hours.end_hour' : undefined);
+        expect(error?.param).toBe(enabled && start === end ? 'quiet_hours.end_hour' : undefined);
       }),
     );
+  });
+
+  it('keeps the hours of a window that is off as sent, and checks them when an update enables it', () => {
+    const steps: CampaignStep[] = [{ channel: 'sms', template_id: 'tpl_a', delay_hours: 1 }];
+    const off = { enabled: false, start_hour: 0, end_hour: 0, timezone: 'UTC' };
+    const created = newDefinition({ name: 'x', trigger: 'manual', steps, quiet_hours: off });
+    expect(created.quiet_hours).toEqual(off);
+    expect(updatedDefinition(created, { quiet_hours: { start_hour: 5, end_hour: 5 } }).quiet_hours).toEqual({ ...off, start_hour: 5, end_hour: 5 });
+    expect(failure(() => updatedDefinition(created, { quiet_hours: { enabled: true } }))?.param).toBe('quiet_hours.end_hour');
+    expect(updatedDefinition(created, { quiet_hours: { enabled: true, end_hour: 6 } }).quiet_hours).toEqual({ ...off, enabled: true, end_hour: 6 });
   });
 
   it('fills defaults on create', () => {

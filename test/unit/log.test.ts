@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { addLogContext, log, scrubPersonalData, setLogContext, withLogScope } from '../../shared/log.ts';
+import { addLogContext, log, scrubPersonalData, scrubSecrets, setLogContext, withLogScope } from '../../shared/log.ts';
 import { captureLogLines } from '../support/log-lines.ts';
 
 describe('personal data in log lines', () => {
@@ -10,6 +10,14 @@ describe('personal data in log lines', () => {
       'MessageRejected: Email address is not verified. The following identities failed the check: [email]',
     );
     expect(scrubPersonalData('{"error_message":"Invalid destination +44 20 7946 0958 and +15555550123"}')).toBe('{"error_message":"Invalid destination [phone] and [phone]"}');
+  });
+
+  it('masks Stripe secret and restricted keys and webhook secrets, and leaves Stripe ids and masked keys alone', () => {
+    expect(scrubSecrets('{"error_message":"bad key sk_live_51Habc123 or rk_test_9z, secret whsec_AbC0"}')).toBe(
+      '{"error_message":"bad key [secret] or [secret], secret [secret]"}',
+    );
+    const line = '{"payment":"pi_3Mtw","customer":"cus_NffrFeUfNV2Hib","message":"Invalid API Key provided: sk_test_****4242"}';
+    expect(scrubSecrets(line)).toBe(line);
   });
 
   it('leaves ids, times, amounts and module paths alone', () => {

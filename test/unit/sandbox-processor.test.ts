@@ -6,7 +6,7 @@ import type { RetryRequest } from '../../shared/ports/payment-processor.ts';
 
 function request(psp: string, cardLastFour: string): RetryRequest {
   const payment = { id: 'pay_1', psp, decline_code: 'insufficient_funds', max_retries: 4 } as Payment;
-  return { tenant: { merchantId: 'mer_1', environment: 'test' }, connection: undefined, payment, attempt: 1, idempotencyKey: 'k', cardLastFour };
+  return { tenant: { merchantId: 'mer_1', environment: 'test' }, credentials: async () => undefined, payment, attempt: 1, idempotencyKey: 'k', cardLastFour };
 }
 
 /** docs/testing.md: what a retry on each sandbox card comes to, whichever processor the payment is from. */

@@ -60,9 +60,9 @@ export function createBraintreeProcessor(options: BraintreeProcessorOptions = {}
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
     async retry(request) {
-      const { connection, payment } = request;
-      const credentials = connection?.credentials;
-      if (!connection || credentials?.kind !== 'braintree') return NO_KEYS;
+      const { payment } = request;
+      const credentials = await request.credentials();
+      if (credentials?.kind !== 'braintree') return NO_KEYS;
       const subscriptionId = payment.psp_subscription_id;
       if (!subscriptionId) {
         return {

@@ -12,6 +12,8 @@ import { JOB_ID_PATTERN } from '../../ports/scheduler.ts';
 export interface EventBridgeSchedulerConfig {
   groupName: string;
   roleArn: string;
+  /** The SQS queue Scheduler puts a job's event in when it cannot invoke the target after its retries. */
+  deadLetterArn: string;
   /** The Lambda that runs each kind of job. */
   targets: Partial<Record<JobKind, string>>;
 }
@@ -26,7 +28,7 @@ function firesAt(runAt: Date): string {
   return new Date(Math.floor(runAt.getTime() / 1000) * 1000).toISOString();
 }
 
-/** One-time schedules that delete themselves after running, no flexible window. */
+/** One-time schedules that delete themselves after running, no flexible window, with the stack's dead-letter queue. */
 export class EventBridgeScheduler implements Scheduler {
   constructor(
     private readonly client: SchedulerClient,
@@ -45,7 +47,7 @@ export class EventBridgeScheduler implements Scheduler {
       ScheduleExpressionTimezone: 'UTC',
       FlexibleTimeWindow: { Mode: 'OFF' as const },
       ActionAfterCompletion: 'DELETE' as const,
-      Target: { Arn: arn, RoleArn: this.config.roleArn, Input: JSON.stringify(event) },
+      Target: { Arn: arn, RoleArn: this.config.roleArn, Input: JSON.stringify(event), DeadLetterConfig: { Arn: this.config.deadLetterArn } },
     };
     try {
       await this.client.send(new CreateScheduleCommand(input));

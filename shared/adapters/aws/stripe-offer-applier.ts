@@ -52,7 +52,7 @@ export function createStripeOfferApplier(options: StripeOfferApplierOptions = {}
   const now = options.now ?? (() => new Date());
   return {
     async apply(request: OfferRequest): Promise<OfferOutcome> {
-      const credentials = request.connection?.credentials;
+      const credentials = await request.credentials();
       const apiKey = credentials?.kind === 'stripe' ? credentials.apiKey : null;
       if (!apiKey) return { status: 'manual', reason: 'No Stripe API key on the connection, so the offer cannot be applied automatically: apply it in the Stripe dashboard.' };
       const stripe = createStripeApi({ ...options, apiKey, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });

@@ -33,7 +33,7 @@ export function createStripeProcessor(options: StripeProcessorOptions = {}): Pay
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
     async retry(request) {
-      const credentials = request.connection?.credentials;
+      const credentials = await request.credentials();
       const apiKey = credentials?.kind === 'stripe' ? credentials.apiKey : null;
       if (!apiKey) return NO_API_KEY;
       const references = stripeReferences(request.payment);

@@ -1,9 +1,9 @@
 import { idTime } from '../../ids.ts';
 import { addOnce, campaignAggregates, campaignAggregateSk, type Counters } from '../../store/analytics.ts';
 import { listCampaignItems } from '../../store/campaigns.ts';
-import { checkRange, get, rate, sum } from './recovery-analytics.ts';
-import type { Tenant } from '../../model/tenant.ts';
 import type { ServiceEvent } from '../../model/events.ts';
+import { analyticsWindow, get, rate, sum, type AnalyticsRange } from './recovery-analytics.ts';
+import type { Tenant } from '../../model/tenant.ts';
 
 /**
  * Campaign analytics, counted by enrollment cohort: every counter of an enrollment (its enrollment,
@@ -58,11 +58,6 @@ export async function recordForCampaignAnalytics(tenant: Tenant, event: ServiceE
 
 // ---- Queries -----------------------------------------------------------------------------------
 
-export interface CampaignQuery {
-  from: string;
-  to: string;
-}
-
 function campaignSummary(c: Counters) {
   const enrolled = get(c, 'enrolled_count');
   const recovered = get(c, 'recovered_count');
@@ -100,8 +95,8 @@ function campaignSummary(c: Counters) {
 }
 
 /** GET /v1/analytics/campaigns: per campaign with enrollments in the window's cohorts, ordered by campaign id (creation). */
-export async function campaignAnalytics(tenant: Tenant, query: CampaignQuery) {
-  checkRange(query);
+export async function campaignAnalytics(tenant: Tenant, range: AnalyticsRange, now: Date) {
+  const query = analyticsWindow(range, now);
   const [aggregates, campaigns] = await Promise.all([campaignAggregates(tenant, query.from, query.to), listCampaignItems(tenant)]);
   const byId = new Map(campaigns.map((campaign) => [campaign.id, campaign]));
   const ids = [...new Set(aggregates.map((aggregate) => aggregate.campaign_id))].sort();

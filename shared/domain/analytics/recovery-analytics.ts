@@ -74,9 +74,13 @@ export async function recordForAnalytics(tenant: Tenant, event: ServiceEvent, no
 
 // ---- Queries -----------------------------------------------------------------------------------
 
-export interface RecoveryQuery {
-  from: string;
-  to: string;
+/** A window as asked for: either end may be left out (analyticsWindow fills it). */
+export interface AnalyticsRange {
+  from?: string;
+  to?: string;
+}
+
+export interface RecoveryQuery extends AnalyticsRange {
   interval: Interval;
   psp?: string;
   currency?: string;
@@ -84,14 +88,27 @@ export interface RecoveryQuery {
 
 const DAY_MS = 86_400_000;
 
-/** A query's window is checked by its interval; `interval` undefined: a report without one (campaigns), which allows a year of days. */
-export function checkRange(query: { from: string; to: string; interval?: Interval }): void {
-  if (query.from > query.to) throw invalidRequest('from must not be after to', 'from');
-  const days = (Date.parse(query.to) - Date.parse(query.from)) / DAY_MS + 1;
-  const longest = MAX_RANGE_DAYS[query.interval ?? 'day'];
+/** How far back a window without `from` reaches from its `to` (docs/decisions.md, Analytics). */
+export const DEFAULT_WINDOW_DAYS = 30;
+
+const dayOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
+/**
+ * A query's window with its defaults, checked by its interval (`interval` undefined: a report without
+ * one (campaigns), which allows a year of days). A dashboard's first call sends no range: `to` is
+ * today on the service clock (UTC) and `from` 30 days before `to`, so the window holds the last 30
+ * days ending now in whole UTC days.
+ */
+export function analyticsWindow(range: AnalyticsRange & { interval?: Interval }, now: Date): { from: string; to: string } {
+  const to = range.to ?? dayOf(now.getTime());
+  const from = range.from ?? dayOf(Date.parse(`${to}T00:00:00Z`) - DEFAULT_WINDOW_DAYS * DAY_MS);
+  if (from > to) throw invalidRequest(`from must not be after to (${to})`, 'from');
+  const days = (Date.parse(to) - Date.parse(from)) / DAY_MS + 1;
+  const longest = MAX_RANGE_DAYS[range.interval ?? 'day'];
   if (days > longest) {
-    throw invalidRequest(`The range may span at most ${longest} days${query.interval ? ` with interval=${query.interval}` : ''}`, 'to');
+    throw invalidRequest(`The range may span at most ${longest} days${range.interval ? ` with interval=${range.interval}` : ''}`, range.to === undefined ? 'from' : 'to');
   }
+  return { from, to };
 }
 
 /** The start (yyyy-mm-dd) of the calendar period holding `day`: itself, its ISO week's Monday, its month's 1st. */
@@ -140,8 +157,8 @@ function summary(c: Counters) {
 }
 
 /** GET /v1/analytics/recovery: per currency (amounts are never summed across currencies), with a series. */
-export async function recoveryAnalytics(tenant: Tenant, query: RecoveryQuery) {
-  checkRange(query);
+export async function recoveryAnalytics(tenant: Tenant, request: RecoveryQuery, now: Date) {
+  const query = { ...request, ...analyticsWindow(request, now) };
   const aggregates = (await recoveryAggregates(tenant, query.from, query.to)).filter(
     (aggregate) => (!query.psp || aggregate.psp === query.psp) && (!query.currency || aggregate.currency === query.currency),
   );

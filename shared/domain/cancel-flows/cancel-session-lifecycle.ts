@@ -3,10 +3,17 @@ import { newId } from '../../ids.ts';
 import { log } from '../../log.ts';
 import { findActiveCancelFlow } from '../../store/cancel-flows.ts';
 import { advanceSessionWrite, insertSession, readSessionState, touchSession } from '../../store/cancel-sessions.ts';
+import { findSigningSecrets } from '../../store/cancel-signing-secrets.ts';
+import { cancelStartWindowPk, clientStartWindowPk } from '../../store/keys.ts';
+import { findMerchant } from '../../store/merchants.ts';
+import { admitRequest } from '../../store/rate-limits.ts';
+import { checkStartSignature } from '../cancel-signing.ts';
 import { advanceChange, hashToken, newSession, TOKEN_PATTERN, type AdvanceInput, type SessionStart } from './cancel-sessions.ts';
-import { invalidRequest, ServiceError } from '../../model/errors.ts';
-import { LOST, SESSION_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import type { CancelSession } from '../../model/cancel-session-schema.ts';
+import { invalidRequest, rateLimited, ServiceError } from '../../model/errors.ts';
+import { LOST, SESSION_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
+import { requestsPerWindow } from '../../model/plans.ts';
+import { retryAfterSeconds } from '../../model/sliding-window.ts';
 
 /**
  * The cancel-session endpoints (§4.5); complete is in cancel-session-completion.ts, so only its
@@ -28,10 +35,28 @@ export function tokenHash(token: string): string {
   return hashToken(token);
 }
 
-/** POST /api/cancel-session/start: a session on the merchant's active flow of that environment (404 if none). */
-export async function startSession(start: SessionStart, now: Date): Promise<{ token: string; session: CancelSession }> {
+/** Starts one client address may make a minute, whichever merchants they name: a subscriber needs a few, more is someone trying ids. */
+export const STARTS_PER_CLIENT_PER_WINDOW = 60;
+
+/** Counts a start in a window; refused, 429 with when to retry. */
+async function admitStart(windowPk: string, limit: number, now: Date): Promise<void> {
+  const nowMs = now.getTime();
+  const outcome = await admitRequest(windowPk, limit, nowMs);
+  if (!outcome.admitted) throw rateLimited(retryAfterSeconds(outcome.counts, limit, nowMs));
+}
+
+/**
+ * POST /api/cancel-session/start: a session on the merchant's active flow of that environment.
+ * Checked in this order: the client's own limit (anything it sends counts), the signature (401), the
+ * merchant's limit (only signed starts spend it, so a stranger cannot use it up), the active flow (404).
+ */
+export async function startSession(start: SessionStart, clientIp: string | undefined, now: Date): Promise<{ token: string; session: CancelSession }> {
   const tenant = { merchantId: start.merchantId, environment: start.environment };
-  const flow = await findActiveCancelFlow(tenant);
+  // Without an address (never so behind API Gateway) every such caller shares one window: fail closed.
+  await admitStart(clientStartWindowPk(clientIp ?? 'unknown'), STARTS_PER_CLIENT_PER_WINDOW, now);
+  const [merchant, secrets, flow] = await Promise.all([findMerchant(start.merchantId), findSigningSecrets(tenant), findActiveCancelFlow(tenant)]);
+  checkStartSignature(start, secrets, now);
+  if (merchant) await admitStart(cancelStartWindowPk(tenant), requestsPerWindow(merchant.plan, merchant.rate_limit_override), now);
   if (!flow || flow.status !== 'active') {
     throw new ServiceError('resource_not_found', `Merchant '${start.merchantId}' has no active cancel flow in ${start.environment} mode.`);
   }

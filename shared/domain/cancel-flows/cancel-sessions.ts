@@ -30,6 +30,8 @@ export interface SessionStart {
   environment: Environment;
   customerId: string;
   subscriptionId: string;
+  /** The merchant server's signature of the two ids (cancel-signing.ts). */
+  authHash?: string;
 }
 
 export function newSession(sessionId: string, start: SessionStart, flow: CancelFlow, now: Date): CancelSession {

@@ -4,6 +4,7 @@ import type { Tenant } from '../../model/tenant.ts';
 import type { Ports } from '../../ports/ports.ts';
 import { findFeedback, saveOfferApplication } from '../../store/cancel-feedback.ts';
 import { findConnectionForPsp } from '../../store/processor-connections.ts';
+import { credentialsOnDemand } from '../processor-credentials.ts';
 
 /**
  * Applies the offer a subscriber accepted in a cancel flow, after the save is stored: driven by the
@@ -12,7 +13,7 @@ import { findConnectionForPsp } from '../../store/processor-connections.ts';
  * feedback record whose offer is still pending is applied, the processor call carries a key derived
  * from the session, and the result is recorded only over `pending`.
  */
-export async function applyAcceptedOffer(ports: Pick<Ports, 'offerApplier'>, tenant: Tenant, sessionId: string, now: () => Date): Promise<void> {
+export async function applyAcceptedOffer(ports: Pick<Ports, 'offerApplier' | 'keyVault'>, tenant: Tenant, sessionId: string, now: () => Date): Promise<void> {
   const feedback = await findFeedback(tenant, sessionId);
   if (feedback?.offer_application?.status !== 'pending' || !feedback.offer || !feedback.psp) return;
   if (!feedback.psp_customer_id || !feedback.psp_subscription_id) return;
@@ -20,7 +21,7 @@ export async function applyAcceptedOffer(ports: Pick<Ports, 'offerApplier'>, ten
   const outcome = await ports.offerApplier.apply({
     tenant,
     psp: feedback.psp,
-    connection,
+    credentials: credentialsOnDemand(ports.keyVault, connection),
     pspCustomerId: feedback.psp_customer_id,
     pspSubscriptionId: feedback.psp_subscription_id,
     offer: feedback.offer,

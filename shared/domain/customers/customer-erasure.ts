@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { deleteSubscriberSessions } from '../../store/cancel-sessions.ts';
 import { findCustomer, getCustomer, deleteCustomerWrites } from '../../store/customers.ts';
+import { completeErasedCustomerWrite, erasedChargeWrites, recordErasedCustomer } from '../../store/erased-references.ts';
 import { countAnonymizedWrite, completeErasureWrite, deleteOwnedItem, findErasure, ownedItems, startErasure } from '../../store/erasures.ts';
 import { enrollmentFromItem, eraseEnrollmentWrites } from '../../store/enrollments.ts';
 import { anonymizeEvent, recordEventWrite } from '../../store/events.ts';
@@ -102,14 +104,20 @@ export async function eraseCustomer(tenant: Tenant, customerId: string, now: Dat
   return writeOptimistically(erasing, async () => {
     const customer = await findCustomer(tenant, customerId);
     if (!customer) return finishedErasure(tenant, customerId, now);
-    await startErasure(tenant, customerId, now);
+    const erasedAt = await startErasure(tenant, customerId, now);
+    // First, before anything is erased: from here on an event about the person that happened before
+    // the erasure began is recognised (ingestion.ts), however far the erasure has got.
+    await recordErasedCustomer(tenant, customer.psp, customer.psp_customer_id, customerId, erasedAt);
     const personal = personalValues(customer);
     await deleteIdempotencyRecordsContaining(tenant, personal);
-    await anonymizeOwnedItems(tenant, customerId, personal, now);
+    // The widget names the subscriber by the processor's customer id or ours.
+    await deleteSubscriberSessions(tenant, [customer.psp_customer_id, customerId]);
+    await anonymizeOwnedItems(tenant, customerId, personal, erasedAt, now);
     const notice = newEvent(tenant, 'customer.deleted', { id: customerId, deleted: true }, now);
     const outcome = await transact([
       ...deleteCustomerWrites(tenant, customer),
       completeErasureWrite(tenant, customerId, now),
+      completeErasedCustomerWrite(tenant, customer.psp, customer.psp_customer_id, customerId),
       recordEventWrite(tenant, notice),
     ]);
     // The customer changed meanwhile (a new failure arrived for them): erase what it brought, then try again.
@@ -126,7 +134,7 @@ async function finishedErasure(tenant: Tenant, customerId: string, now: Date): P
     throw new Error(`Customer ${customerId} reappeared during erasure`);
   }
   if (record.state !== 'completed') throw new Error(`Erasure of ${customerId} is open but the customer is gone`);
-  await anonymizeOwnedItems(tenant, customerId, [customerId], now);
+  await anonymizeOwnedItems(tenant, customerId, [customerId], record.started_at, now);
   const final = (await findErasure(tenant, customerId))!;
   return { id: customerId, deleted: true, anonymized_records: final.anonymized_records };
 }
@@ -134,6 +142,8 @@ async function finishedErasure(tenant: Tenant, customerId: string, now: Date): P
 interface ErasureContext {
   customerId: string;
   personal: readonly string[];
+  /** When the erasure began: events that happened before it are erased too. */
+  erasedAt: string;
   now: Date;
 }
 
@@ -157,8 +167,8 @@ const OWNED_ITEMS: Record<string, (tenant: Tenant, item: Record<string, unknown>
  * handled, so an empty partition is done. Payments go one at a time (each also counts itself on the
  * erasure record, one item); everything else in parallel.
  */
-async function anonymizeOwnedItems(tenant: Tenant, customerId: string, personal: readonly string[], now: Date): Promise<void> {
-  const context: ErasureContext = { customerId, personal, now };
+async function anonymizeOwnedItems(tenant: Tenant, customerId: string, personal: readonly string[], erasedAt: string, now: Date): Promise<void> {
+  const context: ErasureContext = { customerId, personal, erasedAt, now };
   const handle = (item: Record<string, unknown>): Promise<boolean> => {
     const handler = OWNED_ITEMS[item.entity as string];
     return handler ? handler(tenant, item, context) : deleteOwnedItem(item as { pk: string; sk: string }).then(() => true);
@@ -177,13 +187,15 @@ async function anonymizeOwnedItems(tenant: Tenant, customerId: string, personal:
   throw new Error(`Items of customer ${customerId} keep reappearing during erasure`);
 }
 
-async function anonymizeOwnedPayment(tenant: Tenant, paymentId: string, { customerId, personal, now }: ErasureContext): Promise<boolean> {
+async function anonymizeOwnedPayment(tenant: Tenant, paymentId: string, { customerId, personal, erasedAt, now }: ErasureContext): Promise<boolean> {
   const payment = await findPayment(tenant, paymentId);
   if (!payment || payment.customer_id !== customerId) return false;
   const { payment: anonymized, droppedReferences, ended } = anonymizePayment(payment, personal, now);
   const outcome = await transact([
     ...paymentChangeWrites(tenant, payment, anonymized),
     ...deletePaymentReferenceWrites(tenant, payment.psp, droppedReferences),
+    // Every charge id it had, the hashed and dropped ones too: duplicate detection no longer finds those.
+    ...erasedChargeWrites(tenant, payment.psp, [payment.psp_payment_id, ...payment.psp_references], customerId, erasedAt),
     countAnonymizedWrite(tenant, customerId),
     // Announced like any terminal outcome (analytics, the merchant's webhooks), from the anonymised payment.
     ...(ended ? [recordEventWrite(tenant, newEvent(tenant, 'payment.terminal', paymentResource(anonymized), now))] : []),

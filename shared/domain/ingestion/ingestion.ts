@@ -1,22 +1,33 @@
 import { isDeepStrictEqual } from 'node:util';
-import { findCustomer, findCustomerIdForPsp, saveCustomerWrites } from '../../store/customers.ts';
+import { hasEnded, toPaymentMethod, type Customer } from '../../model/customer.ts';
+import { lockTimeout } from '../../model/errors.ts';
+import { newEvent, type ServiceEvent, type SubscriptionNews } from '../../model/events.ts';
+import { isAnonymised, isOpen, type Payment, type RecoveryChannel } from '../../model/payment.ts';
+import type { ProcessorConnection } from '../../model/processor-connection.ts';
+import type { ProcessorEvent } from '../../model/processor-event.ts';
+import type { Tenant } from '../../model/tenant.ts';
+import { wellFormedText } from '../../model/well-formed-text.ts';
+import type { Ports } from '../../ports/ports.ts';
+import { customerListItem } from '../../representations/customer.ts';
+import { paymentResource } from '../../representations/payment.ts';
+import { recoveredEventData } from '../../representations/payment-events.ts';
+import { findCustomer, saveCustomerWrites } from '../../store/customers.ts';
 import { enrollmentsOf } from '../../store/enrollments.ts';
+import { erasureCheck, notErasedChecks, type ErasureCheck, type ErasureVerdict } from '../../store/erased-references.ts';
 import { recordEventWrite } from '../../store/events.ts';
-import { findRecordedFailure } from '../../store/failure-lookup.ts';
+import { findEventCustomer, findRecordedFailure, findSettledPayment } from '../../store/failure-lookup.ts';
 import {
-  addPaymentReferences,
   findPayment,
   findPaymentByReferences,
   newPaymentWrites,
   paymentChangeWrites,
+  paymentReferenceWrites,
   type ReferenceMatch,
 } from '../../store/payments.ts';
 import { recordSettledCharges, unsettledChargeChecks } from '../../store/settled-charges.ts';
 import { transact, type TransactItem } from '../../store/transactions.ts';
-import { customerListItem } from '../../representations/customer.ts';
-import { paymentResource } from '../../representations/payment.ts';
-import { recoveredEventData } from '../../representations/payment-events.ts';
-import { hasEnded, toPaymentMethod, type Customer } from '../../model/customer.ts';
+import { INGESTION, LOST, writeOptimistically, type ContentionPolicy } from '../contention.ts';
+import { cancelPendingRetry, routeFailure } from '../retries/recovery-routing.ts';
 import {
   cancelSubscription,
   countFailure,
@@ -30,23 +41,13 @@ import {
   updateSubscription,
   withStatus,
 } from './failure-accounting.ts';
-import { isAnonymised, isOpen, type Payment, type RecoveryChannel } from '../../model/payment.ts';
-import type { ProcessorEvent } from '../../model/processor-event.ts';
-import { lockTimeout } from '../../model/errors.ts';
-import { INGESTION, LOST, writeOptimistically, type ContentionPolicy } from '../contention.ts';
-import { wellFormedText } from '../../model/well-formed-text.ts';
 import { lateOutcomeEvents, recategorization } from './payment-change-events.ts';
-import { cancelPendingRetry, routeFailure } from '../retries/recovery-routing.ts';
-import type { Ports } from '../../ports/ports.ts';
-import { tenantOf, type Tenant } from '../../model/tenant.ts';
-import type { ProcessorConnection } from '../../model/processor-connection.ts';
-import { newEvent, type ServiceEvent, type SubscriptionNews } from '../../model/events.ts';
 
 /** Ingestion schedules a soft decline's first retry and cancels a pending one when the processor reports the payment paid. */
 export type IngestionPorts = Pick<Ports, 'scheduler'>;
 
 export interface IngestionResult {
-  outcome: 'created' | 'duplicate' | 'updated' | 'ignored';
+  outcome: 'created' | 'duplicate' | 'updated' | 'ignored' | 'erased';
   payment_id?: string;
   customer_id?: string;
 }
@@ -63,11 +64,27 @@ const refusedAfter = (what: string): ContentionPolicy => ({
 
 type FailedEvent = Extract<ProcessorEvent, { kind: 'payment_failed' }>;
 type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
+type CustomerEvent = Exclude<ProcessorEvent, { kind: 'ignored' }>;
+
+/** The erasure check of an event about its customer alone (no charge). */
+const customerCheck = (tenant: Tenant, psp: string, event: CustomerEvent): ErasureCheck =>
+  erasureCheck(tenant, psp, event.customer.pspCustomerId, [], event.occurredAt);
+
+/**
+ * An event the erasure tombstones decide (docs/privacy.md): one that happened before an erasure of
+ * its customer or charge is acknowledged with nothing stored, scheduled or emitted; one that happened
+ * after an erasure still under way waits until it has finished (429: the processor delivers it again)
+ * and then starts a fresh record, as a new relationship.
+ */
+function erasedOutcome(verdict: ErasureVerdict): IngestionResult | undefined {
+  if (verdict.kind === 'erased') return { outcome: 'erased' };
+  if (verdict.kind === 'erasing') throw lockTimeout('The customer this event is about is being erased: send it again once the erasure has finished.');
+  return undefined;
+}
 
 /** What one verified processor event changes. Every path is safe to replay and to run concurrently with itself. */
 export async function ingestProcessorEvent(ports: IngestionPorts, connection: ProcessorConnection, received: ProcessorEvent, now: Date): Promise<IngestionResult> {
-  const tenant = tenantOf(connection);
-  const { psp } = connection;
+  const { tenant, psp } = connection;
   const event = timed(wellFormedText(received));
   switch (event.kind) {
     case 'payment_failed':
@@ -79,12 +96,12 @@ export async function ingestProcessorEvent(ports: IngestionPorts, connection: Pr
     case 'subscription_updated':
       // An update that ends the subscription is its cancellation (Stripe sends both; either one churns, once).
       if (hasEnded(event.subscription)) return cancelKnownSubscription(tenant, psp, event, now);
-      return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+      return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, customerCheck(tenant, psp, event), now, (customer) => {
         const updated = updateSubscription(customer, event.subscription, now);
         return updated && { customer: updated };
       });
     case 'payment_method_updated':
-      return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+      return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, customerCheck(tenant, psp, event), now, (customer) => {
         const paymentMethod = toPaymentMethod(event.paymentMethod);
         if (isDeepStrictEqual(customer.payment_method, paymentMethod)) return undefined;
         return { customer: withStatus({ ...customer, payment_method: paymentMethod }, now) };
@@ -96,9 +113,12 @@ export async function ingestProcessorEvent(ports: IngestionPorts, connection: Pr
 
 async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string, event: FailedEvent, now: Date): Promise<IngestionResult> {
   const references = [...new Set([event.payment.pspPaymentId, ...event.payment.references])];
+  const check = erasureCheck(tenant, psp, event.customer.pspCustomerId, references, event.occurredAt);
   return writeOptimistically(refusedAfter(`record failed payment ${event.payment.pspPaymentId}`), async () => {
-    const recorded = await findRecordedFailure(tenant, psp, event.customer.pspCustomerId, references, now);
-    if (recorded.payment) return completeDuplicate(ports, tenant, psp, event, references, now, recorded.payment);
+    const recorded = await findRecordedFailure(tenant, psp, event.customer.pspCustomerId, references, check, now);
+    const erased = erasedOutcome(recorded.erasure);
+    if (erased) return erased;
+    if (recorded.payment) return (await completeDuplicate(ports, tenant, psp, event, references, check, now, recorded.payment)) ?? LOST;
     const existing = recorded.customerId === undefined ? undefined : await findCustomer(tenant, recorded.customerId);
     const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now);
     if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
@@ -133,6 +153,7 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
       ...unsettled,
       ...saveCustomerWrites(tenant, customer, existing ? existing.version : null),
       ...events.map((e) => recordEventWrite(tenant, e)),
+      ...notErasedChecks(check),
     ]);
     if (result.committed) {
       await routeFailure(ports, tenant, payment);
@@ -140,9 +161,9 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
     }
     // A concurrent delivery of the same charge recorded it between the read and this transaction.
     if (result.failedConditions.some((position) => position < paymentWrites.length)) {
-      return completeDuplicate(ports, tenant, psp, event, references, now);
+      return (await completeDuplicate(ports, tenant, psp, event, references, check, now)) ?? LOST;
     }
-    // The customer changed (or was created) under us: read again and retry.
+    // The customer changed (or was created) under us, or an erasure began: read again and retry.
     return LOST;
   });
 }
@@ -151,6 +172,7 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
  * The charge is already recorded (a replay, or a sibling event for the same charge). Link any new
  * processor ids, take what the first event lacked (a decline code, the subscription), and finish the
  * hand-off in case the first delivery stopped before it. `found` is the match the caller just read.
+ * Undefined when an erasure began meanwhile: the caller reads again, tombstones included.
  */
 async function completeDuplicate(
   ports: IngestionPorts,
@@ -158,16 +180,17 @@ async function completeDuplicate(
   psp: string,
   event: FailedEvent,
   references: string[],
+  check: ErasureCheck,
   now: Date,
   found?: ReferenceMatch,
-): Promise<IngestionResult> {
+): Promise<IngestionResult | undefined> {
   return writeOptimistically(refusedAfter(`update payment for ${event.payment.pspPaymentId}`), async (attempt) => {
     const match = attempt === 0 && found ? found : await findPaymentByReferences(tenant, psp, references);
     const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
     if (!match || !payment) throw new Error(`Payment reference for ${event.payment.pspPaymentId} exists without its payment`);
     // The customer was erased: a late or replayed event must not link anything back to the payment.
     if (isAnonymised(payment)) return { outcome: 'duplicate', payment_id: payment.id };
-    await addPaymentReferences(tenant, psp, payment.id, match.unlinked);
+    const linking = paymentReferenceWrites(tenant, psp, payment.id, match.unlinked);
     const writes: TransactItem[] = [];
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
     const timeZone = event.customer.timezone ?? customer?.timezone ?? null;
@@ -194,7 +217,7 @@ async function completeDuplicate(
         };
       }
     }
-    if (enriched === payment && writes.length === 0) {
+    if (enriched === payment && writes.length === 0 && linking.length === 0) {
       await routeFailure(ports, tenant, payment);
       return { outcome: 'duplicate', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
@@ -205,12 +228,13 @@ async function completeDuplicate(
             ...paymentChangeWrites(tenant, payment, enriched),
             ...[...recategorization(tenant, payment, enriched, now), ...lateOutcomeEvents(tenant, payment, enriched, now)].map((change) => recordEventWrite(tenant, change)),
           ];
-    const result = await transact([...changed, ...writes]);
+    const checked = [...changed, ...writes, ...linking];
+    const result = await transact([...checked, ...notErasedChecks(check)]);
     if (result.committed) {
       await routeFailure(ports, tenant, enriched);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
-    return LOST;
+    return result.failedConditions.some((position) => position >= checked.length) ? undefined : LOST;
   });
 }
 
@@ -234,8 +258,12 @@ function withReportedSubscription(customer: Customer, event: SucceededEvent, now
 }
 
 async function recordRecovery(ports: IngestionPorts, tenant: Tenant, psp: string, event: SucceededEvent, now: Date): Promise<IngestionResult> {
+  const check = erasureCheck(tenant, psp, event.customer.pspCustomerId, event.references, event.occurredAt);
   return writeOptimistically(refusedAfter('record the recovery'), async () => {
-    const match = await findPaymentByReferences(tenant, psp, event.references);
+    const settled = await findSettledPayment(tenant, psp, event.references, check);
+    const erased = erasedOutcome(settled.erasure);
+    if (erased) return erased;
+    const match = settled.payment;
     const payment = match === undefined ? undefined : await findPayment(tenant, match.paymentId);
     // A terminal payment paid after all (a new card on the invoice, an uncollectible invoice settled) comes back too.
     const paidAfterAll = payment?.status === 'terminal';
@@ -248,10 +276,11 @@ async function recordRecovery(ports: IngestionPorts, tenant: Tenant, psp: string
         // A failure recorded between the lookup and the marker missed it: recover that one now.
         if (await findPaymentByReferences(tenant, psp, event.references)) return LOST;
       }
-      const refreshed = await updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+      const refreshed = await updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, check, now, (customer) => {
         const next = withReportedSubscription(customer, event, now);
         return isDeepStrictEqual(next, customer) ? undefined : { customer: withStatus(next, now) };
       });
+      if (refreshed.outcome === 'erased') return refreshed;
       if (refreshed.outcome === 'updated') return { ...refreshed, payment_id: payment?.id };
       return payment ? { outcome: 'duplicate', payment_id: payment.id } : { outcome: 'ignored' };
     }
@@ -266,7 +295,7 @@ async function recordRecovery(ports: IngestionPorts, tenant: Tenant, psp: string
       const counted = countRecovery(withReportedSubscription(customer, event, now), recovered, now, paidAfterAll ? 'terminal' : 'open');
       writes.push(...saveCustomerWrites(tenant, counted, customer.version));
     }
-    const result = await transact(writes);
+    const result = await transact([...writes, ...notErasedChecks(check)]);
     if (result.committed) {
       await cancelPendingRetry(ports, payment);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
@@ -284,7 +313,7 @@ function timed(event: ProcessorEvent): ProcessorEvent {
 type SubscriptionEvent = Extract<ProcessorEvent, { kind: 'subscription_canceled' | 'subscription_updated' }>;
 
 function cancelKnownSubscription(tenant: Tenant, psp: string, event: SubscriptionEvent, now: Date): Promise<IngestionResult> {
-  return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, now, (customer) => {
+  return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, customerCheck(tenant, psp, event), now, (customer) => {
     const current = customer.subscriptions.find((s) => s.psp_subscription_id === event.subscription.pspSubscriptionId);
     if (current && hasEnded(current)) return undefined;
     const canceled = cancelSubscription(customer, event.subscription, now);
@@ -299,19 +328,23 @@ async function updateKnownCustomer(
   tenant: Tenant,
   psp: string,
   pspCustomerId: string,
+  check: ErasureCheck,
   now: Date,
   /** Returns undefined when the event changes nothing (a replay), so nothing is written or emitted twice. */
   change: (customer: Customer) => { customer: Customer; event?: { type: 'customer.subscription_canceled'; data: SubscriptionNews } } | undefined,
 ): Promise<IngestionResult> {
   return writeOptimistically(refusedAfter(`update customer ${pspCustomerId}`), async () => {
-    const customerId = await findCustomerIdForPsp(tenant, psp, pspCustomerId);
-    const customer = customerId === undefined ? undefined : await findCustomer(tenant, customerId);
+    const known = await findEventCustomer(tenant, psp, pspCustomerId, check);
+    const erased = erasedOutcome(known.erasure);
+    if (erased) return erased;
+    const customer = known.customerId === undefined ? undefined : await findCustomer(tenant, known.customerId);
     // Customers are created by their first failure (§6); events about others are not ours to track.
     if (!customer) return { outcome: 'ignored' };
     const next = change(customer);
     if (!next) return { outcome: 'duplicate', customer_id: customer.id };
     const writes = saveCustomerWrites(tenant, next.customer, customer.version);
     if (next.event) writes.push(recordEventWrite(tenant, newEvent(tenant, next.event.type, { ...customerListItem(next.customer), ...next.event.data }, now)));
+    writes.push(...notErasedChecks(check));
     return (await transact(writes)).committed ? { outcome: 'updated', customer_id: customer.id } : LOST;
   });
 }

@@ -1,5 +1,5 @@
 import { newId, randomSecret } from '../../ids.ts';
-import { classifyAddress, isLocalHostName } from '../../model/address-policy.ts';
+import { classifyAddress, isLocalHostName, isSingleLabelHost, writtenAsCalled } from '../../model/address-policy.ts';
 import { stateConflict, validationFailed } from '../../model/errors.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import type { Ports } from '../../ports/ports.ts';
@@ -32,7 +32,10 @@ export const mayReachPrivate = (sender: Pick<WebhookSender, 'privateTestEndpoint
 /** Checking an endpoint's URL asks what the sender may reach. */
 export type EndpointPorts = Pick<Ports, 'webhookSender'>;
 
-/** What can be judged from the URL alone; resolved addresses are checked again at every delivery. */
+/**
+ * What can be judged from the URL alone; resolved addresses are checked again at every delivery.
+ * A live endpoint must also be written as it will be called and name a fully qualified host.
+ */
 function checkUrl(ports: EndpointPorts, tenant: Tenant, raw: string): string {
   let url: URL;
   try {
@@ -43,6 +46,10 @@ function checkUrl(ports: EndpointPorts, tenant: Tenant, raw: string): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw validationFailed('Invalid url: must use https', 'url');
   if (tenant.environment === 'live' && url.protocol !== 'https:') throw validationFailed('Invalid url: live-mode endpoints must use https', 'url');
   if (url.username !== '' || url.password !== '') throw validationFailed('Invalid url: must not contain credentials', 'url');
+  if (tenant.environment === 'live') {
+    if (!writtenAsCalled(raw, url)) throw validationFailed(`Invalid url: it reads as ${url.href} once normalised; send it in that form`, 'url');
+    if (isSingleLabelHost(url.hostname)) throw validationFailed(`Invalid url: ${url.hostname} is not a fully qualified domain name`, 'url');
+  }
   if (!mayReachPrivate(ports.webhookSender, tenant)) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const kind = classifyAddress(host);

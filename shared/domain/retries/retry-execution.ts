@@ -16,13 +16,14 @@ import { withStatus } from '../ingestion/failure-accounting.ts';
 import type { Payment } from '../../model/payment.ts';
 import { recategorization } from '../ingestion/payment-change-events.ts';
 import { PLANS } from '../../model/plans.ts';
+import { credentialsOnDemand } from '../processor-credentials.ts';
 import { retryJobId } from './recovery-routing.ts';
 import { applyOutcome, attemptAfterSettlement, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { newEvent } from '../../model/events.ts';
 
 /** A retry schedules its attempts and their watchdogs, and charges through the payment's processor. */
-export type RetryPorts = Pick<Ports, 'scheduler' | 'paymentProcessor'>;
+export type RetryPorts = Pick<Ports, 'scheduler' | 'paymentProcessor' | 'keyVault'>;
 
 /** The payment or its customer changing under an attempt's bookkeeping (a webhook, ingestion) is read again; the job is retried past this. */
 const RECORDING: ContentionPolicy = { write: 'retry', attempts: 6, backoff: BACKGROUND_WRITE };
@@ -155,7 +156,7 @@ export async function runRetryAttempt(
   const [connection, customer] = await Promise.all([findConnectionForPsp(tenant, payment.psp), findCustomer(tenant, customerId)]);
   const outcome = await ports.paymentProcessor.retry({
     tenant,
-    connection,
+    credentials: credentialsOnDemand(ports.keyVault, connection),
     payment,
     attempt: payment.retry_count,
     idempotencyKey: retryJobId(payment.id, payment.retry_count),

@@ -6,6 +6,7 @@ import type { Assert, Same } from './common.ts';
 const ERROR_CODES = [
   'invalid_request',
   'invalid_api_key',
+  'invalid_signature',
   'insufficient_scope',
   'trial_expired',
   'ip_not_allowed',

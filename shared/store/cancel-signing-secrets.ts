@@ -1,0 +1,30 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../runtime.ts';
+import type { CancelSigningSecrets } from '../domain/cancel-signing.ts';
+import type { Tenant } from '../model/tenant.ts';
+import { putVersioned } from './dynamo.ts';
+import { tenantPk } from './keys.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * The secrets a tenant's cancel-session starts are signed with: one item in the tenant partition
+ * holding the current secret and those rolled out still in their grace period. Stored readable (the
+ * API shows it and the start recomputes the HMAC with it), as webhook signing secrets are.
+ */
+const SK = 'CANCELSIGNING';
+
+function fromItem(item: Record<string, unknown>): CancelSigningSecrets {
+  const { pk: _pk, sk: _sk, entity: _entity, ...record } = item;
+  return record as unknown as CancelSigningSecrets;
+}
+
+export async function findSigningSecrets(tenant: Tenant): Promise<CancelSigningSecrets | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: SK }, ConsistentRead: true }));
+  return Item ? fromItem(Item) : undefined;
+}
+
+/** Writes the secrets, first (previousVersion null) or over the version read; false when another request wrote first. */
+export async function saveSigningSecrets(tenant: Tenant, record: CancelSigningSecrets, previousVersion: number | null): Promise<boolean> {
+  return putVersioned(db, tableName, { pk: tenantPk(tenant), sk: SK, entity: 'cancel_signing_secrets', ...record }, previousVersion);
+}
