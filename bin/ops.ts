@@ -123,7 +123,7 @@ async function run(argv: string[]): Promise<unknown> {
   if (noun === 'processors' && verb === 'encrypt-secrets' && target === undefined) {
     // Connections stored before credentials were sealed; in AWS this needs CREDENTIALS_KEY_ID (stack output CredentialsKeyArn).
     const { keyVault } = await import('../shared/composition/key-vault.ts');
-    const { sealPlaintextCredentials } = await import('../shared/domain/processor-credentials.ts');
+    const { sealPlaintextCredentials } = await import('../shared/domain/ingestion/processor-credentials.ts');
     return sealPlaintextCredentials({ keyVault });
   }
   throw new UsageError(USAGE);

@@ -3,7 +3,7 @@ import { AnyPrincipal, Effect, PolicyStatement, type IRole } from 'aws-cdk-lib/a
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { CREDENTIALS_PURPOSE } from '../shared/domain/credential-context.ts';
+import { CREDENTIALS_PURPOSE } from '../shared/domain/ingestion/credential-context.ts';
 import type { CredentialUse } from '../shared/routes.ts';
 
 /** The role tag the key policy reads: only a role tagged `open` may decrypt. */

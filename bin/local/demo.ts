@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { runtime } from '../../shared/runtime.ts';
-import { signingSecretsOf } from '../../shared/domain/cancel-signing-lifecycle.ts';
-import { authHash, currentSecret } from '../../shared/domain/cancel-signing.ts';
+import { signingSecretsOf } from '../../shared/domain/cancel-flows/cancel-signing-lifecycle.ts';
+import { authHash, currentSecret } from '../../shared/domain/cancel-flows/cancel-signing.ts';
 import type { Environment } from '../../shared/model/tenant.ts';
 
 /** The widget's source, read per request so edits show on reload. */

@@ -1,6 +1,6 @@
 import * as z from '#shared/zod';
-import { EXPIRE_PREVIOUS } from '#shared/domain/cancel-signing';
-import { rollSigningSecret } from '#shared/domain/cancel-signing-lifecycle';
+import { EXPIRE_PREVIOUS } from '#shared/domain/cancel-flows/cancel-signing';
+import { rollSigningSecret } from '#shared/domain/cancel-flows/cancel-signing-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok, showingSecret } from '#shared/http/responses';
 import { cancelSigningSecretResource } from '#shared/representations/cancel-signing-secret';

@@ -1,4 +1,4 @@
-import { signingSecretsOf } from '#shared/domain/cancel-signing-lifecycle';
+import { signingSecretsOf } from '#shared/domain/cancel-flows/cancel-signing-lifecycle';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { cancelSigningSecretResource } from '#shared/representations/cancel-signing-secret';

@@ -6,7 +6,7 @@ import { scheduler } from '../composition/scheduler.ts';
 import { runtime } from '../runtime.ts';
 import { notFound } from '../model/errors.ts';
 import { ingestProcessorEvent } from '../domain/ingestion/ingestion.ts';
-import { openConnection } from '../domain/processor-credentials.ts';
+import { openConnection } from '../domain/ingestion/processor-credentials.ts';
 import { WebhookRejected, type ProcessorEvent } from '../model/processor-event.ts';
 import { addLogContext } from '../log.ts';
 import { cachedConnection, findConnection } from '../store/processor-connections.ts';

@@ -9,7 +9,7 @@ export type ProcessorCredentials =
 
 /** The credentials as an item holds them. */
 export type StoredCredentials =
-  /** Sealed under the credentials key (shared/domain/processor-credentials.ts opens them). */
+  /** Sealed under the credentials key (shared/domain/ingestion/processor-credentials.ts opens them). */
   | { sealed: Envelope }
   /** Written before credentials were sealed, until `npm run ops -- processors encrypt-secrets` seals them. */
   | { plaintext: ProcessorCredentials };

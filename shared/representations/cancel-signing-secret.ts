@@ -1,4 +1,4 @@
-import { currentSecret, graceEndsAt, type CancelSigningSecrets } from '../domain/cancel-signing.ts';
+import { currentSecret, graceEndsAt, type CancelSigningSecrets } from '../domain/cancel-flows/cancel-signing.ts';
 import type { CancelSigningSecretResource } from './schemas/cancel-signing-secret.ts';
 
 /** The current secret (shown whenever asked, as the merchant's server needs it) and how long rolled-out ones still count. */

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
-import type { CancelSigningSecrets } from '../domain/cancel-signing.ts';
+import type { CancelSigningSecrets } from '../domain/cancel-flows/cancel-signing.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { putVersioned } from './dynamo.ts';
 import { tenantPk } from './keys.ts';

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
-import { sealCredentials } from '../../shared/domain/processor-credentials.ts';
+import { sealCredentials } from '../../shared/domain/ingestion/processor-credentials.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { call, newMerchant } from '../support/api.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';

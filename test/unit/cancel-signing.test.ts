@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { acceptedSecrets, authHash, checkStartSignature, currentSecret, firstSigningSecrets, graceEndsAt, rolled } from '../../shared/domain/cancel-signing.ts';
+import { acceptedSecrets, authHash, checkStartSignature, currentSecret, firstSigningSecrets, graceEndsAt, rolled } from '../../shared/domain/cancel-flows/cancel-signing.ts';
 import { ServiceError } from '../../shared/model/errors.ts';
 
 const NOW = new Date('2026-11-26T10:00:00.000Z');

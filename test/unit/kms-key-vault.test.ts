@@ -4,7 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { KmsKeyVault } from '../../shared/adapters/aws/kms-key-vault.ts';
 import { runtime } from '../../shared/runtime.ts';
-import { OPENED_CREDENTIALS_SECONDS, openCredentials, sealCredentials } from '../../shared/domain/processor-credentials.ts';
+import { OPENED_CREDENTIALS_SECONDS, openCredentials, sealCredentials } from '../../shared/domain/ingestion/processor-credentials.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import type { ProcessorConnection, ProcessorCredentials } from '../../shared/model/processor-connection.ts';
 import { localRuntime } from '../../bin/local/local-runtime.ts';

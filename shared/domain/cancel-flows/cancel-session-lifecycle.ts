@@ -7,7 +7,7 @@ import { findSigningSecrets } from '../../store/cancel-signing-secrets.ts';
 import { cancelStartWindowPk, clientStartWindowPk } from '../../store/keys.ts';
 import { findMerchant } from '../../store/merchants.ts';
 import { admitRequest } from '../../store/rate-limits.ts';
-import { checkStartSignature } from '../cancel-signing.ts';
+import { checkStartSignature } from './cancel-signing.ts';
 import { advanceChange, hashToken, newSession, TOKEN_PATTERN, type AdvanceInput, type SessionStart } from './cancel-sessions.ts';
 import type { CancelSession } from '../../model/cancel-session-schema.ts';
 import { invalidRequest, rateLimited, ServiceError } from '../../model/errors.ts';

@@ -4,7 +4,7 @@ import type { Tenant } from '../../model/tenant.ts';
 import type { Ports } from '../../ports/ports.ts';
 import { findFeedback, saveOfferApplication } from '../../store/cancel-feedback.ts';
 import { findConnectionForPsp } from '../../store/processor-connections.ts';
-import { credentialsOnDemand } from '../processor-credentials.ts';
+import { credentialsOnDemand } from '../ingestion/processor-credentials.ts';
 
 /**
  * Applies the offer a subscriber accepted in a cancel flow, after the save is stored: driven by the

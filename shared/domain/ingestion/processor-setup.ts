@@ -1,7 +1,7 @@
 import { newId } from '../../ids.ts';
 import type { KeyVault } from '../../ports/key-vault.ts';
 import { findConnectionForPsp, listConnections, saveConnection } from '../../store/processor-connections.ts';
-import { sealCredentials } from '../processor-credentials.ts';
+import { sealCredentials } from './processor-credentials.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { hasApiAccess, type ProcessorConnection, type ProcessorCredentials, type SealedConnection } from '../../model/processor-connection.ts';
 

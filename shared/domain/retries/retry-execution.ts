@@ -16,7 +16,7 @@ import { withStatus } from '../ingestion/failure-accounting.ts';
 import type { Payment } from '../../model/payment.ts';
 import { recategorization } from '../ingestion/payment-change-events.ts';
 import { PLANS } from '../../model/plans.ts';
-import { credentialsOnDemand } from '../processor-credentials.ts';
+import { credentialsOnDemand } from '../ingestion/processor-credentials.ts';
 import { retryJobId } from './recovery-routing.ts';
 import { applyOutcome, attemptAfterSettlement, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
 import type { Tenant } from '../../model/tenant.ts';

@@ -1,5 +1,5 @@
 import * as z from '../../zod.ts';
-import { SIGNING_SECRET_PATTERN } from '../../domain/cancel-signing.ts';
+import { SIGNING_SECRET_PATTERN } from '../../domain/cancel-flows/cancel-signing.ts';
 import { timestamp } from './common.ts';
 
 /** The cancel signing secret of the key's environment: what the merchant's server signs starts with. */

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { randomSecret } from '../ids.ts';
-import { ROTATION_GRACE_SECONDS } from '../model/api-key.ts';
-import { ServiceError, stateConflict } from '../model/errors.ts';
+import { randomSecret } from '../../ids.ts';
+import { ROTATION_GRACE_SECONDS } from '../../model/api-key.ts';
+import { ServiceError, stateConflict } from '../../model/errors.ts';
 
 /**
  * Signed cancel-session starts. The merchant's server signs which subscriber may start a session

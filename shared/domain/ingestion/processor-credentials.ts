@@ -1,11 +1,11 @@
-import { open, seal } from '../envelope.ts';
-import type { KeyVault } from '../ports/key-vault.ts';
-import { InstanceCache } from '../store/instance-cache.ts';
-import { scanConnectionItems, sealConnectionItem, type PlaintextConnectionItem } from '../store/processor-connections.ts';
+import { open, seal } from '../../envelope.ts';
+import type { KeyVault } from '../../ports/key-vault.ts';
+import { InstanceCache } from '../../store/instance-cache.ts';
+import { scanConnectionItems, sealConnectionItem, type PlaintextConnectionItem } from '../../store/processor-connections.ts';
 import { credentialContext } from './credential-context.ts';
-import type { Tenant } from '../model/tenant.ts';
-import type { Envelope } from '../model/envelope.ts';
-import type { OpenedConnection, ProcessorConnection, ProcessorCredentials } from '../model/processor-connection.ts';
+import type { Tenant } from '../../model/tenant.ts';
+import type { Envelope } from '../../model/envelope.ts';
+import type { OpenedConnection, ProcessorConnection, ProcessorCredentials } from '../../model/processor-connection.ts';
 
 /**
  * How long an instance keeps credentials it opened. Every sealing has a data key of its own, so

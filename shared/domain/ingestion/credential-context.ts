@@ -1,5 +1,5 @@
-import type { EncryptionContext } from '../ports/key-vault.ts';
-import type { Tenant } from '../model/tenant.ts';
+import type { EncryptionContext } from '../../ports/key-vault.ts';
+import type { Tenant } from '../../model/tenant.ts';
 
 /** The context's `purpose`: the functions' grants on the credentials key (lib/credentials-key.ts) hold only for it. */
 export const CREDENTIALS_PURPOSE = 'processor-credentials';

@@ -1,7 +1,7 @@
-import { findSigningSecrets, saveSigningSecrets } from '../store/cancel-signing-secrets.ts';
+import { findSigningSecrets, saveSigningSecrets } from '../../store/cancel-signing-secrets.ts';
 import { firstSigningSecrets, rolled, type CancelSigningSecrets, type ExpirePrevious } from './cancel-signing.ts';
-import { stateConflict } from '../model/errors.ts';
-import type { Tenant } from '../model/tenant.ts';
+import { stateConflict } from '../../model/errors.ts';
+import type { Tenant } from '../../model/tenant.ts';
 
 /**
  * The cancel signing secret of a merchant's environment (GET and roll under /v1/cancel-flows/signing-secret).
