@@ -1,9 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
-import type { CancelSigningSecrets } from '../domain/cancel-flows/cancel-signing.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { putVersioned } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { tenantPk } from './keys.ts';
+import type { CancelSigningSecrets } from '../model/cancel-signing-secrets.ts';
 
 const { db, tableName } = runtime;
 
@@ -14,17 +15,14 @@ const { db, tableName } = runtime;
  */
 const SK = 'CANCELSIGNING';
 
-function fromItem(item: Record<string, unknown>): CancelSigningSecrets {
-  const { pk: _pk, sk: _sk, entity: _entity, ...record } = item;
-  return record as unknown as CancelSigningSecrets;
-}
+const key = (tenant: Tenant) => ({ pk: tenantPk(tenant), sk: SK });
 
 export async function findSigningSecrets(tenant: Tenant): Promise<CancelSigningSecrets | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: SK }, ConsistentRead: true }));
-  return Item ? fromItem(Item) : undefined;
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key(tenant), ConsistentRead: true }));
+  return Item ? entityOf<CancelSigningSecrets>(Item) : undefined;
 }
 
 /** Writes the secrets, first (previousVersion null) or over the version read; false when another request wrote first. */
 export async function saveSigningSecrets(tenant: Tenant, record: CancelSigningSecrets, previousVersion: number | null): Promise<boolean> {
-  return putVersioned(db, tableName, { pk: tenantPk(tenant), sk: SK, entity: 'cancel_signing_secrets', ...record }, previousVersion);
+  return putVersioned(db, tableName, storedItem(key(tenant), 'cancel_signing_secrets', record), previousVersion);
 }

@@ -3,8 +3,9 @@ import { runtime } from '../runtime.ts';
 import { stateConflict } from '../model/errors.ts';
 import type { Tenant } from '../model/tenant.ts';
 import type { Envelope } from '../model/envelope.ts';
-import { hasApiAccess, type ProcessorConnection, type ProcessorCredentials, type SealedConnection } from '../model/processor-connection.ts';
-import { cancelledPositions, isConditionFailure } from './dynamo.ts';
+import { connectionOf, recordOf, type ProcessorConnection, type ProcessorConnectionRecord, type ProcessorCredentials, type SealedConnection } from '../model/processor-connection.ts';
+import { cancelledPositions, isConditionFailure, type Item } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
 import { InstanceCache } from './instance-cache.ts';
 import { tenantPk } from './keys.ts';
 
@@ -23,32 +24,7 @@ const recordSk = (psp: string): string => `PROCESSOR#${psp}`;
 /** Webhooks arrive with only the connection id in the URL: this item finds the tenant and secrets from it. */
 const lookupPk = (connectionId: string): string => `CONNECTION#${connectionId}`;
 
-function toItem(connection: SealedConnection) {
-  return {
-    entity: ENTITY,
-    id: connection.id,
-    merchant_id: connection.tenant.merchantId,
-    environment: connection.tenant.environment,
-    psp: connection.psp,
-    api_access: connection.apiAccess,
-    sealed_credentials: connection.credentials.sealed,
-    created_at: connection.createdAt,
-    updated_at: connection.updatedAt,
-  };
-}
-
-function fromItem(item: Record<string, unknown>): ProcessorConnection {
-  const plaintext = item.credentials as ProcessorCredentials | undefined;
-  return {
-    id: item.id as string,
-    tenant: { merchantId: item.merchant_id as string, environment: item.environment as Tenant['environment'] },
-    psp: item.psp as string,
-    apiAccess: plaintext ? hasApiAccess(plaintext) : item.api_access === true,
-    credentials: plaintext ? { plaintext } : { sealed: item.sealed_credentials as Envelope },
-    createdAt: item.created_at as string,
-    updatedAt: item.updated_at as string,
-  };
-}
+const fromItem = (item: Item): ProcessorConnection => connectionOf(entityOf<ProcessorConnectionRecord>(item));
 
 export async function findConnectionForPsp(tenant: Tenant, psp: string): Promise<ProcessorConnection | undefined> {
   const { Item } = await db.send(
@@ -89,7 +65,7 @@ export async function listConnections(tenant: Tenant): Promise<ProcessorConnecti
  * URL) stable. `previousId` is what the caller read: a concurrent create or replace makes this fail.
  */
 export async function saveConnection(connection: SealedConnection, previousId: string | null): Promise<void> {
-  const item = toItem(connection);
+  const record = recordOf(connection);
   try {
     await db.send(
       new TransactWriteCommand({
@@ -97,12 +73,12 @@ export async function saveConnection(connection: SealedConnection, previousId: s
           {
             Put: {
               TableName: tableName,
-              Item: { pk: tenantPk(connection.tenant), sk: recordSk(connection.psp), ...item },
+              Item: storedItem({ pk: tenantPk(connection.tenant), sk: recordSk(connection.psp) }, ENTITY, record),
               ConditionExpression: previousId === null ? 'attribute_not_exists(pk)' : 'id = :id',
               ExpressionAttributeValues: previousId === null ? undefined : { ':id': previousId },
             },
           },
-          { Put: { TableName: tableName, Item: { pk: lookupPk(connection.id), sk: 'CONNECTION', ...item } } },
+          { Put: { TableName: tableName, Item: storedItem({ pk: lookupPk(connection.id), sk: 'CONNECTION' }, ENTITY, record) } },
         ],
       }),
     );

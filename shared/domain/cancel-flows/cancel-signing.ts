@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { randomSecret } from '../../ids.ts';
 import { ROTATION_GRACE_SECONDS } from '../../model/api-key.ts';
+import type { CancelSigningSecret, CancelSigningSecrets } from '../../model/cancel-signing-secrets.ts';
 import { ServiceError, stateConflict } from '../../model/errors.ts';
 
 /**
@@ -11,20 +12,6 @@ import { ServiceError, stateConflict } from '../../model/errors.ts';
  * Required in live mode; in test mode checked when sent. Pure rules here; cancel-signing-lifecycle.ts
  * keeps the secrets.
  */
-export interface SigningSecret {
-  secret: string;
-  created_at: string;
-  /** null for the current secret; when a rolled-out one stops being accepted. */
-  expires_at: string | null;
-}
-
-export interface CancelSigningSecrets {
-  /** The current secret first, then those rolled out and still accepted. */
-  secrets: SigningSecret[];
-  /** Optimistic-lock counter. */
-  version: number;
-}
-
 /** A rolled-out secret is accepted this long after the roll, as a rotated API key is (§8). */
 export const SIGNING_GRACE_SECONDS = ROTATION_GRACE_SECONDS;
 
@@ -33,18 +20,18 @@ const MAX_ACCEPTED_SECRETS = 10;
 
 export const SIGNING_SECRET_PATTERN = /^cfsec_[0-9A-Za-z]{32}$/;
 
-const newSecret = (now: Date): SigningSecret => ({ secret: `cfsec_${randomSecret(32)}`, created_at: now.toISOString(), expires_at: null });
+const newSecret = (now: Date): CancelSigningSecret => ({ secret: `cfsec_${randomSecret(32)}`, created_at: now.toISOString(), expires_at: null });
 
 export const firstSigningSecrets = (now: Date): CancelSigningSecrets => ({ secrets: [newSecret(now)], version: 1 });
 
-export function currentSecret(record: CancelSigningSecrets): SigningSecret {
+export function currentSecret(record: CancelSigningSecrets): CancelSigningSecret {
   const current = record.secrets.find((entry) => entry.expires_at === null);
   if (!current) throw new Error('A cancel signing secret record has no current secret');
   return current;
 }
 
 /** The secrets a start may be signed with at `now`: the current one and those still in their grace period. */
-export function acceptedSecrets(record: CancelSigningSecrets, now: Date): SigningSecret[] {
+export function acceptedSecrets(record: CancelSigningSecrets, now: Date): CancelSigningSecret[] {
   return record.secrets.filter((entry) => entry.expires_at === null || entry.expires_at > now.toISOString());
 }
 
@@ -81,7 +68,7 @@ export function authHash(secret: string, customerId: string, subscriptionId: str
 }
 
 /** Compared in constant time against every accepted secret (no early exit tells which, or how close). */
-function signedByAny(secrets: readonly SigningSecret[], given: string, customerId: string, subscriptionId: string): boolean {
+function signedByAny(secrets: readonly CancelSigningSecret[], given: string, customerId: string, subscriptionId: string): boolean {
   const candidate = Buffer.from(given, 'utf8');
   let matched = false;
   for (const { secret } of secrets) {
