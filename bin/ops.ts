@@ -35,7 +35,11 @@ async function engineReachable(endpoint: string): Promise<boolean> {
  * Against a running `npm start`, also returns its URL: it caches key lookups like any instance.
  */
 async function connect(): Promise<{ engine?: LocalEngine; server?: string }> {
-  if (process.env.TABLE_NAME) return {};
+  if (process.env.TABLE_NAME) {
+    // A table named by the environment: AWS's, or a local engine's when the environment says so (a test's).
+    if (process.env.RUNTIME_MODE === 'local') await installLocal();
+    return {};
+  }
   const running = readJson<{ endpoint: string; base_url?: string }>(ENGINE_FILE);
   if (running && (await engineReachable(running.endpoint))) {
     await useLocalRuntime(running.endpoint);
@@ -51,6 +55,10 @@ async function connect(): Promise<{ engine?: LocalEngine; server?: string }> {
 
 async function useLocalRuntime(endpoint: string): Promise<void> {
   Object.assign(process.env, localEnvironment(endpoint, LOCAL_TABLE, VAULT_KEY_FILE));
+  await installLocal();
+}
+
+async function installLocal(): Promise<void> {
   const { installLocalRuntime } = await import('./local/local-runtime.ts');
   installLocalRuntime('default');
 }
