@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     await stopTimer?.();
     rmSync(ENGINE_FILE, { force: true });
     await engine.stop();
+    console.log(JSON.stringify({ message: 'Stopped' }));
     process.exit(0);
   };
   process.on('SIGINT', shutdown);

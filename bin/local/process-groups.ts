@@ -124,14 +124,16 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Asks a group's leader to stop (SIGTERM, which tsx passes on to the program it runs) and waits for
- * it; after `graceMs` the whole group is killed. Either way nothing of the group is left.
+ * Asks a group to stop and waits for its leader: SIGTERM to the leader (tsx passes it on to the
+ * program it runs), or with `interrupt` SIGINT to every process of the group, as a terminal's Ctrl-C.
+ * After `graceMs` the whole group is killed. Either way nothing of the group is left.
  */
-export async function endGroup(child: ChildProcess, graceMs = 10_000): Promise<void> {
+export async function endGroup(child: ChildProcess, options: { graceMs?: number; interrupt?: boolean } = {}): Promise<void> {
   const done = exited(child);
-  child.kill('SIGTERM');
+  if (options.interrupt && child.pid !== undefined) signalGroup(child.pid, 'SIGINT');
+  else child.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), options.graceMs ?? 10_000)));
   if ((await Promise.race([done, late])) === 'late' && child.pid !== undefined) killGroupTree(child.pid, 'SIGKILL');
   clearTimeout(timer);
   await done;

@@ -24,12 +24,19 @@ export interface RunningServer {
   ops: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
   /** The processes of this server still running: tsx, the server and its DynamoDB Local while it runs. */
   processes: () => RunningProcess[];
-  /** SIGTERM, as a terminal or a process manager stops `npm start`; the whole group is killed if it hangs. */
-  stop: () => Promise<{ code: number | null }>;
+  /**
+   * SIGTERM, as a process manager or `kill` stops the server (with `interrupt`, Ctrl-C: SIGINT to every
+   * process of the group); the whole group is killed if it hangs. How the group's leader ended: its
+   * exit code, or the signal that ended it.
+   */
+  stop: (options?: { interrupt?: boolean }) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `npm start -- --memory [args]` as a developer runs it, on a free port, with its local state in a temp dir. */
-export async function startLocalServer(extraEnv: Record<string, string> = {}, args: readonly string[] = []): Promise<RunningServer> {
+/**
+ * `npm start -- --memory [args]` as a developer runs it, on a free port, with its local state in a
+ * temp dir: through tsx as the npm script does, or `viaNpm` through npm itself.
+ */
+export async function startLocalServer(extraEnv: Record<string, string> = {}, args: readonly string[] = [], launch: { viaNpm?: boolean } = {}): Promise<RunningServer> {
   const port = await freePort();
   const localDir = mkdtempSync(join(tmpdir(), 'recovery-e2e-'));
   const marker = randomUUID();
@@ -37,15 +44,16 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
   delete env.TABLE_NAME;
   delete env.RUNTIME_MODE;
   delete env.AWS_ENDPOINT_URL_DYNAMODB;
-  const child = spawnInGroup(TSX, ['bin/start.ts', '--memory', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, ...commandArgs] = launch.viaNpm ? ['npm', 'start', '--', '--memory', ...args] : [TSX, 'bin/start.ts', '--memory', ...args];
+  const child = spawnInGroup(command!, commandArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    await endGroup(child);
+  const stop = async (options: { interrupt?: boolean } = {}) => {
+    await endGroup(child, options);
     rmSync(localDir, { recursive: true, force: true });
-    return { code: child.exitCode };
+    return { code: child.exitCode, signal: child.signalCode };
   };
   for (let waited = 0; ; waited += 200) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`local server exited: ${output}`);
