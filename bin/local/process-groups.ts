@@ -95,6 +95,15 @@ function hookExit(): void {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
 }
 
+/** Groups being stopped by `endGroup`: they get its grace period even if their leader exits first. */
+const ending = new Set<number>();
+
+function forget(pgid: number): void {
+  owned.delete(pgid);
+  const file = recordFile(pgid);
+  if (file) rmSync(file, { force: true });
+}
+
 /** `spawn`, in a new process group that this process owns until it ends. */
 export function spawnInGroup(command: string, args: readonly string[], options: SpawnOptions = {}): ChildProcess {
   hookExit();
@@ -109,9 +118,9 @@ export function spawnInGroup(command: string, args: readonly string[], options: 
     writeFileSync(file, JSON.stringify(record));
   }
   child.once('exit', () => {
+    if (ending.has(pgid)) return;
     killGroupTree(pgid, 'SIGKILL');
-    owned.delete(pgid);
-    if (file) rmSync(file, { force: true });
+    forget(pgid);
   });
   return child;
 }
@@ -124,19 +133,24 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Asks a group to stop and waits for its leader: SIGTERM to the leader (tsx passes it on to the
- * program it runs), or with `interrupt` SIGINT to every process of the group, as a terminal's Ctrl-C.
- * After `graceMs` the whole group is killed. Either way nothing of the group is left.
+ * Asks a group to stop and waits until none of it is left: SIGTERM to the leader (tsx passes it on to
+ * the program it runs), or with `interrupt` SIGINT to every process of the group, as a terminal's
+ * Ctrl-C (after which npm and sh end at once, while the server they started still drains). After
+ * `graceMs` whatever is left of the group, and the groups started inside it, is killed.
  */
 export async function endGroup(child: ChildProcess, options: { graceMs?: number; interrupt?: boolean } = {}): Promise<void> {
+  const pgid = child.pid;
+  if (pgid === undefined) return;
+  ending.add(pgid);
   const done = exited(child);
-  if (options.interrupt && child.pid !== undefined) signalGroup(child.pid, 'SIGINT');
+  if (options.interrupt) signalGroup(pgid, 'SIGINT');
   else child.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), options.graceMs ?? 10_000)));
-  if ((await Promise.race([done, late])) === 'late' && child.pid !== undefined) killGroupTree(child.pid, 'SIGKILL');
-  clearTimeout(timer);
+  const deadline = Date.now() + (options.graceMs ?? 10_000);
+  while (signalGroup(pgid, 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  killGroupTree(pgid, 'SIGKILL');
   await done;
+  ending.delete(pgid);
+  forget(pgid);
 }
 
 /**
