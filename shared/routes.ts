@@ -84,6 +84,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/cancel-feedback', handler: 'cancel-feedback/list', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/payments', handler: 'payments/list', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/payments/{id}', handler: 'payments/get', surface: 'rest', scope: ['read'], table: 'read' },
+  { method: 'GET', path: '/v1/payments/{id}/events', handler: 'payments/events', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'POST', path: '/v1/payments/{id}/retry', handler: 'payments/retry', surface: 'rest', scope: ['write'], table: 'write', services: ['scheduler'] },
   { method: 'GET', path: '/v1/customers', handler: 'customers/list', surface: 'rest', scope: ['read'], table: 'read' },
   { method: 'GET', path: '/v1/customers/{id}', handler: 'customers/get', surface: 'rest', scope: ['read'], table: 'read' },

@@ -1,12 +1,15 @@
 import { runtime } from '../runtime.ts';
-import { COHORT_EVENTS, recordForAnalytics } from '../domain/analytics/recovery-analytics.ts';
+import { ANALYTICS_EVENTS, recordForAnalytics } from '../domain/analytics/recovery-analytics.ts';
 import { CAMPAIGN_COHORT_EVENTS, recordForCampaignAnalytics } from '../domain/analytics/campaign-analytics.ts';
 import { eventConsumer } from './consumers.ts';
 
-/** Keeps the recovery aggregates: one atomic ADD per event, guarded by a per-event marker (idempotent). */
+/**
+ * Keeps the recovery aggregates: one atomic ADD per event, guarded by a per-event marker (idempotent),
+ * and the funnel's retried and messaged stages, once per payment.
+ */
 export const analyticsConsumer = eventConsumer({
   name: 'analytics',
-  types: COHORT_EVENTS,
+  types: ANALYTICS_EVENTS,
   async handle(tenant, event) {
     await recordForAnalytics(tenant, event, runtime.clock.now());
   },

@@ -17,7 +17,7 @@ import { advancedSessionSchema, completedSessionSchema, sessionStateSchema, star
 import { deletedObject, pageOf, single } from '../representations/schemas/common.ts';
 import { customerDetailSchema, customerErasureSchema, customerListItemSchema } from '../representations/schemas/customer.ts';
 import { enrollmentSchema } from '../representations/schemas/enrollment.ts';
-import { customerPaymentSchema, paymentDetailSchema, paymentSchema, retryStartedSchema } from '../representations/schemas/payment.ts';
+import { customerPaymentSchema, paymentDetailSchema, paymentEventSchema, paymentSchema, retryStartedSchema } from '../representations/schemas/payment.ts';
 import { processorConnectionSchema } from '../representations/schemas/processor-connection.ts';
 import { webhookDeliverySchema, webhookEndpointSchema, webhookEndpointWithSecretSchema } from '../representations/schemas/webhook-endpoint.ts';
 import { webhookReceiptSchema } from '../representations/schemas/webhook-receipt.ts';
@@ -64,6 +64,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
   'cancel-feedback/list': ok('List what subscribers answered in completed cancel sessions', pageOf(cancelFeedbackSchema)),
   'payments/list': ok('List payments', pageOf(paymentSchema)),
   'payments/get': ok('Get a payment with its customer and retries', single(paymentDetailSchema)),
+  'payments/events': ok("List a payment's history, oldest first: the events webhooks delivered about it", pageOf(paymentEventSchema)),
   'payments/retry': ok('Retry a pending or communication_pending payment now', single(retryStartedSchema)),
   'customers/list': ok('List and search customers', pageOf(customerListItemSchema)),
   'customers/get': ok('Get a customer with subscriptions, payment method and recovery summary', single(customerDetailSchema)),

@@ -28,15 +28,33 @@ const MARKER_TTL_SECONDS = 7 * 86_400;
 
 export const recoveryAggregateSk = (day: string, psp: string, currency: string): string => `${PREFIX}${day}#${psp}#${currency}`;
 
-/** Adds the counters once per (event, aggregate); false when this event was already counted. */
-export async function addOnce(tenant: Tenant, aggregate: string, sk: string, eventId: string, counters: Counters, dimensions: Record<string, string>, now: Date): Promise<boolean> {
+/**
+ * Adds the counters once per (event, aggregate); false when this event was already counted. `once`
+ * may instead name a fact about a payment (`retried#pay_…`) that many events show but that counts
+ * once for good: its marker never expires, as the payment it counts does not.
+ */
+export async function addOnce(
+  tenant: Tenant,
+  aggregate: string,
+  sk: string,
+  eventId: string,
+  counters: Counters,
+  dimensions: Record<string, string>,
+  now: Date,
+  once: 'per-event' | 'for-good' = 'per-event',
+): Promise<boolean> {
   const names = Object.keys(counters);
   const dimensionNames = Object.keys(dimensions);
   const outcome = await transact([
     {
       Put: {
         TableName: tableName,
-        Item: { pk: tenantPk(tenant), sk: `ANALYTICS_APPLIED#${aggregate}#${eventId}`, entity: 'analytics_marker', expires_at: epochSeconds(now) + MARKER_TTL_SECONDS },
+        Item: {
+          pk: tenantPk(tenant),
+          sk: `ANALYTICS_APPLIED#${aggregate}#${eventId}`,
+          entity: 'analytics_marker',
+          ...(once === 'per-event' ? { expires_at: epochSeconds(now) + MARKER_TTL_SECONDS } : {}),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },

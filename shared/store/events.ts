@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { ServiceEvent } from '../model/events.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { isConditionFailure, queryAll } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { customerOwnerPartition, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
@@ -74,4 +74,18 @@ export async function listEvents(tenant: Tenant, limit = 100): Promise<ServiceEv
 export async function findEvent(tenant: Tenant, eventId: string): Promise<ServiceEvent | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: eventSk(eventId) }, ConsistentRead: true }));
   return Item ? entityOf<ServiceEvent>(Item) : undefined;
+}
+
+/**
+ * The events about one customer, oldest first (the customer's partition of gsi1): a customer has few.
+ * Erasure takes its events out of the partition, so an erased customer has none here.
+ */
+export async function eventsOfCustomer(tenant: Tenant, customerId: string): Promise<ServiceEvent[]> {
+  const items = await queryAll(db, {
+    TableName: tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :owner AND begins_with(gsi1sk, :prefix)',
+    ExpressionAttributeValues: { ':owner': customerOwnerPartition(tenant, customerId), ':prefix': 'EVENT#' },
+  });
+  return items.map((item) => entityOf<ServiceEvent>(item));
 }

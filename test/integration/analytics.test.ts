@@ -88,11 +88,14 @@ describe('GET /v1/analytics/recovery', () => {
     // Assess
     expect(response.status).toBe(200);
     const data = response.body.data;
-    expect(data.totals).toEqual({ failed_count: 6, recovered_count: 4, terminal_count: 1, pending_count: 1, recovery_rate: 0.6667 });
+    expect(data.totals).toEqual({ failed_count: 6, retried_count: 3, messaged_count: 3, recovered_count: 4, terminal_count: 1, pending_count: 1, recovery_rate: 0.6667 });
     expect(data.currencies.map((c: any) => c.currency)).toEqual(['eur', 'usd']);
     const [eur, usd] = data.currencies;
     expect(eur).toMatchObject({
       failed: { count: 3, amount: 6000 },
+      // The funnel: both balance declines and the manual retry were retried; the expired card was also messaged.
+      retried: { count: 3, amount: 6000 },
+      messaged: { count: 1, amount: 3000 },
       recovered: { count: 3, amount: 6000 },
       terminal: { count: 0, amount: 0 },
       pending: { count: 0, amount: 0 },
@@ -111,8 +114,12 @@ describe('GET /v1/analytics/recovery', () => {
       cancel_flow_save: zeroChannel,
       processor: zeroChannel,
     });
+    expect(eur.by_psp).toEqual({ acme: { failed_count: 3, failed_amount: 6000, recovered_count: 3, recovered_amount: 6000, recovery_rate: 1 } });
     expect(usd).toMatchObject({
       failed: { count: 3, amount: 13100 },
+      // Never retried: a hard decline, a fraud decline and an unknown code; the two the customer can fix were messaged.
+      retried: { count: 0, amount: 0 },
+      messaged: { count: 2, amount: 6100 },
       recovered: { count: 1, amount: 5000 },
       terminal: { count: 1, amount: 7000 },
       pending: { count: 1, amount: 1100 },
@@ -195,7 +202,7 @@ describe('GET /v1/analytics/recovery', () => {
     const types = (await tenantItems(tenant, 'EVENT#')).map((event) => event.type);
     expect(types).toEqual(expect.arrayContaining(['payment.terminal', 'payment.terminal_reversed', 'payment.recovered']));
     const response = await call('GET', '/v1/analytics/recovery', { key: merchant.keys.test_read, query: { from: day(0, failedOn), to: day(0, failedOn), currency: 'sek' } });
-    expect(response.body.data.totals).toEqual({ failed_count: 1, recovered_count: 1, terminal_count: 0, pending_count: 0, recovery_rate: 1 });
+    expect(response.body.data.totals).toEqual({ failed_count: 1, retried_count: 0, messaged_count: 0, recovered_count: 1, terminal_count: 0, pending_count: 0, recovery_rate: 1 });
     expect(response.body.data.currencies[0].by_category.terminal).toMatchObject({ failed_count: 1, recovered_count: 1, terminal_count: 0 });
   });
 

@@ -69,6 +69,7 @@ describe('responses match the API description', () => {
     // Payments and customers
     await documented('GET', '/v1/payments', { key });
     await documented('GET', `/v1/payments/${receipt.payment_id}`, { key });
+    await documented('GET', `/v1/payments/${receipt.payment_id}/events`, { key });
     await documented('GET', '/v1/customers', { key, query: { has_failed_payment: 'true' } });
     await documented('GET', `/v1/customers/${receipt.customer_id}`, { key });
     await documented('GET', `/v1/customers/${receipt.customer_id}/payments`, { key });

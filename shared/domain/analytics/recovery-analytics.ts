@@ -1,8 +1,9 @@
 import { addOnce, recoveryAggregates, recoveryAggregateSk, type Counters, type RecoveryAggregate } from '../../store/analytics.ts';
+import { findPayment } from '../../store/payments.ts';
 import { invalidRequest } from '../../model/errors.ts';
-import type { DeclineCategory, RecoveryChannel } from '../../model/payment.ts';
+import type { DeclineCategory, Payment, RecoveryChannel } from '../../model/payment.ts';
 import type { Tenant } from '../../model/tenant.ts';
-import type { ServiceEvent } from '../../model/events.ts';
+import type { PaymentEventData, ServiceEvent } from '../../model/events.ts';
 
 /**
  * Recovery analytics, counted by failure cohort: every counter of a payment (its failure, and later
@@ -62,14 +63,50 @@ export function countersFor(event: ServiceEvent): Counters | undefined {
   }
 }
 
-/** The analytics consumer's work for one event: idempotent per event id. */
-export async function recordForAnalytics(tenant: Tenant, event: ServiceEvent, now: Date): Promise<void> {
-  const counters = countersFor(event);
-  if (!counters || !isCohortEvent(event)) return;
-  const payment = event.data;
+/** Every event the analytics consumer reads: the cohort events and those that reveal a funnel stage. */
+export const ANALYTICS_EVENTS = [...COHORT_EVENTS, 'payment.retry_failed', 'campaign.message_sent'] as const;
+
+/**
+ * The funnel's middle stages, facts about a payment that count once however many events show them:
+ * `retried` once an outcome of its first retry attempt is recorded (retry_count ≥ 1 on a retry's
+ * failure, its recovery or its terminal end), `messaged` at a campaign's first message about it.
+ */
+type FunnelFact = { stage: 'messaged'; paymentId: string } | { stage: 'retried'; payment: PaymentEventData };
+
+function funnelFactOf(event: ServiceEvent): FunnelFact | undefined {
+  switch (event.type) {
+    case 'campaign.message_sent':
+      return event.data.payment_id ? { stage: 'messaged', paymentId: event.data.payment_id } : undefined;
+    case 'payment.retry_failed':
+    case 'payment.recovered':
+    case 'payment.terminal':
+      return event.data.retry_count >= 1 ? { stage: 'retried', payment: event.data } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Where a payment's counters land: its failure's UTC day, processor and currency. */
+function cohortOf(payment: Pick<Payment, 'created_at' | 'psp' | 'currency'>) {
   const day = payment.created_at.slice(0, 10);
   const currency = payment.currency.toLowerCase();
-  await addOnce(tenant, 'RECOVERY', recoveryAggregateSk(day, payment.psp, currency), event.id, counters, { day, psp: payment.psp, currency }, now);
+  return { sk: recoveryAggregateSk(day, payment.psp, currency), dimensions: { day, psp: payment.psp, currency } };
+}
+
+/** The analytics consumer's work for one event: idempotent per event id (and per payment for funnel stages). */
+export async function recordForAnalytics(tenant: Tenant, event: ServiceEvent, now: Date): Promise<void> {
+  const counters = countersFor(event);
+  if (counters && isCohortEvent(event)) {
+    const { sk, dimensions } = cohortOf(event.data);
+    await addOnce(tenant, 'RECOVERY', sk, event.id, counters, dimensions, now);
+  }
+  const fact = funnelFactOf(event);
+  if (!fact) return;
+  // A message names only its payment: the cohort is read from the payment itself.
+  const payment = fact.stage === 'messaged' ? await findPayment(tenant, fact.paymentId) : fact.payment;
+  if (!payment) return;
+  const { sk, dimensions } = cohortOf(payment);
+  await addOnce(tenant, 'RECOVERY', sk, `${fact.stage}#${payment.id}`, { [`${fact.stage}_count`]: 1, [`${fact.stage}_amount`]: payment.amount }, dimensions, now, 'for-good');
 }
 
 // ---- Queries -----------------------------------------------------------------------------------
@@ -149,6 +186,8 @@ function summary(c: Counters) {
   const terminal = { count: get(c, 'terminal_count'), amount: get(c, 'terminal_amount') };
   return {
     failed,
+    retried: { count: get(c, 'retried_count'), amount: get(c, 'retried_amount') },
+    messaged: { count: get(c, 'messaged_count'), amount: get(c, 'messaged_amount') },
     recovered,
     terminal,
     pending: { count: failed.count - recovered.count - terminal.count, amount: failed.amount - recovered.amount - terminal.amount },
@@ -190,6 +229,15 @@ export async function recoveryAnalytics(tenant: Tenant, request: RecoveryQuery, 
       by_channel: Object.fromEntries(
         CHANNELS.map((channel) => [channel, { count: get(total, `channel_count_${channel}`), amount: get(total, `channel_amount_${channel}`) }]),
       ),
+      by_psp: Object.fromEntries(
+        [...new Set(ofCurrency.map((aggregate) => aggregate.psp))].sort().map((psp) => {
+          const ofPsp = summary(sum(ofCurrency.filter((aggregate) => aggregate.psp === psp)));
+          return [
+            psp,
+            { failed_count: ofPsp.failed.count, failed_amount: ofPsp.failed.amount, recovered_count: ofPsp.recovered.count, recovered_amount: ofPsp.recovered.amount, recovery_rate: ofPsp.recovery_rate },
+          ];
+        }),
+      ),
       series: periods.map((period) => {
         const inPeriod = sum(ofCurrency.filter((aggregate) => periodOf(aggregate.day, query.interval) === period));
         const point = summary(inPeriod);
@@ -216,6 +264,8 @@ export async function recoveryAnalytics(tenant: Tenant, request: RecoveryQuery, 
     // Counts add up across currencies; amounts only ever appear per currency.
     totals: {
       failed_count: counts.failed.count,
+      retried_count: counts.retried.count,
+      messaged_count: counts.messaged.count,
       recovered_count: counts.recovered.count,
       terminal_count: counts.terminal.count,
       pending_count: counts.pending.count,

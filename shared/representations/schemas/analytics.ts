@@ -14,11 +14,21 @@ export const recoveryAnalyticsSchema = z
     interval: z.enum(INTERVALS),
     psp: z.string().nullable(),
     currency: currency.nullable(),
-    totals: z.strictObject({ failed_count: count, recovered_count: count, terminal_count: count, pending_count: count, recovery_rate: rate }),
+    totals: z.strictObject({
+      failed_count: count,
+      retried_count: count.meta({ description: 'failures with at least one retry attempt whose outcome was recorded' }),
+      messaged_count: count.meta({ description: 'failures a dunning campaign sent at least one message about' }),
+      recovered_count: count,
+      terminal_count: count,
+      pending_count: count,
+      recovery_rate: rate,
+    }),
     currencies: z.array(
       z.strictObject({
         currency,
         failed: tally,
+        retried: tally.meta({ description: 'the funnel: failures retried at least once (an attempt whose outcome was recorded), counted once each' }),
+        messaged: tally.meta({ description: 'the funnel: failures a dunning campaign sent at least one message about, counted once each' }),
         recovered: tally,
         terminal: tally,
         pending: tally,
@@ -35,6 +45,12 @@ export const recoveryAnalyticsSchema = z
           }),
         ),
         by_channel: z.record(z.enum(CHANNELS), tally),
+        by_psp: z
+          .record(
+            z.string(),
+            z.strictObject({ failed_count: count, failed_amount: amount, recovered_count: count, recovered_amount: amount, recovery_rate: rate }),
+          )
+          .meta({ description: 'per processor with failures in the window (keyed by processor name)' }),
         series: z.array(
           z.strictObject({
             period_start: day,

@@ -1,6 +1,7 @@
 import * as z from '../../zod.ts';
 import type { PaymentEventData } from '../../model/events.ts';
-import { DECLINE_CATEGORIES, PAYMENT_STATUSES } from '../../model/payment.ts';
+import { CHANNELS } from '../../domain/analytics/recovery-analytics.ts';
+import { DECLINE_CATEGORIES, PAYMENT_HISTORY_TYPES, PAYMENT_STATUSES } from '../../model/payment.ts';
 import { amount, count, currency, prefixedId, timestamp, type Assert, type Same } from './common.ts';
 
 /** §2.4: the payment object of lists and events. */
@@ -49,6 +50,34 @@ export const customerPaymentSchema = paymentSchema
   .pick({ id: true, amount: true, currency: true, status: true, decline_code: true, decline_category: true, retry_count: true, created_at: true, recovered_at: true })
   .meta({ id: 'CustomerPayment' });
 
+/**
+ * An event of a payment's history (GET /v1/payments/{id}/events): as a webhook delivers it. Payment
+ * events carry the payment (a recovery also says how it came back); a message names its campaign step.
+ */
+export const paymentEventSchema = z
+  .strictObject({
+    id: prefixedId('evt'),
+    type: z.enum(PAYMENT_HISTORY_TYPES),
+    created: timestamp,
+    livemode: z.boolean(),
+    data: z.union([
+      paymentSchema.extend({
+        recovery_channel: z.enum(CHANNELS).nullable().optional().meta({
+          description: 'payment.recovered only: what brought the payment back',
+        }),
+      }),
+      z.strictObject({
+        campaign_id: prefixedId('cmp'),
+        enrollment_id: prefixedId('enr'),
+        customer_id: prefixedId('cus'),
+        payment_id: prefixedId('pay'),
+        step: count.meta({ description: "index of the step in the campaign version the customer's enrollment joined" }),
+        channel: z.enum(['email', 'sms']),
+      }),
+    ]),
+  })
+  .meta({ id: 'PaymentEvent' });
+
 /** §4.3 retry response. */
 export const retryStartedSchema = z
   .strictObject({
@@ -64,6 +93,7 @@ export type PaymentResource = z.output<typeof paymentSchema>;
 export type PaymentDetail = z.output<typeof paymentDetailSchema>;
 export type CustomerPaymentItem = z.output<typeof customerPaymentSchema>;
 export type RetryStarted = z.output<typeof retryStartedSchema>;
+export type PaymentEvent = z.output<typeof paymentEventSchema>;
 
 /** Payment events carry exactly the REST object (model/events.ts). */
 export type PaymentEventMatches = Assert<Same<PaymentResource, PaymentEventData>>;
