@@ -9,6 +9,7 @@ import { startDynamoDbLocal } from './local/dynamodb-local.ts';
 import { ensureTable, localEnvironment } from './local/table.ts';
 import type { LocalServer } from './local/server.ts';
 import { CREDENTIALS_FILE, ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, VAULT_KEY_FILE, writeJson, type Credentials } from './local/credentials.ts';
+import { ensureDashboardBuilt } from './dashboard-build.ts';
 
 const memory = process.argv.includes('--memory');
 const timer = !process.argv.includes('--no-timer');
@@ -21,7 +22,8 @@ async function main(): Promise<void> {
   mkdirSync(LOCAL_DIR, { recursive: true });
   const dataDir = memory ? undefined : join(LOCAL_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const engine = await startDynamoDbLocal({ dataDir });
+  // Built on `npm ci`; built again here when its sources or the API description changed since.
+  const [engine] = await Promise.all([startDynamoDbLocal({ dataDir }), ensureDashboardBuilt()]);
   // From here a stop must also stop the engine, even one that comes while the server is still starting.
   // Requests already received are answered in full before the engine they need goes. Later signals
   // are ignored: a Ctrl-C under `npm start` arrives twice (from the terminal, and passed on by npm),
@@ -77,6 +79,8 @@ async function main(): Promise<void> {
         vault_key: { file: VAULT_KEY_FILE, id: vaultKeyId },
         cancel_widget_demo: `${baseUrl}/demo/cancel`,
         ...(boundToLoopback(listening) ? {} : { dev_routes: `off: ${host} is not a loopback address, so /__dev/* answers 404 (bind HOST=127.0.0.1 to use them)` }),
+        // The key rides in the fragment, which the browser never sends; the app reads it once and drops it.
+        dashboard_sign_in: `${baseUrl}/dashboard/#key=${credentials.keys.test_admin}`,
         ...credentials,
       },
       null,

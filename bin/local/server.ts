@@ -6,6 +6,7 @@ import { classifyAddress } from '../../shared/model/address-policy.ts';
 import { clearInstanceCaches } from '../../shared/store/instance-cache.ts';
 import { apiDescriptionRoute } from './api-description.ts';
 import { drainCompletions } from './completion-runner.ts';
+import { dashboardRoute } from './dashboard.ts';
 import { demoPage, widgetScript } from './demo.ts';
 import { dispatch } from './dispatch.ts';
 import { drainEvents } from './event-runner.ts';
@@ -234,6 +235,7 @@ export function createLocalServer(options: LocalServerOptions = {}): LocalServer
       };
       if (await devRoute(request, response, server)) return;
       if (await widgetRoute(request, response, options)) return;
+      if (dashboardRoute(request, response)) return;
       if (await apiDescriptionRoute(request, response)) return;
       const result = await dispatch(request);
       response.writeHead(result.status, result.headers);
