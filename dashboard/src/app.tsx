@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { answer, api, ApiError } from './api/client.ts';
 import { CallerContext, type Caller } from './caller.ts';
 import { ErrorNotice, Loading } from './components/states.tsx';
@@ -8,6 +8,11 @@ import { Overview } from './views/overview.tsx';
 import { PaymentList } from './views/payments.tsx';
 import { PaymentPage } from './views/payment.tsx';
 import { SignIn } from './views/sign-in.tsx';
+import { CustomerList } from './views/customers.tsx';
+import { CustomerPage } from './views/customer.tsx';
+import { CampaignList } from './views/campaigns.tsx';
+import { CampaignPage } from './views/campaign.tsx';
+import { EditCampaign, NewCampaign } from './views/campaign-form.tsx';
 
 type Session = { state: 'signed-out'; error?: ApiError } | { state: 'checking' } | { state: 'signed-in'; caller: Caller };
 
@@ -69,6 +74,12 @@ function Shell({ caller, onSignOut }: { caller: Caller; onSignOut: () => void })
   useEffect(() => {
     document.title = `${current?.label ?? 'Not found'} · Recovery dashboard${caller.environment === 'test' ? ' (test mode)' : ''}`;
   }, [current, caller.environment]);
+  // After a navigation, focus moves to the new content, as a page load would put a screen reader there.
+  const firstPath = useRef(location.path);
+  useEffect(() => {
+    if (location.path !== firstPath.current) document.getElementById('main')?.focus();
+    firstPath.current = '';
+  }, [location.path]);
   return (
     <div class="shell" onClick={interceptLinks}>
       <a class="skip" href="#main">
@@ -125,6 +136,12 @@ function View({ path, query }: { path: string; query: URLSearchParams }) {
   if (path === '/' || path === '') return <Overview query={query} />;
   if (match('/payments', path)) return <PaymentList query={query} />;
   if ((params = match('/payments/:id', path))) return <PaymentPage id={params.id!} />;
+  if (match('/customers', path)) return <CustomerList query={query} />;
+  if ((params = match('/customers/:id', path))) return <CustomerPage id={params.id!} />;
+  if (match('/campaigns', path)) return <CampaignList query={query} />;
+  if (match('/campaigns/new', path)) return <NewCampaign />;
+  if ((params = match('/campaigns/:id/edit', path))) return <EditCampaign id={params.id!} />;
+  if ((params = match('/campaigns/:id', path))) return <CampaignPage id={params.id!} query={query} />;
   return <NotFound />;
 }
 

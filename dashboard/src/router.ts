@@ -42,6 +42,8 @@ export function interceptLinks(event: MouseEvent): void {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const anchor = (event.target as Element | null)?.closest('a');
   if (!anchor || anchor.target || anchor.origin !== location.origin || !anchor.pathname.startsWith(`${BASE}/`)) return;
+  // A link within the page (the skip link, an error summary's link to its field) is the browser's.
+  if (anchor.hash && anchor.pathname === location.pathname && anchor.search === location.search) return;
   event.preventDefault();
   navigate(anchor.pathname + anchor.search);
 }

@@ -11,7 +11,7 @@ import { count } from '../format.ts';
  */
 export function ActionButton(props: {
   operation: Operation;
-  onClick: () => void;
+  onClick?: () => void;
   children: ComponentChildren;
   running?: boolean;
   /** Why the resource's state forbids the action, when it does. */

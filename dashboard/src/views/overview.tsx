@@ -6,8 +6,9 @@ import { Empty, Resolved } from '../components/states.tsx';
 import { Money } from '../components/values.tsx';
 import { count, money, rate, utcDay, words } from '../format.ts';
 import { useLoad } from '../load.ts';
-import { href, navigate } from '../router.ts';
-import { previousRange, rangeFrom, RANGE_PRESETS, type DayRange } from '../ranges.ts';
+import { href } from '../router.ts';
+import { previousRange, rangeFrom, type DayRange } from '../ranges.ts';
+import { RangePicker } from '../components/range-picker.tsx';
 
 type Recovery = components['schemas']['RecoveryAnalytics'];
 type CurrencyReport = Recovery['currencies'][number];
@@ -27,7 +28,7 @@ export function Overview({ query }: { query: URLSearchParams }) {
     <section aria-labelledby="overview-title">
       <div class="page-head">
         <h1 id="overview-title">Overview</h1>
-        <RangePicker range={range} />
+        <RangePicker range={range} path="/" />
       </div>
       <p class="muted">
         Failures of {utcDay(range.from)} to {utcDay(range.to)} (UTC days) and what became of them so far, against {utcDay(previous.from)} to {utcDay(previous.to)}.
@@ -36,40 +37,6 @@ export function Overview({ query }: { query: URLSearchParams }) {
         {([current, before]) => <Report current={current} before={before} chosen={query.get('currency')} range={range} />}
       </Resolved>
     </section>
-  );
-}
-
-function RangePicker({ range }: { range: DayRange }) {
-  const apply = (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    navigate(href('/', { from: String(form.get('from')), to: String(form.get('to')) }));
-  };
-  return (
-    <div class="range-picker">
-      <nav aria-label="Period">
-        <ul class="segmented">
-          {RANGE_PRESETS.map((days) => (
-            <li>
-              <a href={href('/', { days })} aria-current={range.preset === days ? 'true' : undefined}>
-                {days} days
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <form class="custom-range" onSubmit={apply} aria-label="Custom period">
-        <label>
-          From <input type="date" name="from" required defaultValue={range.from} />
-        </label>
-        <label>
-          To <input type="date" name="to" required defaultValue={range.to} />
-        </label>
-        <button type="submit" class="secondary">
-          Apply
-        </button>
-      </form>
-    </div>
   );
 }
 
