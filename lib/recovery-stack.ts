@@ -6,6 +6,7 @@ import { Alarms } from './alarms.ts';
 import { MerchantApi } from './api.ts';
 import { CredentialsKey } from './credentials-key.ts';
 import { CustomDomain } from './custom-domain.ts';
+import { Dashboard } from './dashboard.ts';
 import { ApiGatewayAccount } from './api-gateway-account.ts';
 import { Data } from './data.ts';
 import { EdgeApi } from './edge.ts';
@@ -41,6 +42,7 @@ export class RecoveryStack extends Stack {
   readonly data: Data;
   readonly scheduling: Scheduling;
   readonly api: MerchantApi;
+  readonly dashboard: Dashboard;
   readonly edge: EdgeApi;
   readonly alarms: Alarms;
   readonly queues: Queues;
@@ -136,8 +138,10 @@ export class RecoveryStack extends Stack {
     for (const api of [this.api, this.edge]) this.alarms.watchApi(api);
 
     if (config.customDomain) this.addCustomDomains(config.customDomain);
+    this.dashboard = new Dashboard(this, 'Dashboard', { api: this.api.api });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Merchant REST API and webhooks; paths start with /v1 and /webhooks' });
+    new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.url, description: 'Merchant dashboard; the same host serves /v1 (sign in with an API key)' });
     new CfnOutput(this, 'EdgeUrl', { value: this.edge.api.url, description: 'Cancel-session API for browsers' });
     new CfnOutput(this, 'ScheduleGroup', {
       value: this.scheduling.group.scheduleGroupName,
