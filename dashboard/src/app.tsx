@@ -13,6 +13,8 @@ import { CustomerPage } from './views/customer.tsx';
 import { CampaignList } from './views/campaigns.tsx';
 import { CampaignPage } from './views/campaign.tsx';
 import { EditCampaign, NewCampaign } from './views/campaign-form.tsx';
+import { CancelFlows } from './views/cancel-flows.tsx';
+import { Developers } from './views/developers.tsx';
 
 type Session = { state: 'signed-out'; error?: ApiError } | { state: 'checking' } | { state: 'signed-in'; caller: Caller };
 
@@ -142,6 +144,8 @@ function View({ path, query }: { path: string; query: URLSearchParams }) {
   if (match('/campaigns/new', path)) return <NewCampaign />;
   if ((params = match('/campaigns/:id/edit', path))) return <EditCampaign id={params.id!} />;
   if ((params = match('/campaigns/:id', path))) return <CampaignPage id={params.id!} query={query} />;
+  if (match('/cancel-flows', path)) return <CancelFlows query={query} />;
+  if (match('/developers', path)) return <Developers />;
   return <NotFound />;
 }
 
