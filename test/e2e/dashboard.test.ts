@@ -291,7 +291,7 @@ describe('merchant dashboard in Chromium', () => {
     for (const view of views) {
       await page.goto(`${server.baseUrl}${view}`);
       await page.locator('h1').first().waitFor();
-      await page.waitForFunction('document.querySelectorAll(".loading").length === 0');
+      await expect.poll(() => page.locator('.loading').count()).toBe(0);
       const violations = await seriousViolations(page);
       if (violations.length > 0) found[view] = violations.map((violation) => `${violation.id}: ${violation.nodes[0]?.html}`);
     }
