@@ -196,6 +196,26 @@ describe('merchant dashboard in Chromium', () => {
     await screenshot('campaign-steps');
   });
 
+  it("shows the API's validation error next to the field it names, and creates the campaign once it is fixed", async () => {
+    // Prepare
+    await page.goto(`${server.baseUrl}/dashboard/campaigns/new`);
+    await page.getByLabel('Name', { exact: true }).fill('Win-back');
+    await page.getByLabel('Template').fill('tpl_win_back');
+    await page.getByLabel('Email subject').fill('We miss you');
+    await page.getByLabel('Delay (hours)').fill('-5');
+    // Act
+    await page.getByRole('button', { name: 'Create draft campaign' }).click();
+    // Assess: the summary links to the field, and the field carries the API's message.
+    const summary = page.getByRole('alert').filter({ hasText: 'There is a problem' });
+    await summary.waitFor();
+    expect(await summary.getByRole('link').getAttribute('href')).toBe('#field-steps-0-delay_hours');
+    expect(await page.locator('#field-steps-0-delay_hours-error').textContent()).toMatch(/steps\.0\.delay_hours/);
+    await page.getByLabel('Delay (hours)').fill('0');
+    await page.getByRole('button', { name: 'Create draft campaign' }).click();
+    await page.getByRole('heading', { name: /Win-back/ }).waitFor();
+    expect(await page.locator('h1 .badge-draft').count()).toBe(1);
+  });
+
   it('erases a customer behind a typed confirmation: they are gone from search', async () => {
     // Prepare
     await page.goto(`${server.baseUrl}/dashboard/customers?query=erin.erasable%40example.com`);
