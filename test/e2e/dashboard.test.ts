@@ -4,17 +4,14 @@
  * acted on (a retry, an erasure), looked at with a read key, walked by keyboard and scanned by
  * axe-core. UPDATE_SCREENSHOTS=1 rewrites docs/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, seriousViolations } from '../support/browser.ts';
+import { launchBrowser, seriousAccessibilityViolations, updateScreenshot } from '../support/browser.ts';
 import { startLocalServer, type RunningServer } from '../support/local-server.ts';
 import { genericFailure, genericSignature } from '../support/webhooks.ts';
 
 const SECRET = 'dashboard-e2e-secret-0123456789';
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(import.meta.dirname, '..', '..', 'docs', 'screenshots') : undefined;
 /** First-load JavaScript budget, gzipped (issue 24). */
 const BUDGET_BYTES = 200 * 1024;
 
@@ -49,11 +46,7 @@ async function failure(webhookUrl: string, overrides: Parameters<typeof genericF
   return ((await response.json()) as any).payment_id as string;
 }
 
-async function screenshot(name: string, target: Page = page): Promise<void> {
-  if (!SCREENSHOTS) return;
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
+const screenshot = (name: string, target: Page = page) => updateScreenshot(target, name, { fullPage: true });
 
 /**
  * A new tab: signed out until signed in, since the key is kept per tab (sessionStorage). Tabs, not
@@ -312,14 +305,14 @@ describe('merchant dashboard in Chromium', () => {
       await page.goto(`${server.baseUrl}${view}`);
       await page.locator('h1').first().waitFor();
       await expect.poll(() => page.locator('.loading').count()).toBe(0);
-      const violations = await seriousViolations(page);
-      if (violations.length > 0) found[view] = violations.map((violation) => `${violation.id}: ${violation.nodes[0]?.html}`);
+      const violations = await seriousAccessibilityViolations(page);
+      if (violations.length > 0) found[view] = violations.map((violation) => `${violation.rule}: ${violation.targets[0]}`);
     }
     const signIn = await newTab();
     await signIn.goto(`${server.baseUrl}/dashboard/`);
     await signIn.getByLabel('API key').waitFor();
-    const signInViolations = await seriousViolations(signIn);
-    if (signInViolations.length > 0) found['sign-in'] = signInViolations.map((violation) => violation.id);
+    const signInViolations = await seriousAccessibilityViolations(signIn);
+    if (signInViolations.length > 0) found['sign-in'] = signInViolations.map((violation) => violation.rule);
     // Assess
     expect(found).toEqual({});
   });

@@ -100,8 +100,8 @@ export async function seriousAccessibilityViolations(page: Page): Promise<Access
 }
 
 /** Saves docs/screenshots/<name>.png when UPDATE_SCREENSHOTS=1 (e.g. after changing how a page looks). */
-export async function updateScreenshot(page: Page, name: string): Promise<void> {
+export async function updateScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   if (process.env.UPDATE_SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), ...options });
 }
