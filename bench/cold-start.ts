@@ -104,7 +104,7 @@ function probe(bundle: string, eventFile: string, env: NodeJS.ProcessEnv): Promi
 }
 
 /** Fisher-Yates over a copy. */
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
+export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
