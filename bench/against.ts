@@ -6,11 +6,12 @@
  * import only: the first request's DynamoDB calls are the code's behaviour, not its packaging), the
  * two trees' bundles interleaved in a seeded order per round. Writes bench/results/against.json.
  */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { awsModeEnvironment, shuffled } from './cold-start.ts';
+import { lambdaEnvironment } from '../lib/bundling.ts';
 import { progress } from './progress.ts';
 import { seededRandom, summarize, writeResult } from './support.ts';
 
@@ -53,6 +54,9 @@ function importCpuMs(file: string, env: NodeJS.ProcessEnv): Promise<{ import_ms:
 }
 
 if (!process.argv[2]) throw new Error('usage: npm run bench:against -- <path of another checkout>');
+// cold-start.ts loads the runtime, which reads a function's settings; nothing here reaches a table.
+Object.assign(process.env, lambdaEnvironment({ tableName: 'bench-against', metricsNamespace: 'PaymentRecovery/bench' }));
+const { awsModeEnvironment, shuffled } = await import('./cold-start.ts');
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 const targets = [...(await bundleTree(HERE, 'this')), ...(await bundleTree(OTHER, 'other'))];
