@@ -3,7 +3,7 @@
  * targets, rendered from their results files (bench/run.ts writes them to bench/results/summary.md).
  */
 import { describeCalls } from './request-tally.ts';
-import { kilobytes, passCount, ratioRows, renderCountChecks, renderRatioTable, TARGETS, type FunctionFigures } from './targets.ts';
+import { kilobytes, passCount, ratioRows, renderCountChecks, renderFigureChecks, renderRatioTable, TARGETS, type FigureCheck, type FunctionFigures } from './targets.ts';
 
 type Results = Record<string, any>;
 /** Another bench's latest results, if it ever ran. */
@@ -67,6 +67,27 @@ export function renderColdStart(result: Results): string[] {
     '',
     ...failed.map((fn: any) => `- \`${fn.handler}\`: ${fn.errors.join('; ')}`),
     ...(failed.length ? [''] : []),
+  ];
+}
+
+/** The local server against the ingestion floor, round by round. */
+export function renderIngestionThroughput(result: Results): string[] {
+  if (!result.floor) return [`Through the local server: **${result.events_per_second} events/s** (${result.events} signed generic events, ${result.concurrency} in flight, ${result.failed} failed).`];
+  const rounds = (runs: any[]) => runs.map((run) => run.events_per_second).join(', ');
+  const failed = (runs: any[]) => runs.reduce((sum, run) => sum + run.failed, 0);
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+  const cpu = (runs: any[], own: string) =>
+    runs[0]?.cpu_ms_per_event ? `${median(runs.map((run) => run.cpu_ms_per_event[own]))} · ${median(runs.map((run) => run.cpu_ms_per_event.dynamodb_local))}` : '–';
+  return [
+    `Through the local server against the floor (\`bench/floor/ingestion-floor.mjs\`: HTTP, HMAC check, JSON parse, one three-item \`TransactWriteItems\`) on the same DynamoDB Local with the same client and the same ` +
+      `${result.events_per_round} signed generic events per round, ${result.concurrency} in flight, ${result.rounds} rounds interleaved:`,
+    '',
+    '| | Events/s (all rounds) | Events/s per round | Refused | CPU ms per event: its node process · DynamoDB Local (median round) |',
+    '|---|---|---|---|---|',
+    `| local server | ${result.server.events_per_second} | ${rounds(result.server.rounds)} | ${failed(result.server.rounds)} | ${cpu(result.server.rounds, 'service')} |`,
+    `| floor | ${result.floor.events_per_second} | ${rounds(result.floor.rounds)} | ${failed(result.floor.rounds)} | ${cpu(result.floor.rounds, 'floor')} |`,
+    '',
+    `The local server reaches **${result.ratio_to_floor.toFixed(2)}×** the floor (target ≥ ${TARGETS.ingestionFloorRatio}×).`,
   ];
 }
 
@@ -156,6 +177,7 @@ export function renderTargets(lookup: Lookup, limit?: number): string[] {
   const rows = ratioRows(functionFigures(bundles, coldStart), floor);
   const ingestion = lookup('ingestion')?.in_process;
   const reads = lookup('latency')?.routes;
+  const figures = figureChecks(lookup);
   return [
     '## Targets',
     '',
@@ -174,5 +196,21 @@ export function renderTargets(lookup: Lookup, limit?: number): string[] {
       { name: 'Authenticated read, GET /v1/payments/{id}', measured: reads?.['GET /v1/payments/{id}']?.dynamodb_requests.median, limit: TARGETS.authenticatedReadRequests },
     ]),
     '',
+    ...(figures.length ? [...renderFigureChecks(figures), ''] : []),
   ];
+}
+
+/** The throughput, capacity and cost targets, from the benches that measure them. */
+function figureChecks(lookup: Lookup): FigureCheck[] {
+  const throughput = lookup('ingestion')?.local_server;
+  const checks: FigureCheck[] = [];
+  if (throughput?.floor) {
+    checks.push({
+      name: 'Ingestion through the local server, against its floor',
+      shown: `${throughput.ratio_to_floor.toFixed(2)}× (${throughput.server.events_per_second} / ${throughput.floor.events_per_second} events/s)`,
+      limit: `≥ ${TARGETS.ingestionFloorRatio}×`,
+      pass: throughput.ratio_to_floor >= TARGETS.ingestionFloorRatio,
+    });
+  }
+  return checks;
 }
