@@ -8,7 +8,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { progress } from './progress.ts';
-import { renderBundles, renderColdStart, renderIngestionThroughput, renderLatency, renderTargets, renderThroughput, type Lookup } from './summaries.ts';
+import { renderBundles, renderColdStart, renderCost, renderIngestionThroughput, renderLatency, renderTargets, renderThroughput, type Lookup } from './summaries.ts';
 import { benchEngine, RESULTS_DIR, writeResult } from './support.ts';
 
 const selected = new Set(process.argv.slice(2));
@@ -87,6 +87,11 @@ const BENCHES: Bench[] = [
         '',
       ];
     },
+  },
+  {
+    name: 'cost',
+    run: async () => (await import('./cost.ts')).benchCost(),
+    render: renderCost,
   },
   {
     name: 'bundles',

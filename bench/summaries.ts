@@ -91,6 +91,37 @@ export function renderIngestionThroughput(result: Results): string[] {
   ];
 }
 
+const money = (dollars: number) => `$${dollars.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+/** Dollars per million failures, part by part, and the floor's single write. */
+export function renderCost(result: Results): string[] {
+  const { prices } = result;
+  const row = (part: any) =>
+    `| ${part.part} | ${part.read_units} | ${part.write_units} | ${part.dynamodb_requests} | ${part.lambda_invocations} | ${part.lambda_ms} | ${part.scheduled_invocations} | ${part.emails} | ${money(part.dollars_per_million)} |`;
+  return [
+    '## Cost per million failures',
+    '',
+    "One failure's whole life, in process through the real handlers, jobs and stream consumer: a soft decline whose card keeps declining (sandbox `9995`), " +
+      'retried until its retries run out, enrolled in a three-email campaign, the first email sent, then paid (the processor\'s success webhook), its customer erased; ' +
+      'one outbound webhook endpoint subscribed to every event. Read and write units from each request\'s ConsumedCapacity, except transactions, which DynamoDB Local ' +
+      'reports wrongly: those by AWS\'s rule (2 per KB of each item written or checked, 1 per KB of each index entry; `bench/cost.ts`). Lambda milliseconds are wall time ' +
+      'here, against DynamoDB Local on a shared 2-core machine, so above what AWS would bill; a second life is measured after a first that loads every module.',
+    '',
+    `Prices (${prices.region}, read ${prices.read_at}, free tiers left out): DynamoDB on-demand $${prices.dynamodb_write_request_unit * 1e6} per million write and ` +
+      `$${prices.dynamodb_read_request_unit * 1e6} per million read request units (aws.amazon.com/dynamodb/pricing/on-demand); Lambda arm64 ${money(prices.lambda_request * 1e6)} per million requests and ` +
+      `$${prices.lambda_gb_second_arm64} per GB-second at ${prices.lambda_memory_gb * 1024} MB (aws.amazon.com/lambda/pricing); EventBridge Scheduler ${money(prices.scheduler_invocation * 1e6)} per million invocations ` +
+      `(aws.amazon.com/eventbridge/pricing); SES ${money(prices.email * 1000)} per 1,000 emails (aws.amazon.com/ses/pricing).`,
+    '',
+    '| Part | Read units | Write units | DynamoDB requests | Lambda invocations | Lambda ms | Scheduled invocations | Emails | $ per million failures |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...result.parts.map(row),
+    `| **a failure's whole life** | | | | | | | | **${money(result.dollars_per_million_failures)}** |`,
+    row(result.floor),
+    '',
+    `A failure costs ${result.ratio_to_floor}× the floor's single write.`,
+  ];
+}
+
 export function renderLatency(result: Results, lookup: Lookup): string[] {
   const ingestion = lookup('ingestion')?.in_process?.new_customer_failure;
   const row = (name: string, r: any) =>
@@ -210,6 +241,14 @@ function figureChecks(lookup: Lookup): FigureCheck[] {
       shown: `${throughput.ratio_to_floor.toFixed(2)}× (${throughput.server.events_per_second} / ${throughput.floor.events_per_second} events/s)`,
       limit: `≥ ${TARGETS.ingestionFloorRatio}×`,
       pass: throughput.ratio_to_floor >= TARGETS.ingestionFloorRatio,
+    });
+  }
+  const cost = lookup('cost');
+  if (cost) {
+    checks.push({
+      name: 'Dollars per million failures (whole life), against the floor\'s single write',
+      shown: `${money(cost.dollars_per_million_failures)} (${cost.ratio_to_floor}× the floor's ${money(cost.floor_dollars_per_million)})`,
+      limit: '–',
     });
   }
   return checks;

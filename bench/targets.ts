@@ -98,7 +98,8 @@ export interface FigureCheck {
   shown: string | undefined;
   /** The target as shown, e.g. '≥ 0.5× the floor'. */
   limit: string;
-  pass: boolean;
+  /** Undefined for a figure the issue asks for without a limit. */
+  pass?: boolean;
 }
 
 /** Targets that are not a per-function ratio or a request count: one line each, pass or FAIL beside the figure. */
@@ -106,7 +107,7 @@ export function renderFigureChecks(checks: readonly FigureCheck[]): string[] {
   return [
     '| Target | Measured | Limit | |',
     '|---|---|---|---|',
-    ...checks.map((check) => `| ${check.name} | ${check.shown ?? '–'} | ${check.limit} | ${check.shown === undefined ? 'not measured' : verdict(check.pass)} |`),
+    ...checks.map((check) => `| ${check.name} | ${check.shown ?? '–'} | ${check.limit} | ${check.shown === undefined ? 'not measured' : check.pass === undefined ? 'no limit' : verdict(check.pass)} |`),
   ];
 }
 
