@@ -102,22 +102,27 @@ export function itemBytes(value: unknown): number {
 const NARROW_INDEXES = new Set(['gsi4', 'gsi5']);
 
 /**
- * Write units of a committed TransactWriteItems, by AWS's rules (DynamoDB Local reports them wrongly: 2
- * for three small puts): two per KB of each item written or checked (a condition check or a delete counted
- * at 1 KB), and one per KB for each index entry a written item carries (index updates are not
- * transactional). `stored` reads an item back after the commit.
+ * Write units of a committed TransactWriteItems by the key they land on (`table <pk>`, or `<index> <its
+ * pk>`), by AWS's rules (DynamoDB Local reports them wrongly: 2 for three small puts): two per KB of each
+ * item written or checked (a condition check or a delete counted at 1 KB), and one per KB for each index
+ * entry a written item carries (index updates are not transactional). `stored` reads an item back after
+ * the commit.
  */
-async function transactionWriteUnits(items: any[], stored: (key: { pk: string; sk: string }) => Promise<Record<string, unknown> | undefined>): Promise<number> {
-  let units = 0;
+export async function transactionUnitsByKey(
+  items: any[],
+  stored: (key: { pk: string; sk: string }) => Promise<Record<string, unknown> | undefined>,
+): Promise<Map<string, number>> {
+  const units = new Map<string, number>();
+  const add = (key: string, count: number) => units.set(key, (units.get(key) ?? 0) + count);
   for (const entry of items) {
     const [operation, request] = Object.entries(entry as Record<string, any>)[0]!;
     const key = request.Item ? { pk: request.Item.pk, sk: request.Item.sk } : request.Key;
     const item = operation === 'Put' ? request.Item : operation === 'Update' ? await stored(key) : undefined;
     const kilobytes = item ? Math.max(1, Math.ceil(itemBytes(item) / 1024)) : 1;
-    units += 2 * kilobytes;
+    add(`table ${key.pk}`, 2 * kilobytes);
     if (!item) continue;
     for (const index of Object.keys(item).filter((name) => /^gsi\dpk$/.test(name)).map((name) => name.slice(0, 4))) {
-      units += NARROW_INDEXES.has(index) ? 1 : kilobytes;
+      add(`${index} ${String(item[`${index}pk`])}`, NARROW_INDEXES.has(index) ? 1 : kilobytes);
     }
   }
   return units;
@@ -152,7 +157,8 @@ export async function benchCost() {
       let units = sum(consumed.map((capacity) => capacity.CapacityUnits ?? 0));
       if (context.commandName === 'TransactWriteItemsCommand') {
         // Read back through a client of its own: the bench's reads, not the service's.
-        units = await transactionWriteUnits(args.input.TransactItems, async (key) => (await readBack.send(new GetCommand({ TableName: runtime.tableName, Key: key }))).Item);
+        const byKey = await transactionUnitsByKey(args.input.TransactItems, async (key) => (await readBack.send(new GetCommand({ TableName: runtime.tableName, Key: key }))).Item);
+        units = sum([...byKey.values()]);
       }
       part.dynamodb_requests += 1;
       if (WRITES.has(context.commandName)) part.write_units += units;

@@ -8,7 +8,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { progress } from './progress.ts';
-import { renderBundles, renderColdStart, renderCost, renderIngestionThroughput, renderLatency, renderTargets, renderThroughput, type Lookup } from './summaries.ts';
+import { renderBundles, renderColdStart, renderCost, renderHotPartition, renderIngestionThroughput, renderLatency, renderTargets, renderThroughput, type Lookup } from './summaries.ts';
 import { benchEngine, RESULTS_DIR, writeResult } from './support.ts';
 
 const selected = new Set(process.argv.slice(2));
@@ -21,6 +21,8 @@ const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
 /** Events per round and rounds of the ingestion bench's server-against-floor comparison. */
 const INGESTION_EVENTS = Number(process.env.BENCH_INGESTION_EVENTS ?? 2000);
 const INGESTION_ROUNDS = Number(process.env.BENCH_INGESTION_ROUNDS ?? 3);
+/** Concurrent failure events for one tenant in the hot-partition bench. */
+const HOT_PARTITION_EVENTS = Number(process.env.BENCH_HOT_PARTITION_EVENTS ?? 300);
 /** Calls per route in the latency bench. */
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
 /** Seconds per route and connections of the throughput bench. */
@@ -92,6 +94,11 @@ const BENCHES: Bench[] = [
     name: 'cost',
     run: async () => (await import('./cost.ts')).benchCost(),
     render: renderCost,
+  },
+  {
+    name: 'hot-partition',
+    run: async () => (await import('./hot-partition.ts')).benchHotPartition(HOT_PARTITION_EVENTS, 16),
+    render: renderHotPartition,
   },
   {
     name: 'bundles',

@@ -119,6 +119,28 @@ export function renderCost(result: Results): string[] {
     row(result.floor),
     '',
     `A failure costs ${result.ratio_to_floor}× the floor's single write.`,
+    '',
+  ];
+}
+
+/** The busiest key of the table and of each index under one tenant's burst, and at the renewal day's rate. */
+export function renderHotPartition(result: Results): string[] {
+  const { limits } = result;
+  return [
+    "## One tenant's hot partition",
+    '',
+    `${result.events} new failures for one merchant, ${result.concurrency} in flight through the webhook handler in process (${result.events_per_second} events/s on DynamoDB Local, ${result.refused} refused), ` +
+      'then the stream consumers and the deliveries to one outbound endpoint over the events they wrote. Units by the key they land on (transactions by AWS\'s rule, `bench/cost.ts`); ' +
+      `the renewal day is 100,000 failures in an hour (${result.renewal_failures_per_second}/s on average), against ${limits.write_units_per_second.toLocaleString('en-US')} write and ${limits.read_units_per_second.toLocaleString('en-US')} read units per second per partition. ` +
+      'The calculation, with dashboard and API reads, is in docs/data-model.md, "One tenant\'s busiest keys".',
+    '',
+    '| Busiest key | Write units per failure | Read units per failure | Write units/s in the burst | Renewal day: write units/s | Renewal day: read units/s |',
+    '|---|---|---|---|---|---|',
+    ...result.busiest.map(
+      (row: any) =>
+        `| \`${row.key}\` | ${row.write_units_per_failure} | ${row.read_units_per_failure} | ${row.burst_write_units_per_second} | ${row.renewal_write_units_per_second}${row.renewal_write_units_per_second > limits.write_units_per_second ? ' **over**' : ''} | ${row.renewal_read_units_per_second} |`,
+    ),
+    '',
   ];
 }
 
@@ -241,6 +263,16 @@ function figureChecks(lookup: Lookup): FigureCheck[] {
       shown: `${throughput.ratio_to_floor.toFixed(2)}× (${throughput.server.events_per_second} / ${throughput.floor.events_per_second} events/s)`,
       limit: `≥ ${TARGETS.ingestionFloorRatio}×`,
       pass: throughput.ratio_to_floor >= TARGETS.ingestionFloorRatio,
+    });
+  }
+  const hot = lookup('hot-partition');
+  if (hot) {
+    const [worst] = [...hot.busiest].sort((a: any, b: any) => b.renewal_write_units_per_second - a.renewal_write_units_per_second);
+    checks.push({
+      name: "One tenant's busiest key at 100,000 failures an hour (write units/s)",
+      shown: `${worst.renewal_write_units_per_second} on \`${worst.key}\``,
+      limit: `≤ ${hot.limits.write_units_per_second.toLocaleString('en-US')}`,
+      pass: worst.renewal_write_units_per_second <= hot.limits.write_units_per_second,
     });
   }
   const cost = lookup('cost');
