@@ -10,7 +10,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { transactionUnitsByKey } from './cost.ts';
+import { startClean, transactionUnitsByKey } from './cost.ts';
 import { progress } from './progress.ts';
 
 /** DynamoDB's throughput limits per partition. */
@@ -46,6 +46,7 @@ export async function benchHotPartition(events: number, concurrency: number) {
   const receiver = createServer((request, response) => request.resume().on('end', () => response.writeHead(200).end('ok')));
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 
+  await progress.timed('dropping what earlier benches left scheduled', startClean);
   const merchant = await newMerchant();
   const path = await connect(merchant.keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
   await call('POST', '/v1/webhooks', { key: merchant.keys.test_admin, body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, events: ['*'] } });
