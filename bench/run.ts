@@ -8,7 +8,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { progress } from './progress.ts';
-import { renderBundles, renderColdStart, renderLatency, renderTargets, renderThroughput, type Lookup } from './summaries.ts';
+import { renderBundles, renderColdStart, renderCost, renderHotPartition, renderIngestionThroughput, renderLatency, renderTargets, renderThroughput, type Lookup } from './summaries.ts';
 import { benchEngine, RESULTS_DIR, writeResult } from './support.ts';
 
 const selected = new Set(process.argv.slice(2));
@@ -18,6 +18,11 @@ const wants = (name: string) => selected.size === 0 || selected.has(name);
 const LIST_SIZES = (process.env.BENCH_LIST_SIZES ?? '10000,100000').split(',').map(Number);
 /** Fresh processes per bundle in the cold-start bench (medians over these). */
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
+/** Events per round and rounds of the ingestion bench's server-against-floor comparison. */
+const INGESTION_EVENTS = Number(process.env.BENCH_INGESTION_EVENTS ?? 2000);
+const INGESTION_ROUNDS = Number(process.env.BENCH_INGESTION_ROUNDS ?? 3);
+/** Concurrent failure events for one tenant in the hot-partition bench. */
+const HOT_PARTITION_EVENTS = Number(process.env.BENCH_HOT_PARTITION_EVENTS ?? 300);
 /** Calls per route in the latency bench. */
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
 /** Seconds per route and connections of the throughput bench. */
@@ -35,7 +40,7 @@ const BENCHES: Bench[] = [
     name: 'ingestion',
     run: async () => {
       const { benchIngestionInProcess, benchIngestionThroughput } = await import('./ingestion.ts');
-      return { in_process: await benchIngestionInProcess(200), local_server: await benchIngestionThroughput(2000, 16) };
+      return { in_process: await benchIngestionInProcess(200), local_server: await benchIngestionThroughput(INGESTION_EVENTS, INGESTION_ROUNDS, 16) };
     },
     render: ({ in_process: inProcess, local_server: throughput }) => [
       '## Webhook ingestion',
@@ -47,7 +52,7 @@ const BENCHES: Bench[] = [
           `| ${name.replaceAll('_', ' ')} | ${r.dynamodb_requests.median} / ${r.dynamodb_requests.max} | ${r.scheduler_calls?.median ?? '–'} | ${r.latency_ms.median} / ${r.latency_ms.p99} |`,
       ),
       '',
-      `Through the local server: **${throughput.events_per_second} events/s** (${throughput.events} signed generic events, ${throughput.concurrency} in flight, ${throughput.failed} failed).`,
+      ...renderIngestionThroughput(throughput),
       '',
     ],
   },
@@ -84,6 +89,16 @@ const BENCHES: Bench[] = [
         '',
       ];
     },
+  },
+  {
+    name: 'cost',
+    run: async () => (await import('./cost.ts')).benchCost(),
+    render: renderCost,
+  },
+  {
+    name: 'hot-partition',
+    run: async () => (await import('./hot-partition.ts')).benchHotPartition(HOT_PARTITION_EVENTS, 16),
+    render: renderHotPartition,
   },
   {
     name: 'bundles',

@@ -3,7 +3,7 @@
  * targets, rendered from their results files (bench/run.ts writes them to bench/results/summary.md).
  */
 import { describeCalls } from './request-tally.ts';
-import { kilobytes, passCount, ratioRows, renderCountChecks, renderRatioTable, TARGETS, type FunctionFigures } from './targets.ts';
+import { kilobytes, passCount, ratioRows, renderCountChecks, renderFigureChecks, renderRatioTable, TARGETS, type FigureCheck, type FunctionFigures } from './targets.ts';
 
 type Results = Record<string, any>;
 /** Another bench's latest results, if it ever ran. */
@@ -67,6 +67,80 @@ export function renderColdStart(result: Results): string[] {
     '',
     ...failed.map((fn: any) => `- \`${fn.handler}\`: ${fn.errors.join('; ')}`),
     ...(failed.length ? [''] : []),
+  ];
+}
+
+/** The local server against the ingestion floor, round by round. */
+export function renderIngestionThroughput(result: Results): string[] {
+  if (!result.floor) return [`Through the local server: **${result.events_per_second} events/s** (${result.events} signed generic events, ${result.concurrency} in flight, ${result.failed} failed).`];
+  const rounds = (runs: any[]) => runs.map((run) => run.events_per_second).join(', ');
+  const failed = (runs: any[]) => runs.reduce((sum, run) => sum + run.failed, 0);
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+  const cpu = (runs: any[], own: string) =>
+    runs[0]?.cpu_ms_per_event ? `${median(runs.map((run) => run.cpu_ms_per_event[own]))} · ${median(runs.map((run) => run.cpu_ms_per_event.dynamodb_local))}` : '–';
+  return [
+    `Through the local server against the floor (\`bench/floor/ingestion-floor.mjs\`: HTTP, HMAC check, JSON parse, one three-item \`TransactWriteItems\`) on the same DynamoDB Local with the same client and the same ` +
+      `${result.events_per_round} signed generic events per round, ${result.concurrency} in flight, ${result.rounds} rounds interleaved:`,
+    '',
+    '| | Events/s (all rounds) | Events/s per round | Refused | CPU ms per event: its node process · DynamoDB Local (median round) |',
+    '|---|---|---|---|---|',
+    `| local server | ${result.server.events_per_second} | ${rounds(result.server.rounds)} | ${failed(result.server.rounds)} | ${cpu(result.server.rounds, 'service')} |`,
+    `| floor | ${result.floor.events_per_second} | ${rounds(result.floor.rounds)} | ${failed(result.floor.rounds)} | ${cpu(result.floor.rounds, 'floor')} |`,
+    '',
+    `The local server reaches **${result.ratio_to_floor.toFixed(2)}×** the floor (target ≥ ${TARGETS.ingestionFloorRatio}×).`,
+  ];
+}
+
+const money = (dollars: number) => `$${dollars.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+/** Dollars per million failures, part by part, and the floor's single write. */
+export function renderCost(result: Results): string[] {
+  const { prices } = result;
+  const row = (part: any) =>
+    `| ${part.part} | ${part.read_units} | ${part.write_units} | ${part.dynamodb_requests} | ${part.lambda_invocations} | ${part.lambda_ms} | ${part.scheduled_invocations} | ${part.emails} | ${money(part.dollars_per_million)} |`;
+  return [
+    '## Cost per million failures',
+    '',
+    "One failure's whole life, in process through the real handlers, jobs and stream consumer: a soft decline whose card keeps declining (sandbox `9995`), " +
+      'retried until its retries run out, enrolled in a three-email campaign, the first email sent, then paid (the processor\'s success webhook), its customer erased; ' +
+      'one outbound webhook endpoint subscribed to every event. Read and write units from each request\'s ConsumedCapacity, except transactions, which DynamoDB Local ' +
+      'reports wrongly: those by AWS\'s rule (2 per KB of each item written or checked, 1 per KB of each index entry; `bench/cost.ts`). Lambda milliseconds are wall time ' +
+      'here, against DynamoDB Local on a shared 2-core machine, so above what AWS would bill; a second life is measured after a first that loads every module.',
+    '',
+    `Prices (${prices.region}, read ${prices.read_at}, free tiers left out): DynamoDB on-demand $${prices.dynamodb_write_request_unit * 1e6} per million write and ` +
+      `$${prices.dynamodb_read_request_unit * 1e6} per million read request units (aws.amazon.com/dynamodb/pricing/on-demand); Lambda arm64 ${money(prices.lambda_request * 1e6)} per million requests and ` +
+      `$${prices.lambda_gb_second_arm64} per GB-second at ${prices.lambda_memory_gb * 1024} MB (aws.amazon.com/lambda/pricing); EventBridge Scheduler ${money(prices.scheduler_invocation * 1e6)} per million invocations ` +
+      `(aws.amazon.com/eventbridge/pricing); SES ${money(prices.email * 1000)} per 1,000 emails (aws.amazon.com/ses/pricing).`,
+    '',
+    '| Part | Read units | Write units | DynamoDB requests | Lambda invocations | Lambda ms | Scheduled invocations | Emails | $ per million failures |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...result.parts.map(row),
+    `| **a failure's whole life** | | | | | | | | **${money(result.dollars_per_million_failures)}** |`,
+    row(result.floor),
+    '',
+    `A failure costs ${result.ratio_to_floor}× the floor's single write.`,
+    '',
+  ];
+}
+
+/** The busiest key of the table and of each index under one tenant's burst, and at the renewal day's rate. */
+export function renderHotPartition(result: Results): string[] {
+  const { limits } = result;
+  return [
+    "## One tenant's hot partition",
+    '',
+    `${result.events} new failures for one merchant, ${result.concurrency} in flight through the webhook handler in process (${result.events_per_second} events/s on DynamoDB Local, ${result.refused} refused), ` +
+      'then the stream consumers and the deliveries to one outbound endpoint over the events they wrote. Units by the key they land on (transactions by AWS\'s rule, `bench/cost.ts`); ' +
+      `the renewal day is 100,000 failures in an hour (${result.renewal_failures_per_second}/s on average), against ${limits.write_units_per_second.toLocaleString('en-US')} write and ${limits.read_units_per_second.toLocaleString('en-US')} read units per second per partition. ` +
+      'The calculation, with dashboard and API reads, is in docs/data-model.md, "One tenant\'s busiest keys".',
+    '',
+    '| Busiest key | Write units per failure | Read units per failure | Write units/s in the burst | Renewal day: write units/s | Renewal day: read units/s |',
+    '|---|---|---|---|---|---|',
+    ...result.busiest.map(
+      (row: any) =>
+        `| \`${row.key}\` | ${row.write_units_per_failure} | ${row.read_units_per_failure} | ${row.burst_write_units_per_second} | ${row.renewal_write_units_per_second}${row.renewal_write_units_per_second > limits.write_units_per_second ? ' **over**' : ''} | ${row.renewal_read_units_per_second} |`,
+    ),
+    '',
   ];
 }
 
@@ -156,6 +230,7 @@ export function renderTargets(lookup: Lookup, limit?: number): string[] {
   const rows = ratioRows(functionFigures(bundles, coldStart), floor);
   const ingestion = lookup('ingestion')?.in_process;
   const reads = lookup('latency')?.routes;
+  const figures = figureChecks(lookup);
   return [
     '## Targets',
     '',
@@ -174,5 +249,39 @@ export function renderTargets(lookup: Lookup, limit?: number): string[] {
       { name: 'Authenticated read, GET /v1/payments/{id}', measured: reads?.['GET /v1/payments/{id}']?.dynamodb_requests.median, limit: TARGETS.authenticatedReadRequests },
     ]),
     '',
+    ...(figures.length ? [...renderFigureChecks(figures), ''] : []),
   ];
+}
+
+/** The throughput, capacity and cost targets, from the benches that measure them. */
+function figureChecks(lookup: Lookup): FigureCheck[] {
+  const throughput = lookup('ingestion')?.local_server;
+  const checks: FigureCheck[] = [];
+  if (throughput?.floor) {
+    checks.push({
+      name: 'Ingestion through the local server, against its floor',
+      shown: `${throughput.ratio_to_floor.toFixed(2)}× (${throughput.server.events_per_second} / ${throughput.floor.events_per_second} events/s)`,
+      limit: `≥ ${TARGETS.ingestionFloorRatio}×`,
+      pass: throughput.ratio_to_floor >= TARGETS.ingestionFloorRatio,
+    });
+  }
+  const hot = lookup('hot-partition');
+  if (hot) {
+    const [worst] = [...hot.busiest].sort((a: any, b: any) => b.renewal_write_units_per_second - a.renewal_write_units_per_second);
+    checks.push({
+      name: "One tenant's busiest key at 100,000 failures an hour (write units/s)",
+      shown: `${worst.renewal_write_units_per_second} on \`${worst.key}\``,
+      limit: `≤ ${hot.limits.write_units_per_second.toLocaleString('en-US')}`,
+      pass: worst.renewal_write_units_per_second <= hot.limits.write_units_per_second,
+    });
+  }
+  const cost = lookup('cost');
+  if (cost) {
+    checks.push({
+      name: 'Dollars per million failures (whole life), against the floor\'s single write',
+      shown: `${money(cost.dollars_per_million_failures)} (${cost.ratio_to_floor}× the floor's ${money(cost.floor_dollars_per_million)})`,
+      limit: '–',
+    });
+  }
+  return checks;
 }

@@ -7,6 +7,8 @@ export const TARGETS = {
   bundleRatio: 1.25,
   /** A function's cold start (import and first request), over the floor's. */
   initRatio: 1.25,
+  /** Ingested events per second through the local server, over the ingestion floor's in the same run (at least). */
+  ingestionFloorRatio: 0.5,
   /** DynamoDB requests to ingest a webhook reporting a new failure. */
   ingestionRequests: 3,
   /** DynamoDB requests of an authenticated read: key lookup (cached briefly), rate-limit update, data. */
@@ -88,6 +90,25 @@ export interface CountCheck {
   /** Median DynamoDB requests per call; undefined when that bench has no results yet. */
   measured: number | undefined;
   limit: number;
+}
+
+export interface FigureCheck {
+  name: string;
+  /** The figure as shown, e.g. '0.31× (41 / 132 events/s)'; undefined when not measured. */
+  shown: string | undefined;
+  /** The target as shown, e.g. '≥ 0.5× the floor'. */
+  limit: string;
+  /** Undefined for a figure the issue asks for without a limit. */
+  pass?: boolean;
+}
+
+/** Targets that are not a per-function ratio or a request count: one line each, pass or FAIL beside the figure. */
+export function renderFigureChecks(checks: readonly FigureCheck[]): string[] {
+  return [
+    '| Target | Measured | Limit | |',
+    '|---|---|---|---|',
+    ...checks.map((check) => `| ${check.name} | ${check.shown ?? '–'} | ${check.limit} | ${check.shown === undefined ? 'not measured' : check.pass === undefined ? 'no limit' : verdict(check.pass)} |`),
+  ];
 }
 
 export function renderCountChecks(checks: readonly CountCheck[]): string[] {

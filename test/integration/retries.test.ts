@@ -75,6 +75,33 @@ describe('automatic retries of soft declines (sandbox processor)', () => {
     );
   });
 
+  it('writes nothing of the customer for re-declines that change nothing of theirs', async () => {
+    // Prepare
+    const { tenant, path } = await setUp();
+    const id = await fail(path, 'insufficient_funds', '9995');
+    const customerId = (await payment(tenant, id)).customer_id as string;
+    const [before] = await tenantItems(tenant, `CUSTOMER#${customerId}`);
+    const written: string[] = [];
+    runtime.db.middlewareStack.add(
+      (next: (args: any) => Promise<any>) => async (args: any) => {
+        for (const item of args.input?.TransactItems ?? []) written.push(String(item.Put?.Item?.sk ?? item.Update?.Key?.sk ?? ''));
+        return next(args);
+      },
+      { step: 'initialize', name: 'customerWrites' },
+    );
+    // Act
+    try {
+      for (let attempt = 1; attempt <= 4; attempt++) await toNextRetry(tenant, id);
+    } finally {
+      runtime.db.middlewareStack.remove('customerWrites');
+    }
+    // Assess
+    expect((await payment(tenant, id)).status).toBe('communication_pending');
+    expect(written).toContain(`PAYMENT#${id}`);
+    expect(written).not.toContain(`CUSTOMER#${customerId}`);
+    expect((await tenantItems(tenant, `CUSTOMER#${customerId}`))[0]).toEqual(before);
+  });
+
   it('moves a payment whose retry comes back with a hard decline into dunning', async () => {
     const { tenant, path } = await setUp();
     const id = await fail(path, 'processing_error', '0069');

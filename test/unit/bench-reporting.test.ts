@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { contributors, OUR_CODE, packageOf } from '../../bench/bundle-contributors.ts';
 import { pathParametersFor } from '../../bench/cold-start-events.ts';
 import { countingProxy, describeCalls, tallyOperations } from '../../bench/request-tally.ts';
-import { passCount, ratioRows, renderCountChecks, renderRatioTable } from '../../bench/targets.ts';
+import { dollars, itemBytes, PRICES, transactionUnitsByKey } from '../../bench/cost.ts';
+import { passCount, ratioRows, renderCountChecks, renderFigureChecks, renderRatioTable } from '../../bench/targets.ts';
 import { ROUTES, type Route } from '../../shared/routes.ts';
 
 describe('bundle contributors', () => {
@@ -95,6 +96,48 @@ describe('targets against the floor', () => {
         { name: 'never ran', measured: undefined, limit: 3 },
       ]).slice(2),
     ).toEqual(['| ingestion | 4 | ≤ 3 | **FAIL** |', '| read | 3 | ≤ 3 | pass |', '| never ran | – | ≤ 3 | not measured |']);
+  });
+
+  it('shows other targets with pass or FAIL beside the figure, and a figure asked for without a limit as such', () => {
+    expect(
+      renderFigureChecks([
+        { name: 'ingestion', shown: '0.31×', limit: '≥ 0.5×', pass: false },
+        { name: 'busiest key', shown: '900', limit: '≤ 1,000', pass: true },
+        { name: 'cost', shown: '$400.00', limit: '–' },
+        { name: 'never ran', shown: undefined, limit: '≥ 0.5×', pass: false },
+      ]).slice(2),
+    ).toEqual([
+      '| ingestion | 0.31× | ≥ 0.5× | **FAIL** |',
+      '| busiest key | 900 | ≤ 1,000 | pass |',
+      '| cost | $400.00 | – | no limit |',
+      '| never ran | – | ≥ 0.5× | not measured |',
+    ]);
+  });
+});
+
+describe('capacity and cost', () => {
+  it('sizes items as DynamoDB bills them: names and UTF-8 values', () => {
+    expect(itemBytes({ pk: 'ab' })).toBe(3 + 2 + 2 + 1);
+    expect(itemBytes('é')).toBe(2);
+  });
+
+  it('counts a transaction at two units per KB of each item, one per KB of each index entry, by the key it lands on', async () => {
+    const big = 'x'.repeat(1500);
+    const units = await transactionUnitsByKey(
+      [
+        { Put: { Item: { pk: 'T', sk: 'PAYMENT#1', gsi2pk: 'T#PAYMENTS#status#pending', gsi4pk: 'T#PAYMENTS#amount', body: big } } },
+        { Update: { Key: { pk: 'T', sk: 'STATS#1' } } },
+        { ConditionCheck: { Key: { pk: 'T', sk: 'ERASED#1' } } },
+      ],
+      async () => ({ pk: 'T', sk: 'STATS#1', count: 3 }),
+    );
+    expect(Object.fromEntries(units)).toEqual({ 'table T': 4 + 2 + 2, 'gsi2 T#PAYMENTS#status#pending': 2, 'gsi4 T#PAYMENTS#amount': 1 });
+  });
+
+  it('prices units, invocations, milliseconds, schedules and emails at the list prices', () => {
+    const part = { read_units: 8, write_units: 16, dynamodb_requests: 3, lambda_invocations: 1, lambda_ms: 100, scheduled_invocations: 1, emails: 1 };
+    const expected = 16 * 0.625e-6 + 8 * 0.125e-6 + 0.2e-6 + 0.1 * 0.5 * PRICES.lambda_gb_second_arm64 + 1e-6 + 0.0001;
+    expect(dollars(part)).toBeCloseTo(expected, 12);
   });
 });
 

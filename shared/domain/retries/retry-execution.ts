@@ -189,7 +189,9 @@ async function recordOutcome(
       timeZone: customer?.timezone ?? null,
     });
     const writes: TransactItem[] = [...paymentChangeWrites(tenant, payment, result.payment), ...usageGivenBack(tenant, payment, result.payment, now)];
-    if (customer && result.customer) writes.push(...saveCustomerWrites(tenant, result.customer, customer.version));
+    // An outcome that leaves the customer as read (a soft re-decline, retries running out) writes nothing of
+    // theirs: the rewrite cost about ten write units with its four index entries, and guarded no invariant.
+    if (customer && result.customer && result.customer !== customer) writes.push(...saveCustomerWrites(tenant, result.customer, customer.version));
     for (const event of recategorization(tenant, payment, result.payment, now)) writes.push(recordEventWrite(tenant, event));
     for (const type of result.events) {
       const data =
