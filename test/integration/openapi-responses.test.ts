@@ -75,7 +75,7 @@ describe('responses match the API description', () => {
     await documented('POST', `/v1/payments/${receipt.payment_id}/retry`, { key });
 
     // Campaigns
-    const definition = { name: 'Card update', trigger: 'manual', steps: [{ channel: 'email', template_id: 'tpl_card_update', subject: 'Update your card', delay_hours: 0 }] };
+    const definition = { name: 'Card update', trigger: 'manual', steps: [{ channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Update your card', delay_hours: 0 }] };
     const campaign = (await documented('POST', '/v1/campaigns', { key, body: definition })).data;
     await documented('GET', '/v1/campaigns', { key });
     await documented('PUT', `/v1/campaigns/${campaign.id}`, { key, body: { description: 'manual outreach' } });

@@ -1,10 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { BUILT_IN_TEMPLATES, calendarTemplate, renderEmail, renderSms, templateForAction } from '../../shared/domain/dunning/message-templates.ts';
+import { BUILT_IN_TEMPLATES, builtInFor, builtInTemplate, calendarTemplate, templateForAction } from '../../shared/domain/templates/built-in-templates.ts';
+import { renderMessage, templateValues, type MessageFacts, type RenderedEmail } from '../../shared/domain/templates/message-rendering.ts';
+import { defaultBranding } from '../../shared/model/branding.ts';
 import { paymentUpdateUrlProblem, safePaymentUpdateUrl } from '../../shared/model/payment-update-url.ts';
 import { A_HARD, B_HARD } from '../support/spec-decline-tables.ts';
 import { formatMoney, parseDecimalAmount, toDecimalString } from '../../shared/model/money.ts';
 
-const context = { customerName: 'Ada', merchantName: 'Acme', amount: 1999, currency: 'usd', updateUrl: 'https://acme.example/billing' };
+const NOW = new Date('2026-11-26T12:00:00Z');
+
+interface Context extends Partial<MessageFacts> {
+  merchantName?: string;
+}
+
+const context: Context = { customerName: 'Ada', merchantName: 'Acme', amount: 1999, currency: 'usd', updateUrl: 'https://acme.example/billing' };
+
+function render(id: string, channel: 'email' | 'sms', { merchantName = 'Acme', ...facts }: Context) {
+  const branding = defaultBranding(merchantName);
+  const full: MessageFacts = { customerName: null, customerEmail: null, amount: null, currency: 'usd', plan: null, card: null, updateUrl: null, occasion: { kind: 'failure', failedAt: null }, ...facts };
+  return renderMessage(builtInFor(id, channel)!, templateValues(full, branding, NOW), branding);
+}
+
+/** The email, its text without the transactional footer (tested in message-rendering.test.ts). */
+function renderEmail(id: string, over: Context) {
+  const email = render(id, 'email', over) as RenderedEmail;
+  return { ...email, text: email.text.split('\n\n--\n')[0]! };
+}
+
+const renderSms = (id: string, over: Context): string => render(id, 'sms', over).text;
 
 describe('message templates', () => {
   it('has a template for every customer action of the hard-decline tables', () => {
@@ -13,7 +35,7 @@ describe('message templates', () => {
   });
 
   it('renders every template with the amount, merchant and link', () => {
-    for (const id of Object.keys(BUILT_IN_TEMPLATES)) {
+    for (const id of BUILT_IN_TEMPLATES.filter((template) => template.channel === 'email').map((template) => template.id)) {
       const email = renderEmail(id, context);
       expect(email.subject).toContain('Acme');
       expect(email.subject).not.toContain('{merchant}');
@@ -21,6 +43,15 @@ describe('message templates', () => {
       expect(email.html).toContain('href="https://acme.example/billing"');
       expect(renderSms(id, context)).toContain('$19.99');
     }
+  });
+
+  it('comes as an email and an sms twin for each, with stable ids', () => {
+    expect(BUILT_IN_TEMPLATES).toHaveLength(30);
+    expect(builtInTemplate('tpl_contact_bank')?.channel).toBe('email');
+    expect(builtInTemplate('tpl_contact_bank_sms')?.channel).toBe('sms');
+    expect(builtInFor('tpl_contact_bank', 'sms')?.id).toBe('tpl_contact_bank_sms');
+    expect(builtInFor('tpl_contact_bank_sms', 'email')?.id).toBe('tpl_contact_bank');
+    expect(builtInFor('tpl_nothing_sms', 'email')).toBeUndefined();
   });
 
   it('escapes everything that comes from outside in the HTML body', () => {
@@ -78,8 +109,8 @@ describe('calendar reminders', () => {
 
   it('say which card expires when, and what it pays for, without claiming a failure', () => {
     // Act
-    const email = renderEmail('tpl_card_expiring', { ...context, amount: 2900, currency: 'eur', occasion: { kind: 'card_expiring', card } });
-    const sms = renderSms('tpl_card_expiring', { ...context, amount: 2900, currency: 'eur', updateUrl: null, occasion: { kind: 'card_expiring', card } });
+    const email = renderEmail('tpl_card_expiring', { ...context, amount: 2900, currency: 'eur', card, occasion: { kind: 'card_expiring' } });
+    const sms = renderSms('tpl_card_expiring', { ...context, amount: 2900, currency: 'eur', updateUrl: null, card, occasion: { kind: 'card_expiring' } });
     // Assess
     expect(email.subject).toBe('Your card for Acme expires soon');
     expect(email.text).toBe(
@@ -98,19 +129,21 @@ describe('calendar reminders', () => {
   });
 
   it('name the renewal date and amount before a renewal the card cannot pay', () => {
-    const occasion = { kind: 'pre_dunning' as const, card: { ...card, brand: 'amex', exp_month: 11 }, renewsAt: '2026-12-01T02:00:00Z' };
-    const email = renderEmail('tpl_upcoming_renewal', { ...context, amount: 2900, currency: 'usd', occasion });
+    const occasion = { kind: 'pre_dunning' as const, renewsAt: '2026-12-01T02:00:00Z' };
+    const renewing = { card: { ...card, brand: 'amex', exp_month: 11 }, occasion };
+    const email = renderEmail('tpl_upcoming_renewal', { ...context, amount: 2900, currency: 'usd', ...renewing });
     expect(email.subject).toBe('Please update your card before your Acme renewal');
     expect(email.text).toContain(
-      'Your Acme subscription renews on December 1, 2026 for $29.00, but your American Express card ending in 4242 (valid through 11/2026) cannot be charged then. Please update your card before the renewal',
+      'Your Acme subscription renews on December 1, 2026 for $29.00, but your American Express card ending in 4242 (expires November 2026) cannot be charged then. Please update your card before the renewal',
     );
-    expect(renderEmail('tpl_upcoming_renewal', { ...context, amount: null, occasion }).text).toContain('renews on December 1, 2026, but your');
+    expect(renderEmail('tpl_upcoming_renewal', { ...context, amount: null, ...renewing }).text).toContain('renews on December 1, 2026, but your');
   });
 
   it('use a calendar template for calendar steps, keeping a calendar template the step names', () => {
     expect(calendarTemplate('tpl_update_payment_method', 'card_expiring')).toBe('tpl_card_expiring');
     expect(calendarTemplate('tpl_payment_failed', 'pre_dunning')).toBe('tpl_upcoming_renewal');
     expect(calendarTemplate('tpl_card_expiring', 'pre_dunning')).toBe('tpl_card_expiring');
+    expect(calendarTemplate('tpl_card_expiring_sms', 'pre_dunning')).toBe('tpl_card_expiring_sms');
     expect(calendarTemplate('tpl_merchant_custom', 'card_expiring')).toBe('tpl_card_expiring');
   });
 
