@@ -103,6 +103,11 @@ export function renderChecked(field: string, template: Template[], kind: SourceK
   }
 }
 
+/** The variables a checked source uses (each a documented one, since it was checked). */
+export function variablesIn(source: string, kind: SourceKind): string[] {
+  return Object.keys(engineFor(kind).analyzeSync(parsedOnce('template', source, kind), { partials: false }).variables);
+}
+
 /** Parsed sources a warm function reuses: the built-in ones and the few a merchant's campaigns send. */
 const parsedCache = new Map<string, Template[]>();
 const PARSED_CACHE_SIZE = 200;

@@ -1,7 +1,8 @@
 import { newId } from '../../ids.ts';
 import type { CampaignChannel, CampaignStep } from '../../model/campaign.ts';
 import { stateConflict, validationFailed } from '../../model/errors.ts';
-import { TEMPLATE_LIMITS, type MessageTemplate } from '../../model/message-template.ts';
+import type { Branding } from '../../model/branding.ts';
+import { smsLength, TEMPLATE_LIMITS, TEMPLATE_VARIABLES, type MessageTemplate, type SmsLength, type TemplateVariable } from '../../model/message-template.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { brandingOf } from '../../store/branding.ts';
 import { listCampaignItems, listCampaignVersions } from '../../store/campaigns.ts';
@@ -9,7 +10,7 @@ import { deleteTemplate, findTemplate, getTemplate, listTemplates, saveTemplate 
 import { LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import { BUILT_IN_TEMPLATES, builtInFor, builtInTemplate } from './built-in-templates.ts';
 import { renderMessage, sampleFacts, templateValues } from './message-rendering.ts';
-import { checkedTemplate } from './template-language.ts';
+import { checkedTemplate, variablesIn, type SourceKind } from './template-language.ts';
 
 /**
  * The /v1/templates API: merchants' own templates beside the built-in ones (read-only), each checked
@@ -45,6 +46,26 @@ async function checkContent(tenant: Tenant, content: TemplateContent, now: Date)
   // A bound exceeded or a filter that cannot take a variable's value shows only when rendered.
   const branding = await brandingOf(tenant);
   renderMessage({ ...content, id: 'tpl_check', built_in: false, created_at: '', updated_at: '', version: 0 }, templateValues(sampleFacts(now), branding, now), branding);
+}
+
+/** A template as the API shows it: with the variables it uses and, for sms, what its sample rendering costs. */
+export interface DescribedTemplate {
+  template: MessageTemplate;
+  variables: TemplateVariable[];
+  sms: SmsLength | null;
+}
+
+function described(template: MessageTemplate, branding: Branding, now: Date): DescribedTemplate {
+  const sources: [string | null, SourceKind][] = [[template.subject, 'plain'], [template.html, 'html'], [template.text, 'plain']];
+  const used = new Set(sources.flatMap(([source, kind]) => (source === null ? [] : variablesIn(source, kind))));
+  const sms = template.channel === 'sms' ? smsLength(renderMessage(template, templateValues(sampleFacts(now), branding, now), branding).text) : null;
+  return { template, variables: (Object.keys(TEMPLATE_VARIABLES) as TemplateVariable[]).filter((name) => used.has(name)), sms };
+}
+
+/** Describes templates for a response, with the tenant's branding read once. */
+export async function describeTemplates(tenant: Tenant, templates: readonly MessageTemplate[], now: Date): Promise<DescribedTemplate[]> {
+  const branding = await brandingOf(tenant);
+  return templates.map((template) => described(template, branding, now));
 }
 
 export async function createTemplate(tenant: Tenant, input: TemplateInput, now: Date): Promise<MessageTemplate> {
