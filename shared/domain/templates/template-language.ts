@@ -8,7 +8,7 @@ import { isTemplateVariable, type TemplateValues } from '../../model/message-tem
  * nothing); rendering is bounded in time and memory, since merchants write the templates.
  */
 
-/** Every include, render or layout lookup misses: templates are one self-contained text. */
+/** Defence in depth behind the removed file tags: any file lookup misses. */
 const NO_FILES = {
   exists: async () => false,
   existsSync: () => false,
@@ -20,6 +20,8 @@ const NO_FILES = {
   contains: async () => false,
   sep: '/',
 };
+
+const FILE_TAGS = ['include', 'render', 'layout', 'block'];
 
 const BOUNDS = { parseLimit: 100_000, renderLimit: 200, memoryLimit: 1_000_000 };
 
@@ -38,6 +40,8 @@ function engine(outputEscape?: 'escape'): Liquid {
   });
   // `raw` would print a customer's name into HTML unescaped; without it no filter undoes the escaping.
   delete (liquid.filters as Record<string, unknown>).raw;
+  // A template is one text: the tags that pull in others are not there at all.
+  for (const tag of FILE_TAGS) delete (liquid.tags as Record<string, unknown>)[tag];
   return liquid;
 }
 
@@ -70,8 +74,9 @@ export function checkedTemplate(field: string, source: string, kind: SourceKind)
   } catch (error) {
     throw validationFailed(`Invalid ${field}: ${describeParseError(error)}`, field);
   }
-  const { variables } = liquid.analyzeSync(parsed, { partials: false });
-  for (const variable of Object.values(variables).flat()) {
+  // Globals only: names a template assigns or loops over itself are its own.
+  const { globals } = liquid.analyzeSync(parsed, { partials: false });
+  for (const variable of Object.values(globals).flat()) {
     const [root, ...properties] = variable.segments;
     const known = typeof root === 'string' && isTemplateVariable(root) && properties.every((p) => typeof p === 'string' && ALLOWED_PROPERTIES.has(p));
     if (!known) {
@@ -86,8 +91,7 @@ export function checkedTemplate(field: string, source: string, kind: SourceKind)
 
 function describeParseError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  // A file lookup is the only way an include, render or layout tag can fail to parse here.
-  if (/Failed to lookup|Template files are not available/.test(message)) return 'includes, render and layout tags are not supported: a template is one self-contained text';
+  if (/Failed to lookup|Template files are not available|tag "(include|render|layout|block)" not found/.test(message)) return 'includes, render and layout tags are not supported: a template is one self-contained text';
   return message.replace(/^undefined filter/, 'unknown filter').replace(/, line:(\d+), col:(\d+)$/, ' (line $1, column $2)');
 }
 
@@ -105,7 +109,7 @@ export function renderChecked(field: string, template: Template[], kind: SourceK
 
 /** The variables a checked source uses (each a documented one, since it was checked). */
 export function variablesIn(source: string, kind: SourceKind): string[] {
-  return Object.keys(engineFor(kind).analyzeSync(parsedOnce('template', source, kind), { partials: false }).variables);
+  return Object.keys(engineFor(kind).analyzeSync(parsedOnce('template', source, kind), { partials: false }).globals);
 }
 
 /** Parsed sources a warm function reuses: the built-in ones and the few a merchant's campaigns send. */
