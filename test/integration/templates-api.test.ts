@@ -229,7 +229,7 @@ describe('preview and test send', () => {
     const to = `tester.${Date.now()}@example.com`;
     const sent = await call('POST', `${TEMPLATES}/${email.id}/test-send`, { key, body: { to } });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-    expect(sent.body.data).toMatchObject({ object: 'template_test_send', template_id: email.id, to });
+    expect(sent.body.data).toMatchObject({ object: 'template_test_send', template_id: email.id, to, rendered: { subject: expect.stringMatching(/^\[Test\] .+: \$19\.99 is still due$/) } });
     const [entry] = outboxTo(to);
     expect(entry).toMatchObject({ channel: 'email', content: { subject: expect.stringMatching(/^\[Test\] /) } });
     expect((entry!.content as Body).html).toContain('Jane Doe');

@@ -95,9 +95,9 @@ export async function sendTestMessage(
   }
   const sendId = newId('tsd', now);
   const reference = `test-send#${sendId}`;
-  const message = preview.message;
+  const message: RenderedMessage = preview.message.channel === 'email' ? { ...preview.message, subject: `[Test] ${preview.message.subject}` } : preview.message;
   try {
-    if (message.channel === 'email') await ports.mailer.send({ tenant, to: request.to, reference, subject: `[Test] ${message.subject}`, text: message.text, html: message.html });
+    if (message.channel === 'email') await ports.mailer.send({ tenant, to: request.to, reference, subject: message.subject, text: message.text, html: message.html });
     else await ports.smsSender.send({ tenant, to: request.to, reference, body: message.text });
   } catch (error) {
     throw sendRefused(error) ?? error;
