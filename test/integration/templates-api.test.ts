@@ -181,6 +181,29 @@ describe('campaign steps and templates', () => {
   });
 });
 
+describe('a deletion racing a campaign that names the template', () => {
+  it('never leaves a campaign step naming a deleted template', async () => {
+    const { key, tenant } = await setUp();
+    for (let round = 0; round < 6; round++) {
+      // Prepare
+      const sms = await create(key, smsBody());
+      const body = { name: `Race ${round}`, trigger: 'payment_failed', steps: [{ channel: 'sms', template_id: sms.id, delay_hours: 0 }] };
+      // Act: both at once
+      const [deleted, saved] = await Promise.all([call('DELETE', `${TEMPLATES}/${sms.id}`, { key }), call('POST', '/v1/campaigns', { key, body })]);
+      // Assess: exactly one wins, and the stored state agrees with it
+      const stored = (await tenantItems(tenant, 'TEMPLATE#')).some((item) => item.id === sms.id);
+      if (saved.status === 201) {
+        expect(deleted.status, JSON.stringify(deleted.body)).toBe(409);
+        expect(stored).toBe(true);
+      } else {
+        expectError(saved, 422, 'validation_error', 'steps.0.template_id');
+        expect(deleted.status).toBe(200);
+        expect(stored).toBe(false);
+      }
+    }
+  });
+});
+
 describe('preview and test send', () => {
   it('renders with sample data: values escaped in HTML, the branded frame and footer around it', async () => {
     const { key, tenant } = await setUp();
