@@ -20,7 +20,7 @@ export const underOwner: FunctionPlacement = (owner) => owner;
 export const FUNCTION_AREAS: Readonly<Record<string, readonly string[]>> = {
   Access: ['auth', 'api-keys', 'processors', 'platform'],
   Payments: ['payments', 'customers', 'analytics'],
-  Campaigns: ['campaigns'],
+  Campaigns: ['campaigns', 'templates'],
   CancelFlowsWebhooks: ['cancel-flows', 'cancel-feedback', 'webhook-endpoints', 'webhooks'],
   Edge: ['cancel-sessions'],
   Jobs: ['jobs', 'streams', 'workers'],

@@ -83,11 +83,14 @@ export class RecoveryStack extends Stack {
       domainName: config.customDomain?.edgeDomainName,
     });
     this.workers = new Workers(this, 'Workers', { data: this.data, queues: this.queues, workers: WORKERS, placement });
+    // The dunning channels, for the jobs (shared/jobs.ts) and routes that declare they send messages.
+    const messaging = new Messaging({ email: config.email, sms: config.sms });
     // Outside services as each route declares them, like its table access.
     for (const api of [this.api, this.edge]) {
       for (const [route, fn] of api.routeFunctions) {
         for (const service of route.services ?? []) {
           if (service === 'scheduler') this.scheduling.grantScheduling(fn);
+          else if (service === 'messaging') messaging.grantSending(fn);
           else this.workers.grantProducer(service, fn);
         }
         if (route.credentials) this.credentialsKey.grant(route.credentials, fn);
@@ -98,8 +101,6 @@ export class RecoveryStack extends Stack {
       const fn = this.scheduling.jobFunctions.get(job.kind);
       if (job.credentials && fn) this.credentialsKey.grant(job.credentials, fn);
     }
-    // The dunning channels, for the jobs that declare they send messages (shared/jobs.ts).
-    const messaging = new Messaging({ email: config.email, sms: config.sms });
     // Deployable without a channel (a stage that only retries), but said on every synth and deploy:
     // otherwise a first deployment sends no dunning message at all, and nothing tells the operator.
     if (!config.email) {

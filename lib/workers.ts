@@ -8,7 +8,7 @@ import type { Queues, WorkQueue } from './queues.ts';
 import { constructIdFor, RouteFunction } from './route-function.ts';
 
 /** The route services (`Route.services` in shared/routes.ts) that hand work to a queue's worker. */
-export type QueueService = Exclude<NonNullable<Route['services']>[number], 'scheduler'>;
+export type QueueService = Exclude<NonNullable<Route['services']>[number], 'scheduler' | 'messaging'>;
 
 export interface WorkerDefinition {
   /** The route service whose functions send to this worker's queue. */

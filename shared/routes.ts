@@ -29,7 +29,7 @@ export interface Route {
   /** Table access the function is granted; rest reads may also write their own rate-limit window. */
   table: 'read' | 'write';
   /** Outside services the function calls, for its configuration and IAM grants. */
-  services?: readonly ('scheduler' | 'cancel-completions')[];
+  services?: readonly ('scheduler' | 'cancel-completions' | 'messaging')[];
   credentials?: CredentialUse;
   /**
    * A safety action, allowed after the merchant's trial has ended, when every other write answers
@@ -63,6 +63,15 @@ export const ROUTES: readonly Route[] = [
     services: ['scheduler'],
   },
   { method: 'GET', path: '/v1/campaigns/{id}/enrollments', handler: 'campaigns/enrollments', surface: 'rest', scope: ['read'], table: 'read' },
+  { method: 'GET', path: '/v1/templates', handler: 'templates/list', surface: 'rest', scope: ['read'], table: 'read' },
+  { method: 'POST', path: '/v1/templates', handler: 'templates/create', surface: 'rest', scope: ['write'], table: 'write' },
+  { method: 'GET', path: '/v1/templates/{id}', handler: 'templates/get', surface: 'rest', scope: ['read'], table: 'read' },
+  { method: 'PUT', path: '/v1/templates/{id}', handler: 'templates/update', surface: 'rest', scope: ['write'], table: 'write' },
+  { method: 'DELETE', path: '/v1/templates/{id}', handler: 'templates/delete', surface: 'rest', scope: ['write'], table: 'write' },
+  // Reads, but a preview shows a customer's data, as GET /v1/customers/{id} does to read keys.
+  { method: 'POST', path: '/v1/templates/{id}/preview', handler: 'templates/preview', surface: 'rest', scope: ['read'], table: 'read' },
+  // Sends a message and counts it in its own rate window.
+  { method: 'POST', path: '/v1/templates/{id}/test-send', handler: 'templates/test-send', surface: 'rest', scope: ['write'], table: 'write', services: ['messaging'] },
   { method: 'GET', path: '/v1/cancel-flows', handler: 'cancel-flows/list', surface: 'rest', scope: ['read'], table: 'read' },
   // A read that writes: the secret is made on first read.
   { method: 'GET', path: '/v1/cancel-flows/signing-secret', handler: 'cancel-flows/signing-secret', surface: 'rest', scope: ['admin'], table: 'write' },

@@ -20,6 +20,7 @@ import { enrollmentSchema } from '../representations/schemas/enrollment.ts';
 import { customerPaymentSchema, paymentDetailSchema, paymentEventSchema, paymentSchema, retryStartedSchema } from '../representations/schemas/payment.ts';
 import { processorConnectionSchema } from '../representations/schemas/processor-connection.ts';
 import { webhookDeliverySchema, webhookEndpointSchema, webhookEndpointWithSecretSchema } from '../representations/schemas/webhook-endpoint.ts';
+import { deletedTemplateSchema, messageTemplateSchema, templatePreviewSchema, templateTestSendSchema } from '../representations/schemas/message-template.ts';
 import { webhookReceiptSchema } from '../representations/schemas/webhook-receipt.ts';
 
 /**
@@ -53,6 +54,13 @@ export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
   'campaigns/delete': ok('Delete a draft campaign', single(deletedObject('cmp'))),
   'campaigns/enroll': created('Enroll a customer by hand', single(enrollmentSchema)),
   'campaigns/enrollments': ok("List a campaign's enrollments, newest first", pageOf(enrollmentSchema)),
+  'templates/list': ok('List templates: the built-in ones, then your own', pageOf(messageTemplateSchema)),
+  'templates/create': created('Create an email or sms template (Liquid over the documented variables)', single(messageTemplateSchema)),
+  'templates/get': ok('Get a template', single(messageTemplateSchema)),
+  'templates/update': ok('Update a template: the fields sent; built-in templates are read-only', single(messageTemplateSchema)),
+  'templates/delete': ok('Delete a template no campaign uses', single(deletedTemplateSchema)),
+  'templates/preview': ok("Render a template with sample data or a customer's most recent open failure", single(templatePreviewSchema)),
+  'templates/test-send': ok('Send a template to one email address or phone number (rate limited)', single(templateTestSendSchema)),
   'cancel-flows/list': ok('List cancel flows, newest first', pageOf(cancelFlowSchema)),
   'cancel-flows/get': ok('Get a cancel flow with its steps', single(cancelFlowSchema)),
   'cancel-flows/create': created('Create a draft cancel flow', single(cancelFlowSchema)),
@@ -97,6 +105,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   auth: 'The presented API key: whose it is, its environment, scopes and limits.',
   'api-keys': 'Secret keys of the merchant: create with scopes, rotate with a 24-hour grace period, revoke.',
   campaigns: 'Dunning campaigns: multi-step email and sms sequences for hard declines, from draft to active, paused and archived, with their enrollments.',
+  templates: 'Message templates for campaign steps: the built-in ones and your own, in Liquid, with preview and test sends (docs/templates.md).',
   'cancel-flows': 'Cancel flows the widget runs when a subscriber cancels: survey, offer and confirm steps; one active flow per environment.',
   'cancel-feedback': 'What subscribers answered in completed cancel sessions.',
   payments: 'Failed payments the processors reported, their classification, retries and outcome.',

@@ -7,6 +7,7 @@ import { batchWriteAll, queryAll, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { recordEventWrite } from './events.ts';
 import { tenantPk } from './keys.ts';
+import { templateReferenceWrite } from './message-templates.ts';
 import { transact, type TransactItem } from './transactions.ts';
 import type { CampaignVersion } from '../model/campaign.ts';
 import type { ServiceEvent } from '../model/events.ts';
@@ -137,8 +138,18 @@ async function commit(items: (TransactItem | undefined)[], counts?: TransactItem
   return failed.length > 0 && failed.every((index) => index === countsIndex) ? 'over_limit' : 'changed';
 }
 
-/** A new campaign (draft), its version 1, and one more campaign counted against the plan. */
-export async function insertCampaign(tenant: Tenant, campaign: Campaign, change: CampaignCounts, limits: CampaignCounts): Promise<CampaignWrite> {
+/**
+ * A new campaign (draft), its version 1, and one more campaign counted against the plan. Each of the
+ * merchant's own templates its steps name (`storedTemplateIds`) must still exist, and is marked
+ * referenced, so a deletion that checked for references before this commit fails (message-templates.ts).
+ */
+export async function insertCampaign(
+  tenant: Tenant,
+  campaign: Campaign,
+  change: CampaignCounts,
+  limits: CampaignCounts,
+  storedTemplateIds: readonly string[],
+): Promise<CampaignWrite> {
   if (exceedsLimit(change, limits)) return 'over_limit';
   const counts = countsUpdate(tenant, change, limits);
   return commit(
@@ -146,6 +157,7 @@ export async function insertCampaign(tenant: Tenant, campaign: Campaign, change:
       { Put: { TableName: tableName, Item: toItem(tenant, campaign), ConditionExpression: 'attribute_not_exists(pk)' } },
       { Put: { TableName: tableName, Item: versionItem(tenant, campaign, campaign.created_at), ConditionExpression: 'attribute_not_exists(pk)' } },
       counts,
+      ...storedTemplateIds.map((id) => templateReferenceWrite(tenant, id)),
     ],
     counts,
   );
@@ -155,11 +167,12 @@ export async function insertCampaign(tenant: Tenant, campaign: Campaign, change:
  * A new definition version: the campaign's definition fields (never its counters, which the engine
  * moves concurrently) and the immutable version item, together.
  */
-export async function saveDefinition(tenant: Tenant, read: Campaign, next: Campaign): Promise<CampaignWrite> {
+export async function saveDefinition(tenant: Tenant, read: Campaign, next: Campaign, storedTemplateIds: readonly string[]): Promise<CampaignWrite> {
   return commit(
     [
       campaignUpdate(tenant, read, { ...definitionOf(next), version: next.version, updated_at: next.updated_at }, next),
       { Put: { TableName: tableName, Item: versionItem(tenant, next, next.updated_at), ConditionExpression: 'attribute_not_exists(pk)' } },
+      ...storedTemplateIds.map((id) => templateReferenceWrite(tenant, id)),
     ],
   );
 }
@@ -254,6 +267,17 @@ export async function listCampaignItems(tenant: Tenant): Promise<Campaign[]> {
     ConsistentRead: true,
   });
   return items.map(fromItem);
+}
+
+/** Every saved definition version of the tenant's campaigns (what enrollments follow), read whole. */
+export async function listCampaignVersions(tenant: Tenant): Promise<CampaignVersion[]> {
+  const items = await queryAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': 'CAMPAIGN_VERSION#' },
+    ConsistentRead: true,
+  });
+  return items.map((item) => entityOf<CampaignVersion>(item));
 }
 
 /** Tenants with at least one active calendar campaign (from the registry; eventually consistent, so the scan re-reads the campaigns). */

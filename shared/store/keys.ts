@@ -31,6 +31,9 @@ export const cancelStartWindowPk = (tenant: Tenant): string => `${RATE_LIMIT_PK_
 export const clientStartWindowPk = (address: string): string =>
   `${RATE_LIMIT_PK_PREFIX}CLIENT#${createHash('sha256').update(address, 'utf8').digest('hex')}`;
 
+/** Template test sends of a merchant's environment: a small window of their own, apart from the API's. */
+export const testSendWindowPk = (tenant: Tenant): string => `${RATE_LIMIT_PK_PREFIX}${tenant.merchantId}#${tenant.environment}#test-send`;
+
 export const keyHashPk = (hash: string): string => `KEYHASH#${hash}`;
 
 export const otherEnvironment = (tenant: Tenant): Tenant => ({

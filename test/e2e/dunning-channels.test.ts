@@ -101,6 +101,9 @@ describe('dunning through the local email and sms adapters', () => {
         'We could not collect your payment of $49.00 to Demo merchant. Your card can no longer be charged. Please add a new payment method.',
         '',
         `Update your payment method: ${UPDATE_URL}`,
+        '',
+        '--',
+        'You are receiving this because of a payment for your Demo merchant subscription. This is a service message about your account.',
       ].join('\n'),
     );
     expect(first!.content.html).toContain(`<a href="${UPDATE_URL.replace('&', '&amp;')}">Update your payment method</a>`);
@@ -181,6 +184,9 @@ describe('dunning through the local email and sms adapters', () => {
         `Your Mastercard card ending in 4444, which pays for your Demo merchant subscription ($19.00), expires at the end of ${month}. Please update your card before your next renewal so your subscription continues.`,
         '',
         `Update your payment method: ${UPDATE_URL}`,
+        '',
+        '--',
+        'You are receiving this because of a payment for your Demo merchant subscription. This is a service message about your account.',
       ].join('\n'),
     );
     await advance(86_400);

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Messaging } from '../../lib/messaging.ts';
 import { readStackConfig } from '../../lib/stack-config.ts';
 import { JOBS } from '../../shared/jobs.ts';
+import { ROUTES } from '../../shared/routes.ts';
 import { bundledInputs } from '../support/handler-bundles.ts';
 import { list, synthesize, type Resource, type Statement } from './template.ts';
 
@@ -75,26 +76,30 @@ describe('messaging channels configured by context', () => {
     // Act
     const sending = await handlersBundlingMessaging(handlers);
     // Assess
-    expect(sending).toEqual(['jobs/campaign-step']);
-    expect(JOBS.filter((job) => job.services?.includes('messaging')).map((job) => job.handler)).toEqual(sending);
+    expect(sending.sort()).toEqual(['jobs/campaign-step', 'templates/test-send']);
+    const declared = [...JOBS.filter((job) => job.services?.includes('messaging')), ...ROUTES.filter((route) => route.services?.includes('messaging'))];
+    expect(declared.map((definition) => definition.handler).sort()).toEqual(sending);
   }, 120_000);
 
-  it('gives the sending function its identities and exactly ses:SendEmail and sms-voice:SendTextMessage on them; no other function either', () => {
+  it('gives the sending functions their identities and exactly ses:SendEmail and sms-voice:SendTextMessage on them; no other function either', () => {
     // Act
     const functions = messagingOf(configured);
     // Assess
-    const [sender] = functions.filter((fn) => fn.handler === 'jobs/campaign-step');
-    const others = functions.filter((fn) => fn !== sender);
-    expect(sender!.channelVariables).toEqual({
-      MAIL_FROM: 'Acme Billing <billing@mail.example.com>',
-      MAIL_CONFIGURATION_SET: 'recovery-mail',
-      SMS_ORIGINATION_IDENTITY: localArn('sms-voice', 'pool/pool-0123456789abcdef0123456789abcdef'),
-      SMS_CONFIGURATION_SET: 'recovery-sms',
-    });
-    expect(normalized(sender!.messagingStatements)).toEqual([
-      statement('ses:SendEmail', localArn('ses', 'identity/example.com'), localArn('ses', 'configuration-set/recovery-mail')),
-      statement('sms-voice:SendTextMessage', localArn('sms-voice', 'pool/pool-0123456789abcdef0123456789abcdef'), localArn('sms-voice', 'configuration-set/recovery-sms')),
-    ]);
+    const senders = functions.filter((fn) => fn.handler === 'jobs/campaign-step' || fn.handler === 'templates/test-send');
+    const others = functions.filter((fn) => !senders.includes(fn));
+    expect(senders).toHaveLength(2);
+    for (const sender of senders) {
+      expect(sender.channelVariables).toEqual({
+        MAIL_FROM: 'Acme Billing <billing@mail.example.com>',
+        MAIL_CONFIGURATION_SET: 'recovery-mail',
+        SMS_ORIGINATION_IDENTITY: localArn('sms-voice', 'pool/pool-0123456789abcdef0123456789abcdef'),
+        SMS_CONFIGURATION_SET: 'recovery-sms',
+      });
+      expect(normalized(sender.messagingStatements)).toEqual([
+        statement('ses:SendEmail', localArn('ses', 'identity/example.com'), localArn('ses', 'configuration-set/recovery-mail')),
+        statement('sms-voice:SendTextMessage', localArn('sms-voice', 'pool/pool-0123456789abcdef0123456789abcdef'), localArn('sms-voice', 'configuration-set/recovery-sms')),
+      ]);
+    }
     expect(others.length).toBeGreaterThan(50);
     expect(others.filter((fn) => Object.keys(fn.channelVariables).length > 0 || fn.messagingStatements.length > 0)).toEqual([]);
   });

@@ -36,7 +36,7 @@ function workerFor(service: string): Worker {
 
 describe('workers', () => {
   it('has a worker for every queue service a route declares, in the Jobs area', () => {
-    const services = new Set(ROUTES.flatMap((route) => route.services ?? []).filter((service) => service !== 'scheduler'));
+    const services = new Set(ROUTES.flatMap((route) => route.services ?? []).filter((service) => service !== 'scheduler' && service !== 'messaging'));
     for (const service of services) expect(WORKERS.map((worker) => worker.service), service).toContain(service);
     for (const worker of WORKERS) expect(areaOf(worker.handler), worker.handler).toBe('Jobs');
     expect(WORKERS.find((worker) => worker.service === 'cancel-completions')).toMatchObject({

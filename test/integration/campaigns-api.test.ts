@@ -20,8 +20,8 @@ function validBody(): Body {
     trigger: 'card_expired',
     trigger_conditions: { decline_categories: ['hard_customer'], min_amount: 1000, max_amount: 50000 },
     steps: [
-      { channel: 'email', template_id: 'tpl_card_expired', subject: 'Your card has expired', delay_hours: 0 },
-      { channel: 'sms', template_id: 'tpl_card_expired_sms', delay_hours: 48 },
+      { channel: 'email', template_id: 'tpl_use_different_card', subject: 'Your card has expired', delay_hours: 0 },
+      { channel: 'sms', template_id: 'tpl_use_different_card_sms', delay_hours: 48 },
     ],
     stop_conditions: { max_attempts: 2, stop_on_recovery: true, stop_on_terminal: true, stop_on_card_update: false },
     quiet_hours: { enabled: true, start_hour: 22, end_hour: 7, timezone: 'Europe/Paris' },
@@ -111,8 +111,8 @@ describe('creating and reading campaigns (§2.2, §4.1)', () => {
       trigger: 'card_expired',
       trigger_conditions: { decline_categories: ['hard_customer'], min_amount: 1000, max_amount: 50000 },
       steps: [
-        { index: 0, channel: 'email', template_id: 'tpl_card_expired', subject: 'Your card has expired', delay_hours: 0, delay_from: 'enrollment' },
-        { index: 1, channel: 'sms', template_id: 'tpl_card_expired_sms', delay_hours: 48, delay_from: 'previous_step' },
+        { index: 0, channel: 'email', template_id: 'tpl_use_different_card', subject: 'Your card has expired', delay_hours: 0, delay_from: 'enrollment' },
+        { index: 1, channel: 'sms', template_id: 'tpl_use_different_card_sms', delay_hours: 48, delay_from: 'previous_step' },
       ],
       stop_conditions: { max_attempts: 2, stop_on_recovery: true, stop_on_terminal: true, stop_on_card_update: false },
       quiet_hours: { enabled: true, start_hour: 22, end_hour: 7, timezone: 'Europe/Paris' },
@@ -200,7 +200,7 @@ describe('creating and reading campaigns (§2.2, §4.1)', () => {
       trigger_conditions: { decline_categories: [], min_amount: 0, max_amount: 0 },
       steps: Array.from({ length: 20 }, (_, i) => ({
         channel: 'email',
-        template_id: `tpl_${'x'.repeat(60)}`,
+        template_id: 'tpl_contact_bank_or_update_card',
         subject: 's'.repeat(200),
         delay_hours: i % 2 === 0 ? 0 : 8760,
       })),
@@ -328,10 +328,10 @@ describe('updating a campaign (PUT, §3.1, §4.1)', () => {
   it('replaces every step when steps are sent', async () => {
     const { key } = await setUp();
     const id = await create(key, validBody());
-    const steps = [{ channel: 'sms', template_id: 'tpl_reminder', delay_hours: 12 }];
+    const steps = [{ channel: 'sms', template_id: 'tpl_contact_bank_sms', delay_hours: 12 }];
     expect((await call('PUT', `${CAMPAIGNS}/${id}`, { key, body: { steps } })).status).toBe(200);
     const after = await read(key, id);
-    expect(after.steps).toEqual([{ index: 0, channel: 'sms', template_id: 'tpl_reminder', delay_hours: 12, delay_from: 'enrollment' }]);
+    expect(after.steps).toEqual([{ index: 0, channel: 'sms', template_id: 'tpl_contact_bank_sms', delay_hours: 12, delay_from: 'enrollment' }]);
     expect(after).toMatchObject({ steps_count: 1, channels: ['sms'] });
   });
 
@@ -355,14 +355,14 @@ describe('updating a campaign (PUT, §3.1, §4.1)', () => {
     expect((await act(key, id, 'activate')).status).toBe(200);
     // Act
     await call('PUT', `${CAMPAIGNS}/${id}`, { key, body: { name: 'Second' } });
-    await call('PUT', `${CAMPAIGNS}/${id}`, { key, body: { steps: [{ channel: 'sms', template_id: 'tpl_third', delay_hours: 1 }] } });
+    await call('PUT', `${CAMPAIGNS}/${id}`, { key, body: { steps: [{ channel: 'sms', template_id: 'tpl_add_funds_sms', delay_hours: 1 }] } });
     // Assess
     const versions = await tenantItems(tenant, `CAMPAIGN_VERSION#${id}#`);
     expect(versions.map((version) => version.version)).toEqual([1, 2, 3]);
     const [first, second, third] = await Promise.all([1, 2, 3].map((n) => findCampaignVersion(tenant, id, n)));
     expect(first).toMatchObject({ name: 'Expired card reminders', steps: validBody().steps });
     expect(second).toMatchObject({ name: 'Second', steps: validBody().steps });
-    expect(third).toMatchObject({ name: 'Second', steps: [{ channel: 'sms', template_id: 'tpl_third', delay_hours: 1 }] });
+    expect(third).toMatchObject({ name: 'Second', steps: [{ channel: 'sms', template_id: 'tpl_add_funds_sms', delay_hours: 1 }] });
     const [campaign] = await tenantItems(tenant, `CAMPAIGN#${id}`);
     expect(campaign).toMatchObject({ version: 3, status: 'active', name: 'Second' });
   });

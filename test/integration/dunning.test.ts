@@ -395,7 +395,7 @@ describe('campaign status and enrollments', () => {
     expect(liveCampaign.body.error).toMatchObject({ code: 'invalid_api_key', message: expect.stringContaining('exists in test mode') });
     const live = await call('POST', '/v1/campaigns', {
       key: keys.live_admin,
-      body: { name: 'Live', trigger: 'manual', steps: [{ channel: 'email', template_id: 'tpl_x', subject: 'Hi', delay_hours: 0 }] },
+      body: { name: 'Live', trigger: 'manual', steps: [{ channel: 'email', template_id: 'tpl_payment_failed', subject: 'Hi', delay_hours: 0 }] },
     });
     await call('POST', `/v1/campaigns/${live.body.data.id}/activate`, { key: keys.live_admin });
     const testCustomer = await call('POST', `/v1/campaigns/${live.body.data.id}/enrollments`, { key: keys.live_admin, body: { customer_id: payment!.customer_id } });

@@ -206,7 +206,7 @@ describe('failed-payment ingestion (generic processor)', () => {
     const { tenant, path, keys } = await setUp();
     const campaign = await call('POST', '/v1/campaigns', {
       key: keys.test_write,
-      body: { name: 'Cards', trigger: 'payment_failed', steps: [{ channel: 'email', template_id: 'tpl_x', subject: 'Update your card', delay_hours: 0 }] },
+      body: { name: 'Cards', trigger: 'payment_failed', steps: [{ channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Update your card', delay_hours: 0 }] },
     });
     expect((await call('POST', `/v1/campaigns/${campaign.body.data.id}/activate`, { key: keys.test_write })).status).toBe(200);
     const failure = genericFailure({ amount: 1500, currency: 'usd', code: 'expired_card' });

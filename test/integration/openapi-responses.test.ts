@@ -75,8 +75,18 @@ describe('responses match the API description', () => {
     await documented('GET', `/v1/customers/${receipt.customer_id}/payments`, { key });
     await documented('POST', `/v1/payments/${receipt.payment_id}/retry`, { key });
 
+    // Templates
+    const template = (await documented('POST', '/v1/templates', { key, body: { channel: 'sms', name: 'Short', text: '{{ merchant_name }}: {{ formatted_amount }} failed' } })).data;
+    await documented('GET', '/v1/templates', { key });
+    await documented('GET', `/v1/templates/${template.id}`, { key });
+    await documented('PUT', `/v1/templates/${template.id}`, { key, body: { name: 'Shorter' } });
+    await documented('POST', `/v1/templates/tpl_payment_failed/preview`, { key, body: { customer_id: receipt.customer_id } });
+    await documented('POST', `/v1/templates/${template.id}/preview`, { key, body: {} });
+    await documented('POST', `/v1/templates/${template.id}/test-send`, { key, body: { to: '+14155550123' } });
+    await documented('DELETE', `/v1/templates/${template.id}`, { key });
+
     // Campaigns
-    const definition = { name: 'Card update', trigger: 'manual', steps: [{ channel: 'email', template_id: 'tpl_card_update', subject: 'Update your card', delay_hours: 0 }] };
+    const definition = { name: 'Card update', trigger: 'manual', steps: [{ channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Update your card', delay_hours: 0 }] };
     const campaign = (await documented('POST', '/v1/campaigns', { key, body: definition })).data;
     await documented('GET', '/v1/campaigns', { key });
     await documented('PUT', `/v1/campaigns/${campaign.id}`, { key, body: { description: 'manual outreach' } });

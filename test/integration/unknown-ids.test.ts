@@ -38,6 +38,9 @@ function validBodies(customerId: string): Record<string, unknown> {
     'campaigns/enroll': { customer_id: customerId },
     'cancel-flows/update': { name: 'Renamed' },
     'webhook-endpoints/update': { enabled: false },
+    'templates/update': { name: 'Renamed' },
+    'templates/preview': {},
+    'templates/test-send': { to: '+14155550123' },
     'cancel-sessions/complete': { outcome: 'churned', reason: 'too_expensive' },
   };
 }
@@ -75,6 +78,7 @@ async function merchantWithOneOfEverything(): Promise<Fixture> {
       body: { name: 'Card problems', trigger: 'payment_failed', steps: [{ channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Action needed', delay_hours: 0 }] },
     }),
   );
+  const template = await created(call('POST', '/v1/templates', { key, body: { channel: 'sms', name: 'Short', text: '{{ merchant_name }}: please update your card' } }));
   const flow = await activeFlow(key, flowBody());
   const { token } = await startSession(merchantId);
   const apiKey = await created(call('POST', '/v1/api-keys', { key, body: { name: 'reporting', scopes: ['read'] } }));
@@ -85,6 +89,7 @@ async function merchantWithOneOfEverything(): Promise<Fixture> {
     'cancel-flows': flow,
     'api-keys': apiKey,
     webhooks: endpoint,
+    templates: template,
     delivery_id: deliveries.body.data[0].id as string,
     connection_id: path.split('/').at(-1)!,
     token,

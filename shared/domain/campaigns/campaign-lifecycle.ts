@@ -28,6 +28,7 @@ import {
 import { ServiceError, stateConflict } from '../../model/errors.ts';
 import { PLANS, type Plan } from '../../model/plans.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import { storedTemplatesOf } from '../templates/template-lifecycle.ts';
 import { LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import { newEvent, type CampaignStatusChanged } from '../../model/events.ts';
 
@@ -84,7 +85,8 @@ export async function createCampaign(
   };
   const change = countsChange('none', 'draft');
   return writeOptimistically(campaignWrite('Too many campaigns are being created at the same time; retry the request.'), async () => {
-    const outcome: CampaignWrite = await insertCampaign(tenant, campaign, change, limitsOf(plan));
+    const templates = await storedTemplatesOf(tenant, campaign.steps);
+    const outcome: CampaignWrite = await insertCampaign(tenant, campaign, change, limitsOf(plan), templates);
     if (outcome === 'over_limit') throw new CampaignLimitReached(plan, 'open');
     return outcome === 'written' ? campaign : LOST;
   });
@@ -109,7 +111,9 @@ export async function updateCampaign(tenant: Tenant, campaignId: string, change:
       version: current.version + 1,
       updated_at: now.toISOString(),
     };
-    return (await saveDefinition(tenant, current, next)) === 'written' ? next : LOST;
+    // Steps left as they were were checked when saved; a template they name cannot have gone since.
+    const templates = change.steps === undefined ? [] : await storedTemplatesOf(tenant, next.steps);
+    return (await saveDefinition(tenant, current, next, templates)) === 'written' ? next : LOST;
   });
 }
 

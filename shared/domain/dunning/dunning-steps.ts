@@ -13,15 +13,11 @@ import type { CampaignStep } from '../../model/campaign.ts';
 import type { Customer } from '../../model/customer.ts';
 import { creditRecovery, finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
 import { lastSentStep, MESSAGE_SPACING_HOURS, type Enrollment, type SkipReason } from '../../model/enrollment.ts';
-import {
-  calendarTemplate,
-  isBuiltInTemplate,
-  renderEmail,
-  renderSms,
-  templateForAction,
-  type MessageOccasion,
-  type TemplateContext,
-} from './message-templates.ts';
+import { builtInFor, calendarTemplate, templateForAction } from '../templates/built-in-templates.ts';
+import { failureFacts, renderMessage, templateValues, type MessageFacts, type MessageOccasion, type RenderedMessage } from '../templates/message-rendering.ts';
+import { brandingOf } from '../../store/branding.ts';
+import { findTemplate } from '../../store/message-templates.ts';
+import type { MessageTemplate } from '../../model/message-template.ts';
 import type { Payment } from '../../model/payment.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import type { Merchant } from '../../model/merchant.ts';
@@ -129,24 +125,42 @@ function skipExplanation(reason: SkipReason, step: CampaignStep): string {
   }
 }
 
-/** What the message says: the failure, or the calendar occasion (with its own template, see `calendarTemplate`). */
-function messageOf(enrollment: Enrollment, step: CampaignStep, customer: Customer, payment: Payment | undefined, merchant: Merchant | undefined) {
-  const base = {
-    customerName: customer.name,
-    merchantName: merchant?.name ?? 'your subscription',
-    updateUrl: merchant?.payment_update_url ?? null,
-  };
+/**
+ * The template a step sends: the merchant's own as named, else a built-in one. A calendar step on a
+ * built-in failure template gets the trigger's reminder instead (calendarTemplate); a merchant's
+ * template missing at send time (an enrollment on a version saved before the template was checked)
+ * falls back to the built-in for the decline, as steps always did.
+ */
+async function templateFor(tenant: Tenant, enrollment: Enrollment, step: CampaignStep, payment: Payment | undefined): Promise<MessageTemplate> {
   const calendar = enrollment.calendar;
-  if (calendar && enrollment.card_at_enrollment) {
-    const card = enrollment.card_at_enrollment;
-    const occasion: MessageOccasion =
-      calendar.trigger === 'card_expiring' ? { kind: 'card_expiring', card } : { kind: 'pre_dunning', card, renewsAt: calendar.renews_at! };
-    const context: TemplateContext = { ...base, amount: calendar.amount, currency: calendar.currency ?? customer.primary_currency ?? 'usd', occasion };
-    return { templateId: calendarTemplate(step.template_id, calendar.trigger), context };
+  if (builtInFor(step.template_id, step.channel)) {
+    return builtInFor(calendar ? calendarTemplate(step.template_id, calendar.trigger) : step.template_id, step.channel)!;
   }
-  const templateId = isBuiltInTemplate(step.template_id) ? step.template_id : templateForAction(payment?.customer_action ?? null);
-  const context: TemplateContext = { ...base, amount: payment?.amount ?? null, currency: payment?.currency ?? customer.primary_currency ?? 'usd' };
-  return { templateId, context };
+  const own = await findTemplate(tenant, step.template_id);
+  if (own && own.channel === step.channel) return own;
+  log.warn('dunning step template missing: sending the built-in one', { template_id: step.template_id, reference: stepReference(enrollment) });
+  return fallbackTemplate(enrollment, step, payment);
+}
+
+/** The built-in that fits the occasion: the calendar trigger's reminder, or the decline's customer action. */
+const fallbackTemplate = (enrollment: Enrollment, step: CampaignStep, payment: Payment | undefined): MessageTemplate =>
+  builtInFor(enrollment.calendar ? calendarTemplate('', enrollment.calendar.trigger) : templateForAction(payment?.customer_action ?? null), step.channel)!;
+
+/** What the message is about: the failure, or the calendar occasion and the card it concerns. */
+function factsOf(enrollment: Enrollment, customer: Customer, payment: Payment | undefined, merchant: Merchant | undefined): MessageFacts {
+  const facts = failureFacts(customer, payment, merchant?.payment_update_url ?? null);
+  const calendar = enrollment.calendar;
+  if (!calendar || !enrollment.card_at_enrollment) return facts;
+  const occasion: MessageOccasion = calendar.trigger === 'card_expiring' ? { kind: 'card_expiring' } : { kind: 'pre_dunning', renewsAt: calendar.renews_at! };
+  const subscription = customer.subscriptions.find((s) => s.id === calendar.subscription_id);
+  return {
+    ...facts,
+    amount: calendar.amount,
+    currency: calendar.currency ?? customer.primary_currency ?? 'usd',
+    plan: subscription?.plan ?? null,
+    card: enrollment.card_at_enrollment,
+    occasion,
+  };
 }
 
 /** Names a step in logs and metrics without naming the person: `enr_…#2`. */
@@ -162,16 +176,27 @@ async function sendStep(
   merchant: Merchant | undefined,
   now: Date,
 ): Promise<'sent' | SkipReason> {
-  const { templateId, context } = messageOf(enrollment, step, customer, payment, merchant);
   const reference = stepReference(enrollment);
   const to = step.channel === 'email' ? customer.email : customer.phone;
   if (!to) return 'no_address';
+  const [template, branding] = await Promise.all([templateFor(tenant, enrollment, step, payment), brandingOf(tenant)]);
+  const values = templateValues(factsOf(enrollment, customer, payment, merchant), branding, now);
+  // The step's subject wins over the template's; `{merchant}` in it is the merchant's name, as it always was.
+  const render = (chosen: MessageTemplate) => renderMessage(chosen, values, branding, step.subject?.replaceAll('{merchant}', branding.name));
+  let message: RenderedMessage;
+  try {
+    message = render(template);
+  } catch (error) {
+    // Checked with sample data when saved, a template can still fail on one customer's values (a bound, a filter's input): the customer still hears.
+    log.warn('dunning step template failed to render: sending the built-in one', { template_id: template.id, reference, reason: error instanceof Error ? error.message : String(error) });
+    message = render(fallbackTemplate(enrollment, step, payment));
+  }
   const slot = await claimMessageSlot(tenant, enrollment, now, MESSAGE_SPACING_HOURS);
   if (!slot) return 'duplicate';
   const delivery = await deliver(step, reference, () =>
-    step.channel === 'email'
-      ? ports.mailer.send({ tenant, to, reference, ...renderEmail(templateId, context, step.subject) })
-      : ports.smsSender.send({ tenant, to, reference, body: renderSms(templateId, context) }),
+    message.channel === 'email'
+      ? ports.mailer.send({ tenant, to, reference, subject: message.subject, text: message.text, html: message.html })
+      : ports.smsSender.send({ tenant, to, reference, body: message.text }),
   );
   // Only a message sent keeps the slot: a skipped one leaves it to the customer's other sequences.
   if (delivery !== 'sent') await restoreMessageSlot(tenant, enrollment, now, slot.previous);
