@@ -58,6 +58,11 @@ export interface CardLedger {
   version: number;
 }
 
+/** A declined charge's `network` field: present only when the processor passed on any of the network's answer. */
+export function reportedNetworkAnswer(declineCode: string | null | undefined, adviceCode: string | null | undefined): { network?: NetworkAnswer } {
+  return declineCode || adviceCode ? { network: { declineCode: declineCode || null, adviceCode: adviceCode || null } } : {};
+}
+
 export const EMPTY_LEDGER: CardLedger = { buckets: [], blocks: [], version: 0 };
 
 export function cardNetwork(brand: string | null): CardNetwork {
