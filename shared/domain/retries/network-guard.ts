@@ -5,6 +5,10 @@
  */
 import {
   BUCKET_SECONDS,
+  cardExpiry,
+  cardIdentity,
+  cardNetwork,
+  type CardDescription,
   type CardLedger,
   type CardNetwork,
   type Initiator,
@@ -13,6 +17,7 @@ import {
   type LedgerCounter,
   type NetworkAnswer,
 } from '../../model/card-ledger.ts';
+import type { PaymentMethod } from '../../model/customer.ts';
 import type { NetworkHold } from '../../model/payment.ts';
 import { NETWORK_RULES_VERSION, ruleById, rulesInForce, type NetworkRule } from '../declines/network-rules.ts';
 
@@ -165,4 +170,19 @@ export function holdFromBlocks(blocks: readonly LedgerBlock[], at: Date): Networ
   const block = blocks.find((candidate) => candidate.until === null) ?? [...blocks].sort((a, b) => Date.parse(b.until!) - Date.parse(a.until!))[0];
   const rule = block && ruleById(block.rule);
   return rule ? toHold(rule, block.until === null ? null : new Date(block.until), at) : null;
+}
+
+/** The card an attempt charges: the customer's current one (a card update changes it), told apart for the ledger. */
+export interface CardOnFile {
+  identity: string;
+  network: CardNetwork;
+  expiry: string | null;
+  customerId: string;
+}
+
+export function cardOnFile(customerId: string, method: PaymentMethod | null | undefined): CardOnFile {
+  const card: CardDescription | null = method
+    ? { brand: method.brand, lastFour: method.last_four, expMonth: method.exp_month, expYear: method.exp_year, fingerprint: method.fingerprint ?? null }
+    : null;
+  return { identity: cardIdentity(card, customerId), network: cardNetwork(card?.brand ?? null), expiry: cardExpiry(card), customerId };
 }
