@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EMPTY_LEDGER, type CardLedger, type CardNetwork, type Initiator } from '../../shared/model/card-ledger.ts';
-import { rulesInForce } from '../../shared/domain/declines/network-rules.ts';
 import { blocksFromAnswer, judgeAttempt, withAttempt } from '../../shared/domain/retries/network-guard.ts';
+import { ruleBroken, type Authorization } from '../support/network-history.ts';
 
 /**
  * Random histories of a handful of cards: failures the processor reports, automatic and manual retries,
@@ -22,40 +22,6 @@ const step = fc.record({
   declineCode: fc.constantFrom(...DECLINES),
   adviceCode: fc.constantFrom(...ADVICE),
 });
-
-interface Authorization {
-  at: number;
-  ours: boolean;
-  initiator: Initiator;
-  expiry: string;
-  declineCode: string | null;
-  adviceCode: string | null;
-}
-
-/** Which rule an attempt of ours at `at` on a card with this history would break, if any. */
-function broken(history: readonly Authorization[], network: CardNetwork, expiry: string, at: number): string | undefined {
-  for (const rule of rulesInForce(network, new Date(at))) {
-    const { when, effect } = rule;
-    if (effect.kind === 'limit') {
-      const inWindow = history.filter(
-        (auth) =>
-          auth.at > at - effect.windowHours * 3_600_000 &&
-          (effect.counter === 'attempts' || (auth.ours && (effect.counter === 'merchant_reattempts') === (auth.initiator === 'merchant'))),
-      );
-      if (inWindow.length + 1 > effect.max) return rule.id;
-      continue;
-    }
-    if (when === 'every_attempt') continue;
-    for (const auth of history) {
-      const code = 'declineCodes' in when ? auth.declineCode : auth.adviceCode;
-      const codes: readonly string[] = 'declineCodes' in when ? when.declineCodes : when.adviceCodes;
-      if (code === null || !codes.includes(code)) continue;
-      if (effect.kind === 'never' && auth.expiry === expiry) return rule.id;
-      if (effect.kind === 'not_before' && at < auth.at + effect.hours * 3_600_000) return rule.id;
-    }
-  }
-  return undefined;
-}
 
 describe('card network guard (property)', () => {
   it('never allows an attempt that breaks a rule of the table, over random histories of failures, retries and card updates', () => {
@@ -87,7 +53,7 @@ describe('card network guard (property)', () => {
               continue;
             }
             allowed += 1;
-            if (broken(histories[s.card]!, network, expiry, now) !== undefined) violations += 1;
+            if (ruleBroken(histories[s.card]!, network, expiry, now) !== undefined) violations += 1;
           }
           ledgers[s.card] = withAttempt(ledgers[s.card]!, ours ? 'merchant' : null, at);
           const blocks = blocksFromAnswer(network, answer, expiry, at);
