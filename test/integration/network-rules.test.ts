@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
-import { advanceClock, call, newMerchant, runDueJobs } from '../support/api.ts';
+import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
 
@@ -124,16 +124,17 @@ describe('card network rules (generic processor, sandbox retries)', () => {
   });
 
   it('does not retry before 72 hours after Mastercard advice code 02, and holds a sibling payment of the card as well', async () => {
-    const { tenant, path } = await setUp();
+    const { tenant, path, key } = await setUp();
     const customerId = customerOf('mac02');
-    const sibling = await fail(path, { customerId, brand: 'mastercard', lastFour: '9995' });
+    // A 24-hour cooldown: its retry falls due inside the 72 hours whatever the calendar (no payday wait).
+    const sibling = await fail(path, { customerId, brand: 'mastercard', lastFour: '9995', code: 'processing_error' });
     // Webhook times are whole seconds.
     const failedAt = Math.floor(runtime.clock.now().getTime() / 1000) * 1000;
     const id = await fail(path, { customerId, brand: 'mastercard', lastFour: '9995', adviceCode: '02' });
     const payment = await stored(tenant, id);
     expect(payment).toMatchObject({ status: 'pending', network_advice_code: '02', network_hold: { rule: 'mastercard_mac_02', effect: 'not_before' } });
     expect(Date.parse(payment.next_retry_at) - failedAt).toBeGreaterThanOrEqual(72 * 3600_000);
-    // The sibling's retry (48 h cooldown) falls due inside the 72 hours: rescheduled, not counted.
+    // The sibling's retry falls due inside the 72 hours: rescheduled, not counted.
     const due = await stored(tenant, sibling);
     advanceClock((Date.parse(due.next_retry_at) - runtime.clock.now().getTime()) / 1000 + 1);
     await runDueJobs();
@@ -141,6 +142,10 @@ describe('card network rules (generic processor, sandbox retries)', () => {
     expect(held).toMatchObject({ status: 'pending', retry_count: 0, retries: [], network_hold: { rule: 'mastercard_mac_02' } });
     expect(Date.parse(held.next_retry_at) - failedAt).toBeGreaterThanOrEqual(72 * 3600_000);
     expect(await eventTypes(tenant)).toContain('payment.network_held');
+    // Analytics count the held attempts per rule, with the networks' fees as an estimate of fees avoided.
+    await drainEvents();
+    const analytics = await call('GET', '/v1/analytics/recovery', { key });
+    expect(analytics.body.data.network_holds).toMatchObject({ count: 2, estimated_fees_avoided_usd_cents: 20, by_rule: { mastercard_mac_02: 2 } });
   });
 
   it('stops automatic retries after Mastercard advice code 03 (sandbox card 0303)', async () => {
