@@ -12,6 +12,10 @@ export const SANDBOX_CARDS: Readonly<Record<string, RetryOutcome>> = {
   '0127': { outcome: 'declined', declineCode: 'incorrect_cvc' },
   '9979': { outcome: 'declined', declineCode: 'stolen_card' },
   '0019': { outcome: 'declined', declineCode: 'fraudulent' },
+  // Soft at the processor, but the card network's answer forbids retrying (Visa Category 1; Mastercard advice codes).
+  '0041': { outcome: 'declined', declineCode: 'do_not_honor', network: { declineCode: '41', adviceCode: null } },
+  '0302': { outcome: 'declined', declineCode: 'insufficient_funds', network: { declineCode: '51', adviceCode: '02' } },
+  '0303': { outcome: 'declined', declineCode: 'do_not_honor', network: { declineCode: '05', adviceCode: '03' } },
   '0000': { outcome: 'no_answer', reason: 'sandbox: the processor did not answer' },
   // Not card outcomes at a real processor, but what it says of the charge around the card (docs/testing.md).
   '0401': { outcome: 'refused', awaits: 'merchant', reason: "sandbox: the processor refused the merchant's credentials" },
@@ -30,6 +34,7 @@ const BRAINTREE_CODES: Readonly<Record<string, string>> = {
   incorrect_cvc: '2010',
   stolen_card: '2043',
   fraudulent: '2015',
+  do_not_honor: '2046',
 };
 
 function inProcessorTerms(outcome: RetryOutcome, psp: string): RetryOutcome {

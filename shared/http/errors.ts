@@ -12,6 +12,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   trial_expired: 403,
   ip_not_allowed: 403,
   recovery_attempt_limit_exceeded: 403,
+  network_retry_limit: 403,
   campaign_limit_exceeded: 403,
   resource_not_found: 404,
   method_not_allowed: 405,

@@ -33,6 +33,8 @@ export interface PaymentMethod {
   last_four: string | null;
   exp_month: number | null;
   exp_year: number | null;
+  /** The processor's stable id for the card number: the card network ledger's key (model/card-ledger.ts). */
+  fingerprint?: string | null;
 }
 
 export interface Customer {
@@ -111,6 +113,7 @@ export function toPaymentMethod(snapshot: PaymentMethodSnapshot): PaymentMethod 
     last_four: snapshot.lastFour,
     exp_month: snapshot.expMonth,
     exp_year: snapshot.expYear,
+    ...(snapshot.fingerprint ? { fingerprint: snapshot.fingerprint } : {}),
   };
 }
 

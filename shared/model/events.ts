@@ -3,7 +3,7 @@ import type { CampaignChannel, CampaignStatus } from './campaign.ts';
 import type { CancelFeedback } from './cancel-feedback.ts';
 import type { OfferConfig } from './cancel-flow-steps.ts';
 import type { Customer } from './customer.ts';
-import type { DeclineCategory, Payment } from './payment.ts';
+import type { DeclineCategory, NetworkHold, Payment } from './payment.ts';
 import type { Tenant } from './tenant.ts';
 
 /**
@@ -93,6 +93,8 @@ export interface EventPayloads {
   'payment.terminal': PaymentEventData;
   'payment.retry_scheduled': PaymentEventData;
   'payment.retry_failed': PaymentEventData;
+  /** A card network rule held back an attempt: the payment, the rule and when the card may be tried again. */
+  'payment.network_held': PaymentEventData & { network_hold: NetworkHold };
   /** Internal: a later decline moved an open payment to another category; analytics moves its failure with it. */
   'payment.recategorized': Pick<Payment, 'id' | 'psp' | 'amount' | 'currency' | 'created_at' | 'decline_category'> & {
     previous_decline_category: DeclineCategory;
@@ -139,6 +141,7 @@ export const DELIVERED_EVENT_TYPES = [
   'payment.failed',
   'payment.retry_scheduled',
   'payment.retry_failed',
+  'payment.network_held',
   'payment.recovered',
   'payment.terminal',
   'campaign.message_sent',

@@ -15,6 +15,24 @@ export interface RetryAttempt {
   status: 'failed' | 'succeeded';
   decline_code: string | null;
   attempted_at: string;
+  /** The card network's own answer to the attempt, when the processor passed it on. */
+  network_decline_code?: string | null;
+  network_advice_code?: string | null;
+}
+
+/** A card network rule that held back an attempt on the payment's card (domain/declines/network-rules.ts). */
+export interface NetworkHold {
+  rule: string;
+  network: 'visa' | 'mastercard';
+  effect: 'never' | 'not_before' | 'limit';
+  description: string;
+  /** When the card may be tried again; null: not until the customer updates it. */
+  next_allowed_at: string | null;
+  /** The version of the rules table the decision was taken under. */
+  rules_version: string;
+  held_at: string;
+  /** What the network would have charged for the attempt, in US cents: an estimate from its published fee. */
+  fee_avoided_cents: number;
 }
 
 /** The delivered event types that tell a payment's story (GET /v1/payments/{id}/events), in the order they can happen. */
@@ -56,6 +74,11 @@ export interface Payment {
   consecutive_no_answers: number;
   retries: RetryAttempt[];
   recovery_channel: RecoveryChannel | null;
+  /** The card network's answer to the latest failure, when the processor passed it on. */
+  network_decline_code?: string | null;
+  network_advice_code?: string | null;
+  /** The latest network rule that held back an attempt (absent: none ever did). */
+  network_hold?: NetworkHold | null;
   /** Optimistic-lock counter: every state change is conditioned on it. */
   version: number;
 }

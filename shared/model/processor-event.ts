@@ -1,3 +1,4 @@
+import type { NetworkAnswer } from './card-ledger.ts';
 import { ServiceError } from './errors.ts';
 
 /**
@@ -35,6 +36,8 @@ export interface PaymentMethodSnapshot {
   lastFour: string | null;
   expMonth: number | null;
   expYear: number | null;
+  /** The processor's stable id for the card number, when it gives one (the card network rules count per card). */
+  fingerprint?: string | null;
 }
 
 export interface FailedCharge {
@@ -51,6 +54,8 @@ export interface FailedCharge {
   currency: string;
   /** The raw decline code, as §2.6 looks it up; null when the processor gave none. */
   declineCode: string | null;
+  /** The card network's own answer, when the processor passes it on (domain/declines/network-rules.ts). */
+  network?: NetworkAnswer | null;
 }
 
 interface EventBase {

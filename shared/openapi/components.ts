@@ -68,7 +68,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
     description:
       'invalid_api_key: missing, invalid, expired or revoked key, or an object of the other environment; on a cancel-session start, invalid_signature: auth_hash missing in live mode, or not matching',
   },
-  403: { name: 'Forbidden', description: 'insufficient_scope, ip_not_allowed, trial_expired (writes), or a plan limit' },
+  403: { name: 'Forbidden', description: 'insufficient_scope, ip_not_allowed, trial_expired (writes), a plan limit, or (a manual retry) network_retry_limit: a card network rule forbids charging the card now' },
   404: { name: 'NotFound', description: 'resource_not_found' },
   409: { name: 'Conflict', description: 'state_conflict, or idempotency_key_in_use while the first request with that key runs' },
   422: { name: 'Unprocessable', description: 'validation_error (`param` names the field), or idempotency_key_reused' },

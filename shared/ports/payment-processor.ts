@@ -1,3 +1,4 @@
+import type { NetworkAnswer } from '../model/card-ledger.ts';
 import type { Payment } from '../model/payment.ts';
 import type { Tenant } from '../model/tenant.ts';
 import type { ProcessorCredentials } from '../model/processor-connection.ts';
@@ -24,7 +25,7 @@ export interface RetryRequest {
 
 export type RetryOutcome =
   | { outcome: 'succeeded' }
-  | { outcome: 'declined'; declineCode: string | null }
+  | { outcome: 'declined'; declineCode: string | null; network?: NetworkAnswer | null }
   /** No verdict yet: the processor errored, timed out, cannot be reached or is still processing; asking again later may get one. */
   | { outcome: 'no_answer'; reason: string }
   /**
@@ -39,3 +40,4 @@ export type RetryOutcome =
 export interface PaymentProcessor {
   retry(request: RetryRequest): Promise<RetryOutcome>;
 }
+

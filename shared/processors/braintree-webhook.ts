@@ -10,6 +10,7 @@
  */
 import * as z from '../zod.ts';
 import { minorUnitDigits, parseDecimalAmount } from '../model/money.ts';
+import { reportedNetworkAnswer } from '../model/card-ledger.ts';
 import {
   WebhookRejected,
   type CustomerSnapshot,
@@ -52,11 +53,20 @@ const transactionSchema = z.looseObject({
   amount: z.string().min(1),
   currencyIsoCode: optionalText,
   processorResponseCode: optionalText,
+  /** The card network's own response code and Mastercard's advice code, when Braintree passes them on. */
+  networkResponseCode: optionalText,
+  merchantAdviceCode: optionalText,
   createdAt: optionalText,
   paymentInstrumentType: optionalText,
   customer: z.looseObject({ id: optionalText, email: optionalText, firstName: optionalText, lastName: optionalText, phone: optionalText }).nullish(),
   creditCard: z
-    .looseObject({ cardType: optionalText, last4: optionalText, expirationMonth: optionalText, expirationYear: optionalText })
+    .looseObject({
+      cardType: optionalText,
+      last4: optionalText,
+      expirationMonth: optionalText,
+      expirationYear: optionalText,
+      uniqueNumberIdentifier: optionalText,
+    })
     .nullish(),
   billing: z.looseObject({ countryCodeAlpha2: optionalText }).nullish(),
 });
@@ -148,6 +158,7 @@ function toProcessorEvent(notification: Notification): ProcessorEvent {
         amount,
         currency: currency.toLowerCase(),
         declineCode: transaction.processorResponseCode,
+        ...reportedNetworkAnswer(transaction.networkResponseCode, transaction.merchantAdviceCode),
       },
       paymentMethod: paymentMethodSnapshot(transaction),
     };
@@ -231,6 +242,7 @@ function paymentMethodSnapshot(transaction: Transaction): PaymentMethodSnapshot 
       lastFour: card.last4,
       expMonth: integerOrNull(card.expirationMonth),
       expYear: integerOrNull(card.expirationYear),
+      ...(card.uniqueNumberIdentifier === null ? {} : { fingerprint: card.uniqueNumberIdentifier }),
     };
   }
   const type = transaction.paymentInstrumentType;

@@ -7,6 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from '../zod.ts';
+import { reportedNetworkAnswer } from '../model/card-ledger.ts';
 import { WebhookRejected, type ProcessorEvent } from '../model/processor-event.ts';
 
 export const GENERIC_SIGNATURE_HEADER = 'X-Recovery-Signature';
@@ -64,6 +65,7 @@ export function parseGenericWebhook(rawBody: string, signatureHeader: string | u
           amount: event.payment.amount,
           currency: event.payment.currency,
           declineCode: event.payment.decline_code ?? null,
+          ...reportedNetworkAnswer(event.payment.network_decline_code, event.payment.network_advice_code),
         },
         paymentMethod: event.payment_method ?? null,
       };
@@ -139,6 +141,9 @@ const currency = z
   .transform((code) => code.toLowerCase());
 const amount = z.int({ error: 'must be an integer in the smallest currency unit' }).nonnegative({ error: 'must not be negative' });
 
+/** A card network's response or Mastercard advice code: two or three letters or digits (`05`, `R1`, `03`). */
+const networkCode = z.string().regex(/^[A-Za-z0-9]{1,3}$/, { error: 'must be the card network\'s code: 1-3 letters or digits, such as 05, R1 or 03' });
+
 const timezone = z
   .string()
   .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Paris' })
@@ -198,6 +203,7 @@ const paymentMethodSchema = z
     last_four: z.string().regex(/^\d{4}$/, { error: 'must be 4 digits' }).nullish(),
     exp_month: z.int().min(1).max(12).nullish(),
     exp_year: z.int().min(1900).max(9999).nullish(),
+    fingerprint: optionalText(255),
   })
   .transform((method) => ({
     type: method.type,
@@ -205,6 +211,7 @@ const paymentMethodSchema = z
     lastFour: method.last_four ?? null,
     expMonth: method.exp_month ?? null,
     expYear: method.exp_year ?? null,
+    ...(method.fingerprint === null ? {} : { fingerprint: method.fingerprint }),
   }));
 
 const envelopeSchema = z.looseObject({
@@ -221,6 +228,8 @@ const paymentFailedSchema = z.looseObject({
     amount,
     currency,
     decline_code: optionalText(128),
+    network_decline_code: networkCode.nullish(),
+    network_advice_code: networkCode.nullish(),
   }),
   payment_method: paymentMethodSchema.nullish(),
 });

@@ -10,6 +10,7 @@
  * mapping cannot work without it.
  */
 import * as z from '../zod.ts';
+import { reportedNetworkAnswer, type NetworkAnswer } from '../model/card-ledger.ts';
 import {
   WebhookRejected,
   type CustomerSnapshot,
@@ -116,7 +117,7 @@ type Reference = z.infer<typeof reference>;
 const address = z.looseObject({ country: text }).nullish();
 const billingDetails = z.looseObject({ email: text, name: text, address }).nullish();
 const cardDetails = z
-  .looseObject({ brand: text, last4: text, exp_month: z.int().nullish(), exp_year: z.int().nullish() })
+  .looseObject({ brand: text, last4: text, exp_month: z.int().nullish(), exp_year: z.int().nullish(), fingerprint: text })
   .nullish();
 const customerId = z.union([z.string().min(1), z.looseObject({ id: z.string().min(1), email: text, name: text, phone: text, address })]);
 const customerReference = customerId.nullish();
@@ -148,7 +149,7 @@ const chargeSchema = z.looseObject({
   /** Up to API version 2025-03-31 only. */
   invoice: reference,
   failure_code: text,
-  outcome: z.looseObject({ type: text, reason: text }).nullish(),
+  outcome: z.looseObject({ type: text, reason: text, network_decline_code: text, network_advice_code: text }).nullish(),
   billing_details: billingDetails,
   receipt_email: text,
   payment_method_details: z.looseObject({ type: text, card: cardDetails }).nullish(),
@@ -166,7 +167,14 @@ const paymentIntentSchema = z.looseObject({
   invoice: reference,
   receipt_email: text,
   last_payment_error: z
-    .looseObject({ code: text, decline_code: text, charge: text, payment_method: paymentMethodSchema.nullish() })
+    .looseObject({
+      code: text,
+      decline_code: text,
+      charge: text,
+      payment_method: paymentMethodSchema.nullish(),
+      network_decline_code: text,
+      network_advice_code: text,
+    })
     .nullish(),
 });
 type PaymentIntent = z.infer<typeof paymentIntentSchema>;
@@ -283,6 +291,7 @@ function fromFailedPaymentIntent(intent: PaymentIntent): FailedFields | null {
       amount: intent.amount,
       currency: intent.currency,
       declineCode: present(error?.decline_code) ?? present(error?.code),
+      ...networkAnswer(error),
     },
     paymentMethod: method ? fromPaymentMethod(method) : null,
   };
@@ -305,6 +314,7 @@ function fromFailedCharge(charge: Charge): FailedFields | null {
       amount: charge.amount,
       currency: charge.currency,
       declineCode: chargeDeclineCode(charge),
+      ...networkAnswer(charge.outcome),
     },
     paymentMethod: chargePaymentMethod(charge),
   };
@@ -320,6 +330,10 @@ function chargeDeclineCode(charge: Charge): string | null {
   const declineCode = outcome?.type === 'issuer_declined' ? present(outcome.reason) : null;
   return declineCode ?? present(charge.failure_code);
 }
+
+/** The card network's answer as Stripe passes it on (a charge's outcome, a payment intent's last error). */
+const networkAnswer = (source: { network_decline_code?: string | null; network_advice_code?: string | null } | null | undefined): { network?: NetworkAnswer } =>
+  reportedNetworkAnswer(present(source?.network_decline_code), present(source?.network_advice_code));
 
 function chargePaymentMethod(charge: Charge): PaymentMethodSnapshot | null {
   const details = charge.payment_method_details;
@@ -444,6 +458,7 @@ function cardSnapshot(card: NonNullable<z.infer<typeof cardDetails>>): PaymentMe
     lastFour: present(card.last4),
     expMonth: card.exp_month ?? null,
     expYear: card.exp_year ?? null,
+    ...(card.fingerprint ? { fingerprint: card.fingerprint } : {}),
   };
 }
 

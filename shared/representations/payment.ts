@@ -31,6 +31,9 @@ export function paymentDetail(payment: Payment, customer: Customer | null): Paym
     ...paymentResource(payment),
     customer: customer && { id: customer.id, email: customer.email, name: customer.name },
     retries: payment.retries.map(({ attempt, status, decline_code, attempted_at }) => ({ attempt, status, decline_code, attempted_at })),
+    network_decline_code: payment.network_decline_code ?? null,
+    network_advice_code: payment.network_advice_code ?? null,
+    network_hold: payment.network_hold ?? null,
   };
 }
 

@@ -33,9 +33,11 @@ export interface TransactionXml {
   currencyIsoCode?: string;
   status?: string;
   processorResponseCode?: string;
+  networkResponseCode?: string;
+  merchantAdviceCode?: string;
   createdAt?: string;
   customer?: { id?: string; email?: string; firstName?: string; lastName?: string };
-  creditCard?: { cardType?: string; last4?: string; expirationMonth?: string; expirationYear?: string };
+  creditCard?: { cardType?: string; last4?: string; expirationMonth?: string; expirationYear?: string; uniqueNumberIdentifier?: string };
   billingCountry?: string;
 }
 
@@ -81,6 +83,8 @@ function transactionXml(transaction: TransactionXml): string {
     ${element('currency-iso-code', transaction.currencyIsoCode)}
     ${element('status', transaction.status)}
     ${element('processor-response-code', transaction.processorResponseCode)}
+    ${element('network-response-code', transaction.networkResponseCode)}
+    ${element('merchant-advice-code', transaction.merchantAdviceCode)}
     ${element('created-at', transaction.createdAt, 'datetime')}
     ${
       customer
@@ -89,7 +93,7 @@ function transactionXml(transaction: TransactionXml): string {
     }
     ${
       card
-        ? `<credit-card>${element('card-type', card.cardType)}${element('last-4', card.last4)}${element('expiration-month', card.expirationMonth)}${element('expiration-year', card.expirationYear)}</credit-card>`
+        ? `<credit-card>${element('card-type', card.cardType)}${element('last-4', card.last4)}${element('expiration-month', card.expirationMonth)}${element('expiration-year', card.expirationYear)}${element('unique-number-identifier', card.uniqueNumberIdentifier)}</credit-card>`
         : ''
     }
     ${transaction.billingCountry ? `<billing>${element('country-code-alpha2', transaction.billingCountry)}</billing>` : ''}

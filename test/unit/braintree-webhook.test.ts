@@ -83,6 +83,15 @@ describe('Braintree subscription notifications', () => {
     });
   });
 
+  it('captures the network response code, the merchant advice code and the card\'s unique number identifier', () => {
+    const answered = { ...failedTransaction, networkResponseCode: '51', merchantAdviceCode: '02', creditCard: { ...failedTransaction.creditCard, uniqueNumberIdentifier: 'bt_unique_1' } };
+    const event = deliver('subscription_charged_unsuccessfully', { ...pastDueSubscription, transactions: [answered] });
+    expect(event).toMatchObject({
+      payment: { declineCode: '2001', network: { declineCode: '51', adviceCode: '02' } },
+      paymentMethod: { brand: 'Visa', lastFour: '1111', fingerprint: 'bt_unique_1' },
+    });
+  });
+
   it('picks the newest transaction by createdAt, wherever it is in the list', () => {
     const older: TransactionXml = { ...failedTransaction, id: 'txn_old', status: 'settled', processorResponseCode: '1000', createdAt: '2030-02-15T10:00:00Z' };
 

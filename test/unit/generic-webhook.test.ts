@@ -35,6 +35,20 @@ const occurredAt = new Date((NOW - 5) * 1000).toISOString();
 const failedEvent = { id: 'evt_1', type: 'payment.failed', created: NOW - 5, customer, subscription, payment, payment_method: paymentMethod };
 
 describe('generic webhook events', () => {
+  it('reads the optional card network codes and card fingerprint of payment.failed', () => {
+    const event = deliver({
+      ...failedEvent,
+      payment: { ...payment, network_decline_code: 'R1', network_advice_code: '21' },
+      payment_method: { ...paymentMethod, fingerprint: 'card_fp_1' },
+    });
+    expect(event).toMatchObject({ payment: { network: { declineCode: 'R1', adviceCode: '21' } }, paymentMethod: { fingerprint: 'card_fp_1' } });
+  });
+
+  it.each([['network_decline_code', '0512'], ['network_advice_code', 'a-1'], ['network_advice_code', 3]])('refuses a malformed %s (%s)', (field, value) => {
+    const error = rejection(() => deliver({ ...failedEvent, payment: { ...payment, [field]: value } }));
+    expect(error.message).toContain(`payment.${field}`);
+  });
+
   it('maps payment.failed', () => {
     expect(deliver(failedEvent)).toEqual({
       eventId: 'evt_1',

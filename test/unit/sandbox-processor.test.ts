@@ -17,6 +17,9 @@ const DOCUMENTED: Record<string, { category: string; subcategory?: string }> = {
   '0127': { category: 'hard_customer' },
   '9979': { category: 'terminal', subcategory: 'Fraud' },
   '0019': { category: 'terminal', subcategory: 'Fraud' },
+  '0041': { category: 'soft_retry', subcategory: 'Generic' },
+  '0302': { category: 'soft_retry', subcategory: 'Balance' },
+  '0303': { category: 'soft_retry', subcategory: 'Generic' },
 };
 
 describe('sandbox processor', () => {
@@ -29,6 +32,14 @@ describe('sandbox processor', () => {
         if (psp === 'braintree') expect(code, `${card} at braintree`).toMatch(/^\d{4}$/);
         expect(classifyDecline(psp, code), `${card} at ${psp} (${code})`).toMatchObject(expected);
       }
+    }
+  });
+
+  it('passes the card network\'s answer on with the network-code cards', async () => {
+    for (const psp of ['stripe', 'braintree']) {
+      expect(await sandboxProcessor.retry(request(psp, '0041'))).toMatchObject({ network: { declineCode: '41', adviceCode: null } });
+      expect(await sandboxProcessor.retry(request(psp, '0302'))).toMatchObject({ network: { declineCode: '51', adviceCode: '02' } });
+      expect(await sandboxProcessor.retry(request(psp, '0303'))).toMatchObject({ network: { adviceCode: '03' } });
     }
   });
 

@@ -235,6 +235,30 @@ describe('Stripe failed payments', () => {
     });
   });
 
+  it('captures the card network\'s answer and the card\'s fingerprint (charge outcome, payment intent error)', () => {
+    const charge = {
+      ...failedCharge,
+      outcome: { ...failedCharge.outcome, network_decline_code: '51', network_advice_code: '02' },
+      payment_method_details: { type: 'card', card: { brand: 'mastercard', last4: '4444', exp_month: 8, exp_year: 2031, fingerprint: 'fp_abc' } },
+    };
+    const event = deliver(stripeEvent('charge.failed', charge));
+    expect(event).toMatchObject({
+      payment: { declineCode: 'insufficient_funds', network: { declineCode: '51', adviceCode: '02' } },
+      paymentMethod: { brand: 'mastercard', lastFour: '4444', fingerprint: 'fp_abc' },
+    });
+    const intent = deliver(
+      stripeEvent('payment_intent.payment_failed', {
+        id: 'pi_9',
+        object: 'payment_intent',
+        amount: 500,
+        currency: 'usd',
+        customer: 'cus_1',
+        last_payment_error: { code: 'card_declined', decline_code: 'do_not_honor', network_decline_code: '41', charge: 'ch_9' },
+      }),
+    );
+    expect(intent).toMatchObject({ payment: { declineCode: 'do_not_honor', network: { declineCode: '41', adviceCode: null } } });
+  });
+
   it('takes failure_code when the charge was not declined by the issuer (a Radar block names a risk level, not a code)', () => {
     const blocked = { ...failedCharge, outcome: { type: 'blocked', reason: 'highest_risk_level', risk_level: 'highest' }, failure_code: 'card_declined' };
 

@@ -79,6 +79,9 @@ const transactionSchema = z.looseObject({
   id: z.string().min(1),
   status: z.string().min(1),
   processorResponseCode: text,
+  /** The card network's own response code and Mastercard's advice code (the network retry rules read them). */
+  networkResponseCode: text,
+  merchantAdviceCode: text,
   processorResponseText: text,
   processorSettlementResponseCode: text,
   gatewayRejectionReason: text,

@@ -16,6 +16,7 @@
  * merchant has it on) rejects it.
  */
 import type { Payment } from '../../model/payment.ts';
+import { reportedNetworkAnswer } from '../../model/card-ledger.ts';
 import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
 import { toDecimalString } from '../../model/money.ts';
 import { subscriptionReference } from '../../processors/braintree-references.ts';
@@ -119,7 +120,11 @@ function saleOutcome(result: BraintreeSaleResult): RetryOutcome {
   switch (transaction?.status) {
     case 'processor_declined':
     case 'settlement_declined':
-      return { outcome: 'declined', declineCode: transaction.processorResponseCode || transaction.processorSettlementResponseCode || null };
+      return {
+        outcome: 'declined',
+        declineCode: transaction.processorResponseCode || transaction.processorSettlementResponseCode || null,
+        ...reportedNetworkAnswer(transaction.networkResponseCode, transaction.merchantAdviceCode),
+      };
     case 'gateway_rejected': {
       const reason = transaction.gatewayRejectionReason;
       if (reason === 'duplicate') {

@@ -12,6 +12,7 @@
  */
 import type * as z from 'zod';
 import { encodeStripeForm, type StripeParams } from './stripe-form.ts';
+import type { NetworkAnswer } from '../../model/card-ledger.ts';
 
 /** The version the `stripe` package (23.1) pinned, which the adapters were written and tested against. */
 export const STRIPE_API_VERSION = '2026-10-28.endive';
@@ -57,6 +58,8 @@ export class StripeApiError extends Error {
     readonly statusCode: number | null = null,
     readonly code: string | null = null,
     readonly declineCode: string | null = null,
+    /** The card network's answer to a card error, as Stripe passes it on. */
+    readonly network: NetworkAnswer | null = null,
   ) {
     super(message);
   }
@@ -153,7 +156,7 @@ function connectionError(error: unknown, retries: number, timeoutMs: number): St
 }
 
 interface ErrorBody {
-  error?: { type?: unknown; code?: unknown; decline_code?: unknown; message?: unknown } | string;
+  error?: { type?: unknown; code?: unknown; decline_code?: unknown; message?: unknown; network_decline_code?: unknown; network_advice_code?: unknown } | string;
   error_description?: unknown;
 }
 
@@ -180,7 +183,8 @@ function refusal(status: number, body: ErrorBody): StripeApiError {
   const fields = typeof error === 'object' && error !== null ? error : { message: body.error_description, type: error };
   const code = text(fields.code);
   const message = text(fields.message) ?? `Stripe answered HTTP ${status}`;
-  return new StripeApiError(stripeErrorCategory(status, text(fields.type), code), message, status, code, text(fields.decline_code));
+  const network = 'network_decline_code' in fields || 'network_advice_code' in fields ? { declineCode: text(fields.network_decline_code), adviceCode: text(fields.network_advice_code) } : null;
+  return new StripeApiError(stripeErrorCategory(status, text(fields.type), code), message, status, code, text(fields.decline_code), network);
 }
 
 /** The package's classification (generateV1Error): by status, with a rate-limit code and idempotency type refined. */

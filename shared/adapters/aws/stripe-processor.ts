@@ -12,6 +12,7 @@
  */
 import * as z from '../../zod.ts';
 import type { Payment } from '../../model/payment.ts';
+import { reportedNetworkAnswer } from '../../model/card-ledger.ts';
 import type { PaymentProcessor, RetryOutcome } from '../../ports/payment-processor.ts';
 import { withinDeadline } from './retry-deadline.ts';
 import { createStripeApi, StripeApiError, stripePath, type StripeApi, type StripeEndpoint } from './stripe-api.ts';
@@ -122,7 +123,15 @@ const paymentIntentSchema = z.looseObject({
       }),
     ])
     .nullish(),
-  last_payment_error: z.looseObject({ code: z.string().nullish(), decline_code: z.string().nullish(), payment_method: reference }).nullish(),
+  last_payment_error: z
+    .looseObject({
+      code: z.string().nullish(),
+      decline_code: z.string().nullish(),
+      payment_method: reference,
+      network_decline_code: z.string().nullish(),
+      network_advice_code: z.string().nullish(),
+    })
+    .nullish(),
 });
 type PaymentIntent = z.infer<typeof paymentIntentSchema>;
 
@@ -173,7 +182,11 @@ function intentOutcome(intent: PaymentIntent): RetryOutcome {
       return { outcome: 'declined', declineCode: 'authentication_required' };
     case 'requires_payment_method': {
       const error = intent.last_payment_error;
-      return { outcome: 'declined', declineCode: error?.decline_code ?? error?.code ?? null };
+      return {
+        outcome: 'declined',
+        declineCode: error?.decline_code ?? error?.code ?? null,
+        ...reportedNetworkAnswer(error?.network_decline_code, error?.network_advice_code),
+      };
     }
     case 'canceled': // by the merchant or by Stripe: the charge is off
       return { outcome: 'closed', reason: `Stripe payment intent ${intent.id} is canceled: it cannot be charged again` };
@@ -199,7 +212,7 @@ function outcomeOfError(error: unknown): RetryOutcome {
   if (!(error instanceof StripeApiError)) throw error;
   // invoices/pay when the charge needs 3-D Secure, which an off-session retry cannot provide.
   if (error.code === 'invoice_payment_intent_requires_action') return { outcome: 'declined', declineCode: 'authentication_required' };
-  if (error.category === 'card_error') return { outcome: 'declined', declineCode: error.declineCode ?? error.code };
+  if (error.category === 'card_error') return { outcome: 'declined', declineCode: error.declineCode ?? error.code, ...(error.network ? { network: error.network } : {}) };
   if (RETRYABLE.has(error.category)) return { outcome: 'no_answer', reason: error.describe() };
   // Authentication, permission and invalid requests: trying again later would get the same answer
   // until the merchant changes something (the key, its permissions, the object at Stripe).

@@ -20,7 +20,7 @@ export type Interval = (typeof INTERVALS)[number];
 export const MAX_RANGE_DAYS: Record<Interval, number> = { day: 366, week: 731, month: 731 };
 
 /** The payment events counted, each on its payment's cohort day (they all carry the payment's amount, currency, processor, category and creation time). */
-export const COHORT_EVENTS = ['payment.failed', 'payment.recategorized', 'payment.recovered', 'payment.terminal', 'payment.terminal_reversed'] as const;
+export const COHORT_EVENTS = ['payment.failed', 'payment.recategorized', 'payment.recovered', 'payment.terminal', 'payment.terminal_reversed', 'payment.network_held'] as const;
 type CohortEvent = ServiceEvent<(typeof COHORT_EVENTS)[number]>;
 
 const isCohortEvent = (event: ServiceEvent): event is CohortEvent => (COHORT_EVENTS as readonly string[]).includes(event.type);
@@ -48,6 +48,11 @@ export function countersFor(event: ServiceEvent): Counters | undefined {
     case 'payment.terminal_reversed':
       // Paid after all: out of terminal, as its payment.recovered counts it recovered.
       return { terminal_count: -1, terminal_amount: -amount, [`terminal_count_${category}`]: -1, [`terminal_amount_${category}`]: -amount };
+    case 'payment.network_held': {
+      // An attempt a card network rule held back, and the fee the network publishes for breaking it (an estimate of fees avoided).
+      const hold = event.data.network_hold;
+      return { network_held_count: 1, [`${HELD_BY_RULE}${hold.rule}`]: 1, network_fees_avoided_cents: hold.fee_avoided_cents };
+    }
     case 'payment.recovered': {
       const recoveredVia = event.data.recovery_channel;
       const channel = (CHANNELS as readonly string[]).includes(recoveredVia ?? '') ? recoveredVia! : 'processor';
@@ -180,6 +185,17 @@ export function sum(aggregates: readonly Pick<RecoveryAggregate, 'counters'>[]):
   return total;
 }
 
+const HELD_BY_RULE = 'network_held_rule_';
+
+/** Attempts held back by card network rules, per rule, and the networks' published fees for them. */
+function networkHolds(c: Counters) {
+  const byRule = Object.entries(c)
+    .filter(([name]) => name.startsWith(HELD_BY_RULE))
+    .map(([name, value]) => [name.slice(HELD_BY_RULE.length), value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return { count: get(c, 'network_held_count'), estimated_fees_avoided_usd_cents: get(c, 'network_fees_avoided_cents'), by_rule: Object.fromEntries(byRule) };
+}
+
 function summary(c: Counters) {
   const failed = { count: get(c, 'failed_count'), amount: get(c, 'failed_amount') };
   const recovered = { count: get(c, 'recovered_count'), amount: get(c, 'recovered_amount') };
@@ -271,6 +287,7 @@ export async function recoveryAnalytics(tenant: Tenant, request: RecoveryQuery, 
       pending_count: counts.pending.count,
       recovery_rate: counts.recovery_rate,
     },
+    network_holds: networkHolds(sum(aggregates)),
     currencies: byCurrency,
   };
 }

@@ -28,6 +28,9 @@ import { recordSettledCharges, unsettledChargeChecks } from '../../store/settled
 import { transact, type TransactItem } from '../../store/transactions.ts';
 import { INGESTION, LOST, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import { cancelPendingRetry, routeFailure } from '../retries/recovery-routing.ts';
+import { attemptBuckets, blocksFromAnswer, cardOnFile } from '../retries/network-guard.ts';
+import { heedNetworkAnswer, networkHeldEvent } from '../retries/network-holds.ts';
+import { recordOnCardWrite } from '../../store/card-ledgers.ts';
 import {
   cancelSubscription,
   countFailure,
@@ -122,7 +125,11 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
     const existing = recorded.customerId === undefined ? undefined : await findCustomer(tenant, recorded.customerId);
     const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now);
     if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
-    const failed = newPayment({
+    // The card network's answer may forbid the retry the processor's code allows (docs/retry-policy.md, "Card network rules").
+    const card = cardOnFile(refreshed.customer.id, refreshed.customer.payment_method);
+    const reportedAt = new Date(Math.min(Date.parse(event.occurredAt), now.getTime()));
+    const blocks = blocksFromAnswer(card.network, event.payment.network ?? null, card.expiry, reportedAt);
+    const routed = newPayment({
       psp,
       charge: event.payment,
       customerId: refreshed.customer.id,
@@ -130,6 +137,8 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
       timeZone: refreshed.customer.timezone,
       now,
     });
+    const failed = heedNetworkAnswer({ payment: routed, nextAttemptAt: null, events: [] }, event.payment.network ?? null, blocks, now, refreshed.customer.timezone).payment;
+    const networkHeld = failed.network_hold && routed.status === 'pending' ? failed.network_hold : undefined;
     // The processor reported this charge paid before we heard it failed: recorded as the two events in
     // order would have left it, recovered by the processor, with nothing to retry or dun.
     const settledFirst = recorded.settledAt !== undefined && Date.parse(event.occurredAt) <= Date.parse(recorded.settledAt);
@@ -144,6 +153,9 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
       ...(payment.status === 'terminal' ? [newEvent(tenant, 'payment.terminal', paymentResource(payment), now)] : []),
       // The first retry is scheduled with the failure; every later one announces itself the same way.
       ...(payment.next_retry_at === null ? [] : [newEvent(tenant, 'payment.retry_scheduled', paymentResource(payment), now)]),
+      // Held back until the card changes: dunning asks the customer, as when soft retries run out.
+      ...(networkHeld && payment.status === 'communication_pending' ? [newEvent(tenant, 'payment.retry_failed', paymentResource(payment), now)] : []),
+      ...(networkHeld && !settledFirst ? [networkHeldEvent(tenant, payment, now)] : []),
     ];
     const paymentWrites = newPaymentWrites(tenant, payment, references);
     // A success being marked right now fails this and is read on the next round (recordRecovery looks again after marking).
@@ -154,6 +166,7 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
       ...saveCustomerWrites(tenant, customer, existing ? existing.version : null),
       ...events.map((e) => recordEventWrite(tenant, e)),
       ...notErasedChecks(check),
+      recordOnCardWrite(tenant, card.identity, card.customerId, { buckets: attemptBuckets(null, reportedAt), blocks }, now),
     ]);
     if (result.committed) {
       await routeFailure(ports, tenant, payment);

@@ -5,15 +5,17 @@ import { findPayment, getPayment, paymentChangeWrites } from '../../store/paymen
 import { findConnectionForPsp } from '../../store/processor-connections.ts';
 import { transact, type TransactItem } from '../../store/transactions.ts';
 import { countRecoveryAttemptWrite, returnRecoveryAttemptWrite } from '../../store/usage.ts';
+import { findCardLedger, recordOnCardWrite, saveCardLedgerWrite } from '../../store/card-ledgers.ts';
 import { customerListItem } from '../../representations/customer.ts';
 import { paymentResource } from '../../representations/payment.ts';
 import { recoveredEventData } from '../../representations/payment-events.ts';
 import type { RetryOutcome } from '../../ports/payment-processor.ts';
 import type { Ports } from '../../ports/ports.ts';
-import { BACKGROUND_WRITE, LOST, writeOptimistically, type ContentionPolicy } from '../contention.ts';
-import { ServiceError, stateConflict } from '../../model/errors.ts';
+import { BACKGROUND_WRITE, LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
+import { lockTimeout, ServiceError, stateConflict } from '../../model/errors.ts';
 import { withStatus } from '../ingestion/failure-accounting.ts';
-import type { Payment } from '../../model/payment.ts';
+import type { NetworkHold, Payment } from '../../model/payment.ts';
+import type { Customer } from '../../model/customer.ts';
 import { recategorization } from '../ingestion/payment-change-events.ts';
 import { PLANS } from '../../model/plans.ts';
 import { credentialsOnDemand } from '../ingestion/processor-credentials.ts';
@@ -21,6 +23,9 @@ import { retryJobId } from './recovery-routing.ts';
 import { applyOutcome, attemptAfterSettlement, canStartRetry, claimAttempt, type RetryTrigger } from './retry-outcomes.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { newEvent } from '../../model/events.ts';
+import { blocksFromAnswer, cardOnFile, judgeAttempt, withAttempt, type CardOnFile } from './network-guard.ts';
+import { heedNetworkAnswer, networkHeldEvent } from './network-holds.ts';
+import { nextRetryAt } from './retry-policy.ts';
 
 /** A retry schedules its attempts and their watchdogs, and charges through the payment's processor. */
 export type RetryPorts = Pick<Ports, 'scheduler' | 'paymentProcessor' | 'keyVault'>;
@@ -54,11 +59,33 @@ export class AttemptLimitReached extends ServiceError {
   }
 }
 
+/** A card network rule forbids charging the payment's card now (domain/declines/network-rules.ts). */
+export class NetworkRetryLimit extends ServiceError {
+  constructor(readonly hold: NetworkHold) {
+    const when = hold.next_allowed_at === null ? 'until the customer updates the card' : `until ${hold.next_allowed_at}`;
+    super(
+      'network_retry_limit',
+      `${hold.description} (rule ${hold.rule}, rules ${hold.rules_version}): the card may not be charged ${when}.`,
+      undefined,
+      { rule: hold.rule, next_allowed_at: hold.next_allowed_at },
+    );
+  }
+}
+
+/** Claims on one card racing (several payments of one customer): the losers read the card's ledger again and are judged again. */
+const CLAIMING: ContentionPolicy = {
+  write: 'retry-claim',
+  attempts: 12,
+  backoff: MERCHANT_WRITE,
+  exhausted: () => lockTimeout('Too many attempts on this card at once: retry shortly.'),
+};
+
 /**
  * Claims the next attempt of a payment: one conditional transaction moves it to retrying, increments
- * retry_count and counts the attempt against the month's plan limit, so of any number of concurrent
- * claims (a manual retry, a scheduled one, a second runner) exactly one wins. The attempt's watchdog
- * is armed before this returns.
+ * retry_count, counts the attempt against the month's plan limit and on the card's network ledger
+ * (docs/retry-policy.md, "Card network rules"), so of any number of concurrent claims (a manual retry,
+ * a scheduled one, a second runner, another payment on the same card) none passes a limit. The
+ * attempt's watchdog is armed before this returns.
  */
 export async function claimRetry(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date): Promise<Payment> {
   const claimed = await claimUnwatched(tenant, paymentId, trigger, now);
@@ -66,20 +93,39 @@ export async function claimRetry(ports: Pick<Ports, 'scheduler'>, tenant: Tenant
   return claimed;
 }
 
+/** The card the payment's customer pays with now; none once the customer was erased. */
+async function paymentCard(tenant: Tenant, payment: Payment): Promise<{ card: CardOnFile; customer: Customer | undefined } | undefined> {
+  if (payment.customer_id === null) return undefined;
+  const customer = await findCustomer(tenant, payment.customer_id);
+  return { card: cardOnFile(payment.customer_id, customer?.payment_method), customer };
+}
+
 /** The claim itself; its caller arms the watchdog, beside whatever else it does next. */
 async function claimUnwatched(tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date): Promise<Payment> {
-  const [payment, merchant] = await Promise.all([getPayment(tenant, paymentId), getMerchant(tenant.merchantId)]);
-  if (!canStartRetry(payment, trigger)) {
-    throw stateConflict(`Payment '${payment.id}' cannot be retried: its status is '${payment.status}'.`);
-  }
-  const limit = PLANS[merchant.plan].recoveryAttemptsPerMonth;
-  const claimed = claimAttempt(payment, now, trigger);
-  const paymentWrites = paymentChangeWrites(tenant, payment, claimed);
-  const result = await transact([...paymentWrites, countRecoveryAttemptWrite(tenant, now, limit)]);
-  if (result.committed) return claimed;
-  if (result.failedConditions.includes(paymentWrites.length)) throw new AttemptLimitReached(limit);
-  const current = await getPayment(tenant, paymentId);
-  throw stateConflict(`Payment '${current.id}' cannot be retried: its status is '${current.status}'.`);
+  return writeOptimistically(CLAIMING, async () => {
+    const [payment, merchant] = await Promise.all([getPayment(tenant, paymentId), getMerchant(tenant.merchantId)]);
+    if (!canStartRetry(payment, trigger)) {
+      throw stateConflict(`Payment '${payment.id}' cannot be retried: its status is '${payment.status}'.`);
+    }
+    const charged = await paymentCard(tenant, payment);
+    const ledger = charged && (await findCardLedger(tenant, charged.card.identity));
+    if (charged && ledger) {
+      // Every attempt we make retries a declined payment at the merchant's initiative: a reattempt.
+      const verdict = judgeAttempt({ ledger, network: charged.card.network, cardExpiry: charged.card.expiry, initiator: 'merchant', at: now });
+      if (!verdict.allowed) throw new NetworkRetryLimit(verdict.hold);
+    }
+    const limit = PLANS[merchant.plan].recoveryAttemptsPerMonth;
+    const claimed = claimAttempt(payment, now, trigger);
+    const paymentWrites = paymentChangeWrites(tenant, payment, claimed);
+    const ledgerWrites = charged && ledger ? [saveCardLedgerWrite(tenant, charged.card.identity, charged.card.customerId, withAttempt(ledger, 'merchant', now), now)] : [];
+    const result = await transact([...paymentWrites, countRecoveryAttemptWrite(tenant, now, limit), ...ledgerWrites]);
+    if (result.committed) return claimed;
+    if (result.failedConditions.includes(paymentWrites.length)) throw new AttemptLimitReached(limit);
+    // Another attempt on the card (or a reported failure) changed its ledger, or a transaction clashed: judge again.
+    if (result.failedConditions.length === 0 || result.failedConditions.includes(paymentWrites.length + 1)) return LOST;
+    const current = await getPayment(tenant, paymentId);
+    throw stateConflict(`Payment '${current.id}' cannot be retried: its status is '${current.status}'.`);
+  });
 }
 
 /** Queues the claimed attempt to run now (the processor call happens in the retry job, not in the request). */
@@ -105,7 +151,7 @@ async function scheduleAttempt(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, 
 }
 
 export interface AttemptReport {
-  outcome: 'stale' | 'limit_reached' | RetryOutcome['outcome'];
+  outcome: 'stale' | 'limit_reached' | 'network_held' | RetryOutcome['outcome'];
   payment_id: string;
   status?: Payment['status'];
   /** The payment's processor, when the attempt reached it and its answer was recorded. */
@@ -142,6 +188,7 @@ export async function runRetryAttempt(
       payment = await claimRetry(ports, tenant, job.paymentId, job.trigger, clock());
     } catch (error) {
       if (error instanceof AttemptLimitReached) return handOverAtLimit(tenant, current, clock);
+      if (error instanceof NetworkRetryLimit) return holdBack(ports, tenant, current, error.hold, clock);
       if (error instanceof ServiceError && error.code === 'state_conflict') return { outcome: 'stale', payment_id: job.paymentId };
       throw error;
     }
@@ -179,16 +226,15 @@ async function recordOutcome(
     const payment = await getPayment(tenant, paymentId);
     // A processor webhook may have settled the payment while the attempt ran; it then counted the recovery.
     if (payment.status !== 'retrying' || payment.retry_count !== attempt) return settledMeanwhile(tenant, payment, attempt, outcome, now);
-    const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
-    const result = applyOutcome({
-      payment,
-      customer,
-      outcome,
-      trigger,
-      now,
-      timeZone: customer?.timezone ?? null,
-    });
+    const charged = await paymentCard(tenant, payment);
+    const customer = charged?.customer;
+    const timeZone = customer?.timezone ?? null;
+    const answered = applyOutcome({ payment, customer, outcome, trigger, now, timeZone });
+    // The network's own answer may forbid what the processor's code allows: its blocks go on the card's ledger.
+    const blocks = outcome.outcome === 'declined' && charged ? blocksFromAnswer(charged.card.network, outcome.network ?? null, charged.card.expiry, now) : [];
+    const result = heedNetworkAnswer(answered, outcome.outcome === 'declined' ? (outcome.network ?? null) : null, blocks, now, timeZone);
     const writes: TransactItem[] = [...paymentChangeWrites(tenant, payment, result.payment), ...usageGivenBack(tenant, payment, result.payment, now)];
+    if (charged && blocks.length > 0) writes.push(recordOnCardWrite(tenant, charged.card.identity, charged.card.customerId, { buckets: [], blocks }, now));
     // An outcome that leaves the customer as read (a soft re-decline, retries running out) writes nothing of
     // theirs: the rewrite cost about ten write units with its four index entries, and guarded no invariant.
     if (customer && result.customer && result.customer !== customer) writes.push(...saveCustomerWrites(tenant, result.customer, customer.version));
@@ -202,6 +248,7 @@ async function recordOutcome(
             : paymentResource(result.payment);
       writes.push(recordEventWrite(tenant, newEvent(tenant, type, data, now)));
     }
+    if (result.payment.network_hold && result.payment.network_hold !== payment.network_hold) writes.push(recordEventWrite(tenant, networkHeldEvent(tenant, result.payment, now)));
     if (!(await transact(writes)).committed) return LOST;
     const nextAttemptAt = result.nextAttemptAt;
     await Promise.all([
@@ -251,6 +298,42 @@ async function handOverAtLimit(tenant: Tenant, read: Payment, clock: () => Date)
     if (customer) writes.push(...saveCustomerWrites(tenant, withStatus(customer, now), customer.version));
     if (!(await transact(writes)).committed) return LOST;
     return { outcome: 'limit_reached', payment_id: payment.id, status: next.status };
+  });
+}
+
+/**
+ * A scheduled attempt a card network rule forbids now does not run and is not counted: the payment
+ * waits for the time the rule allows (placed by the retry policy, so never in the customer's night),
+ * or, when only a card update can lift the rule, goes to the customer (dunning) as a hard decline would.
+ */
+async function holdBack(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, read: Payment, hold: NetworkHold, clock: () => Date): Promise<AttemptReport> {
+  return writeOptimistically(RECORDING, async (round) => {
+    const payment = round === 0 ? read : await findPayment(tenant, read.id);
+    if (!payment || payment.status !== 'pending') return { outcome: 'stale', payment_id: read.id };
+    const now = clock();
+    const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+    const touched = { ...payment, network_hold: hold, updated_at: now.toISOString(), version: payment.version + 1 };
+    const next: Payment =
+      hold.next_allowed_at === null
+        ? { ...touched, status: 'communication_pending', next_retry_at: null, customer_action: 'Update payment method' }
+        : {
+            ...touched,
+            next_retry_at: nextRetryAt({
+              failedAt: new Date(hold.next_allowed_at),
+              cooldownHours: 0,
+              subcategory: payment.decline_subcategory ?? 'Generic',
+              timeZone: customer?.timezone ?? null,
+            }).toISOString(),
+          };
+    const writes: TransactItem[] = [
+      ...paymentChangeWrites(tenant, payment, next),
+      recordEventWrite(tenant, networkHeldEvent(tenant, next, now)),
+      recordEventWrite(tenant, newEvent(tenant, next.status === 'pending' ? 'payment.retry_scheduled' : 'payment.retry_failed', paymentResource(next), now)),
+    ];
+    if (customer && next.status !== 'pending') writes.push(...saveCustomerWrites(tenant, withStatus(customer, now), customer.version));
+    if (!(await transact(writes)).committed) return LOST;
+    if (next.next_retry_at !== null) await scheduleAttempt(ports, tenant, next, new Date(next.next_retry_at));
+    return { outcome: 'network_held', payment_id: payment.id, status: next.status, reason: `${hold.rule}: ${hold.next_allowed_at ?? 'until the card is updated'}` };
   });
 }
 

@@ -23,6 +23,13 @@ export const recoveryAnalyticsSchema = z
       pending_count: count,
       recovery_rate: rate,
     }),
+    network_holds: z
+      .strictObject({
+        count: count.meta({ description: 'attempts held back by a card network rule (docs/retry-policy.md, "Card network rules")' }),
+        estimated_fees_avoided_usd_cents: count.meta({ description: "an estimate: the networks' published per-attempt fees for the held attempts (domestic), in US cents" }),
+        by_rule: z.record(z.string(), count),
+      })
+      .meta({ description: 'of the failures in the window' }),
     currencies: z.array(
       z.strictObject({
         currency,

@@ -11,6 +11,7 @@ const ERROR_CODES = [
   'trial_expired',
   'ip_not_allowed',
   'recovery_attempt_limit_exceeded',
+  'network_retry_limit',
   'campaign_limit_exceeded',
   'resource_not_found',
   'method_not_allowed',

@@ -27,6 +27,20 @@ export const paymentSchema = z
   })
   .meta({ id: 'Payment' });
 
+/** A card network rule that held back an attempt on the payment's card. */
+export const networkHoldSchema = z
+  .strictObject({
+    rule: z.string().meta({ description: 'the rule, e.g. visa_category_1, mastercard_mac_02, mastercard_attempts_24h' }),
+    network: z.enum(['visa', 'mastercard']),
+    effect: z.enum(['never', 'not_before', 'limit']),
+    description: z.string(),
+    next_allowed_at: timestamp.nullable().meta({ description: 'when the card may be charged again; null: not until the customer updates it' }),
+    rules_version: z.string().meta({ description: 'the version of the network rules table the decision was taken under' }),
+    held_at: timestamp,
+    fee_avoided_cents: count.meta({ description: "an estimate: the network's published fee for the attempt, in US cents" }),
+  })
+  .meta({ id: 'NetworkHold' });
+
 /** §2.4 detail: the payment, its customer's name and email, and every attempt. */
 export const paymentDetailSchema = paymentSchema
   .extend({
@@ -42,6 +56,9 @@ export const paymentDetailSchema = paymentSchema
         attempted_at: timestamp,
       }),
     ),
+    network_decline_code: z.string().nullable().meta({ description: "the card network's response code to the latest failure, when the processor passed it on" }),
+    network_advice_code: z.string().nullable().meta({ description: "Mastercard's merchant advice code to the latest failure, when the processor passed it on" }),
+    network_hold: networkHoldSchema.nullable().meta({ description: 'the latest card network rule that held back an attempt (docs/retry-policy.md, "Card network rules")' }),
   })
   .meta({ id: 'PaymentDetail' });
 
