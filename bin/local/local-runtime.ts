@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { HttpWebhookSender } from '../../shared/adapters/http-webhook-sender.ts';
 import { LocalCompletionQueue } from '../../shared/adapters/local/local-completion-queue.ts';
 import { LocalEventFeed } from '../../shared/adapters/local/local-event-feed.ts';
@@ -40,7 +41,10 @@ export function installLocalRuntime(scope: string): LocalRuntime {
     scope,
     scheduler: new LocalScheduler(runtime.db, runtime.tableName, scope),
     outbox,
-    events: new LocalEventFeed(),
+    events: new LocalEventFeed(async (item) => {
+      const { Item } = await runtime.db.send(new GetCommand({ TableName: runtime.tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }));
+      return Item !== undefined;
+    }),
     completions: new LocalCompletionQueue(),
     // The server's and the ops CLI's key under .local/ (bin/local/table.ts), a temporary one in tests.
     keyVault: new LocalKeyVault(requireEnv('LOCAL_VAULT_KEY_FILE')),
@@ -48,6 +52,7 @@ export function installLocalRuntime(scope: string): LocalRuntime {
   installLocalAdapters({
     clock,
     eventsCommitted: (items) => local.events.capture(items),
+    eventsInDoubt: (items) => local.events.captureInDoubt(items),
     registryScope: `#${scope}`,
     scheduler: local.scheduler,
     mailer: new OutboxMailer(outbox, clock),

@@ -4,7 +4,9 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { dynamoDbClientSettings } from '../aws-clients.ts';
+import { createHash } from 'node:crypto';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export type Item = Record<string, unknown>;
 export interface Key {
@@ -14,12 +16,32 @@ export interface Key {
 
 /**
  * The document client every store module uses. The endpoint comes from the SDK's own
- * AWS_ENDPOINT_URL_DYNAMODB, so the same code talks to DynamoDB Local and to AWS.
+ * AWS_ENDPOINT_URL_DYNAMODB, so the same code talks to DynamoDB Local and to AWS; deadlines and
+ * retries are the service's (shared/aws-clients.ts).
  */
 export function createDocumentClient(): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 4 }), {
+  return DynamoDBDocumentClient.from(new DynamoDBClient(dynamoDbClientSettings()), {
     marshallOptions: { removeUndefinedValues: true },
   });
+}
+
+export type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
+
+/** Sets (string and number sets) as sorted arrays: JSON would write every set as `{}`. */
+function canonical(_key: string, value: unknown): unknown {
+  return value instanceof Set ? [...value].sort() : value;
+}
+
+/**
+ * A TransactWriteItems request whose ClientRequestToken is derived from its writes: sent again with
+ * the same writes within DynamoDB's 10-minute window (the SDK's retry after a timeout or a reset
+ * connection, or ours), it is recognised as the transaction already committed and answered as a
+ * success instead of failing its own conditions. Every write of the service carries an id, a version
+ * or a time, so two different operations never send the same writes.
+ */
+export function idempotentTransaction(items: TransactItems): TransactWriteCommand {
+  const token = createHash('sha256').update(JSON.stringify(items, canonical)).digest('hex').slice(0, 36);
+  return new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token });
 }
 
 export function isConditionFailure(error: unknown): boolean {

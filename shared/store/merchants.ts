@@ -1,11 +1,11 @@
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import { notFound, stateConflict } from '../model/errors.ts';
 import type { ApiKeyRecord } from '../model/api-key.ts';
 import { settingsOf, type Merchant, type MerchantChange } from '../model/merchant.ts';
 import { ENVIRONMENTS, type Tenant } from '../model/tenant.ts';
 import { forgetGrants } from './api-keys.ts';
-import { cancelledPositions, isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { cancelledPositions, idempotentTransaction, isConditionFailure, queryAll, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { keyHashPk, merchantPk, tenantPk } from './keys.ts';
 
@@ -106,7 +106,7 @@ export async function updateMerchantSettings(
   try {
     for (const [index, chunk] of chunks.entries()) {
       const items = index === chunks.length - 1 ? [...chunk, merchantPut] : chunk;
-      await db.send(new TransactWriteCommand({ TransactItems: items }));
+      await db.send(idempotentTransaction(items));
     }
   } catch (error) {
     if (cancelledPositions(error)?.length) throw stateConflict(`Merchant '${merchantId}' changed concurrently; retry the update`);
