@@ -6,7 +6,7 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoDbClientSettings } from '../aws-clients.ts';
 import { createHash } from 'node:crypto';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export type Item = Record<string, unknown>;
 export interface Key {
@@ -27,9 +27,21 @@ export function createDocumentClient(): DynamoDBDocumentClient {
 
 export type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 
-/** Sets (string and number sets) as sorted arrays: JSON would write every set as `{}`. */
+/** Sets (string and number sets) as sorted arrays (JSON would write every set as `{}`), and maps with their keys in order. */
 function canonical(_key: string, value: unknown): unknown {
-  return value instanceof Set ? [...value].sort() : value;
+  if (value instanceof Set) return [...value].sort();
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * Whether the item stored under `item`'s key is exactly `item`: after a conditional write failed its
+ * condition, this tells our own earlier try (whose answer was lost, so the SDK sent it again) from
+ * another request's write. Items carry fresh ids, versions and times, so no one else writes the same.
+ */
+export async function storedAsWritten(client: DynamoDBDocumentClient, tableName: string, item: Item): Promise<boolean> {
+  const { Item: stored } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }));
+  return stored !== undefined && JSON.stringify(stored, canonical) === JSON.stringify(item, canonical);
 }
 
 /**
@@ -65,10 +77,10 @@ export function isTransactionConflict(error: unknown): boolean {
   return reasons.some((reason) => reason.Code === 'TransactionConflict');
 }
 
-/** Every item a query matches, following LastEvaluatedKey across pages. */
 /**
  * Puts an item carrying a `version`: the first one (previousVersion null) only where none is, a later
- * one only over the version the caller read. False when another request wrote first.
+ * one only over the version the caller read. False when another request wrote first; true when the
+ * write that failed its condition was our own, stored by a try whose answer was lost.
  */
 export async function putVersioned(client: DynamoDBDocumentClient, tableName: string, item: Item, previousVersion: number | null): Promise<boolean> {
   try {
@@ -82,11 +94,12 @@ export async function putVersioned(client: DynamoDBDocumentClient, tableName: st
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return storedAsWritten(client, tableName, item);
     throw error;
   }
 }
 
+/** Every item a query matches, following LastEvaluatedKey across pages. */
 export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Record<string, unknown> | undefined;

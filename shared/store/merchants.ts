@@ -5,7 +5,7 @@ import type { ApiKeyRecord } from '../model/api-key.ts';
 import { settingsOf, type Merchant, type MerchantChange } from '../model/merchant.ts';
 import { ENVIRONMENTS, type Tenant } from '../model/tenant.ts';
 import { forgetGrants } from './api-keys.ts';
-import { cancelledPositions, idempotentTransaction, isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { cancelledPositions, idempotentTransaction, isConditionFailure, queryAll, storedAsWritten, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { keyHashPk, merchantPk, tenantPk } from './keys.ts';
 
@@ -27,8 +27,9 @@ export async function insertMerchant(merchant: Merchant): Promise<void> {
       new PutCommand({ TableName: tableName, Item: toItem(merchant), ConditionExpression: 'attribute_not_exists(pk)' }),
     );
   } catch (error) {
-    if (isConditionFailure(error)) throw stateConflict(`Merchant '${merchant.id}' already exists`);
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    if (await storedAsWritten(db, tableName, toItem(merchant))) return;
+    throw stateConflict(`Merchant '${merchant.id}' already exists`);
   }
 }
 
