@@ -8,6 +8,7 @@ import { LocalScheduler } from '../../shared/adapters/local/local-scheduler.ts';
 import { OutboxMailer, OutboxSmsSender } from '../../shared/adapters/local/outbox-messaging.ts';
 import { OutboxWebhookSender } from '../../shared/adapters/local/outbox-webhook-sender.ts';
 import { LocalOutbox } from '../../shared/adapters/local/outbox.ts';
+import { PortFaults } from '../../shared/adapters/local/port-faults.ts';
 import { sandboxProcessor } from '../../shared/adapters/sandbox-processor.ts';
 import { installLocalAdapters } from '../../shared/composition/adapters.ts';
 import { requireEnv } from '../../shared/config.ts';
@@ -24,6 +25,8 @@ export interface LocalRuntime {
   events: LocalEventFeed;
   completions: LocalCompletionQueue;
   keyVault: LocalKeyVault;
+  /** Failures on demand for the scheduler, email, sms and the completion queue (`POST /__dev/faults`). */
+  faults: PortFaults;
 }
 
 let installed: LocalRuntime | undefined;
@@ -48,16 +51,18 @@ export function installLocalRuntime(scope: string): LocalRuntime {
     completions: new LocalCompletionQueue(),
     // The server's and the ops CLI's key under .local/ (bin/local/table.ts), a temporary one in tests.
     keyVault: new LocalKeyVault(requireEnv('LOCAL_VAULT_KEY_FILE')),
+    faults: new PortFaults(),
   };
+  const { faults } = local;
   installLocalAdapters({
     clock,
     eventsCommitted: (items) => local.events.capture(items),
     eventsInDoubt: (items) => local.events.captureInDoubt(items),
     registryScope: `#${scope}`,
-    scheduler: local.scheduler,
-    mailer: new OutboxMailer(outbox, clock),
-    smsSender: new OutboxSmsSender(outbox, clock),
-    completionQueue: local.completions,
+    scheduler: faults.wrap('scheduler', local.scheduler, ['schedule', 'cancel']),
+    mailer: faults.wrap('mailer', new OutboxMailer(outbox, clock), ['send']),
+    smsSender: faults.wrap('smsSender', new OutboxSmsSender(outbox, clock), ['send']),
+    completionQueue: faults.wrap('completionQueue', local.completions, ['enqueue']),
     offerApplier: createLocalOfferApplier(outbox, clock),
     paymentProcessor: sandboxProcessor,
     webhookSender: new OutboxWebhookSender(new HttpWebhookSender(), outbox, clock),
