@@ -237,7 +237,8 @@ async function recordOutcome(
  * leave the payment waiting for a retry nobody scheduled.
  */
 async function finishRecordedAttempt(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, payment: Payment, attempt: number): Promise<void> {
-  const next = payment.status === 'pending' && payment.retry_count === attempt && payment.next_retry_at !== null ? new Date(payment.next_retry_at) : undefined;
+  // The attempt after the payment's current count (the same attempt again when this one was given back).
+  const next = payment.status === 'pending' && payment.next_retry_at !== null ? new Date(payment.next_retry_at) : undefined;
   await Promise.all([ports.scheduler.cancel(watchdogJobId(payment.id, attempt)), next ? scheduleAttempt(ports, tenant, payment, next) : undefined]);
 }
 
