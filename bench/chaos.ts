@@ -57,7 +57,12 @@ export async function benchChaos(failures: number, rates: readonly number[], see
   const rows = [row(clean, clean)];
   for (const rate of rates) {
     const step = progress.step(`${rate * 100}% faults`);
-    rows.push(row(await runChaos({ engine, seed, rate, failures }), clean));
+    try {
+      rows.push(row(await runChaos({ engine, seed, rate, failures }), clean));
+    } catch (error) {
+      // A run whose workload could not finish (a request refused past the driver's patience) is a result too.
+      rows.push({ ...row(clean, clean), rate, duplicates: [], lost: [`did not converge: ${(error as Error).message}`], converge_seconds: Number.NaN });
+    }
     step.done();
   }
   return { failures, seed, rows };
