@@ -13,6 +13,7 @@ export interface ChaosRow {
   deliveries: number;
   acknowledged: number;
   payments_stored: number;
+  payments_differing: number;
   events_stored: number;
   duplicates: string[];
   lost: string[];
@@ -23,13 +24,25 @@ export interface ChaosRow {
 }
 
 function differences(run: ChaosReport, clean: ChaosReport): { duplicates: string[]; lost: string[] } {
-  const paymentKeys = (report: ChaosReport) => Object.fromEntries(report.snapshot.payments.map((payment) => [`payment ${JSON.stringify(payment)}`, 1]));
+  const paymentKeys = (report: ChaosReport) => tallyOf(report.snapshot.payments.map((payment) => `payment ${payment.psp_payment_id}`));
   const parts = [
     countDifferences(run.snapshot.events, clean.snapshot.events),
     countDifferences(run.snapshot.messages, clean.snapshot.messages),
     countDifferences(paymentKeys(run), paymentKeys(clean)),
   ];
   return { duplicates: parts.flatMap((part) => part.duplicates), lost: parts.flatMap((part) => part.lost) };
+}
+
+function tallyOf(keys: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const key of keys) counts[key] = (counts[key] ?? 0) + 1;
+  return counts;
+}
+
+/** Payments stored once in both runs whose state differs (a status, a count): neither duplicated nor lost, but not converged. */
+function differing(run: ChaosReport, clean: ChaosReport): number {
+  const before = new Map(clean.snapshot.payments.map((payment) => [payment.psp_payment_id, JSON.stringify(payment)]));
+  return run.snapshot.payments.filter((payment) => before.has(payment.psp_payment_id) && before.get(payment.psp_payment_id) !== JSON.stringify(payment)).length;
 }
 
 function row(run: ChaosReport, clean: ChaosReport): ChaosRow {
@@ -40,6 +53,7 @@ function row(run: ChaosReport, clean: ChaosReport): ChaosRow {
     deliveries: run.deliveries,
     acknowledged: run.acknowledged,
     payments_stored: run.snapshot.payments.length,
+    payments_differing: differing(run, clean),
     events_stored: Object.values(run.snapshot.events).reduce((a, b) => a + b, 0),
     ...differences(run, clean),
     redelivered: run.redelivered,

@@ -120,11 +120,11 @@ const BENCHES: Bench[] = [
       `${failures} failure events (seed ${seed}) through the local server behind the DynamoDB fault proxy, the scheduler, email, sms and completion queue failing at the same rate, ` +
         'every refused delivery sent again; compared with the fault-free run (docs/faults.md).',
       '',
-      '| Fault rate | Events sent | Deliveries | Acknowledged | Payments stored | Events stored | Duplicates | Lost | DynamoDB faults | Port faults | Converged in s |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '| Fault rate | Events sent | Deliveries | Acknowledged | Payments stored | Payments in another state | Events stored | Duplicates | Lost | DynamoDB faults | Port faults | Converged in s |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...(rows as any[]).map(
         (r) =>
-          `| ${r.rate * 100}% | ${r.events_sent} | ${r.deliveries} | ${r.acknowledged} | ${r.payments_stored} | ${r.events_stored} | ${r.duplicates.length} | ${r.lost.length} | ${r.dynamodb_faults} | ${r.port_faults} | ${r.converge_seconds} |`,
+          `| ${r.rate * 100}% | ${r.events_sent} | ${r.deliveries} | ${r.acknowledged} | ${r.payments_stored} | ${r.payments_differing} | ${r.events_stored} | ${r.duplicates.length} | ${r.lost.length} | ${r.dynamodb_faults} | ${r.port_faults} | ${r.converge_seconds} |`,
       ),
       '',
       ...(rows as any[]).flatMap((r) => [...r.duplicates.map((d: string) => `- ${r.rate * 100}% duplicate: ${d}`), ...r.lost.map((l: string) => `- ${r.rate * 100}% lost: ${l}`)]),
