@@ -59,9 +59,9 @@ async function failure(webhookPath: string, code: string) {
  * local feed and put back. Its payment must be one no other function settles during the run, so the
  * consumer does a failure's work (enrollment included) in every round, not a settled payment's.
  */
-function peekFailedEvent(paymentId: string): Record<string, unknown> {
+async function peekFailedEvent(paymentId: string): Promise<Record<string, unknown>> {
   const feed = localRuntime().events;
-  const items = feed.take();
+  const items = await feed.take();
   feed.capture(items);
   const item = items.find((candidate) => candidate.type === 'payment.failed' && (candidate.data as { id?: string }).id === paymentId);
   if (!item) throw new Error(`seeding wrote no payment.failed for ${paymentId}`);
@@ -116,7 +116,7 @@ export async function seedFixture(): Promise<BenchFixture> {
   const spare = await failure(webhookPath, 'expired_card');
   // A hard decline of its own, dunned by the bench campaign and touched by no route or job.
   const streamed = await failure(webhookPath, 'expired_card');
-  const streamRecord = toStreamRecord(peekFailedEvent(streamed.paymentId));
+  const streamRecord = toStreamRecord(await peekFailedEvent(streamed.paymentId));
   await drainEvents();
 
   const cancelFlow = await activeFlow(key);

@@ -17,17 +17,8 @@ export async function benchEngine(): Promise<LocalEngine> {
   return engine;
 }
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32), so a run can be repeated: the list bench's data, the cold-start bench's orders. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** Deterministic pseudo-random numbers (the list bench's data, the cold-start bench's orders): the one the local fault injection uses. */
+export { seededRandom } from '../shared/adapters/local/port-faults.ts';
 
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;

@@ -40,9 +40,9 @@ async function connect(): Promise<{ engine?: LocalEngine; server?: string }> {
     if (process.env.RUNTIME_MODE === 'local') await installLocal();
     return {};
   }
-  const running = readJson<{ endpoint: string; base_url?: string }>(ENGINE_FILE);
+  const running = readJson<{ endpoint: string; table?: string; base_url?: string }>(ENGINE_FILE);
   if (running && (await engineReachable(running.endpoint))) {
-    await useLocalRuntime(running.endpoint);
+    await useLocalRuntime(running.endpoint, running.table);
     return { server: running.base_url };
   }
   const dataDir = join(LOCAL_DIR, 'dynamodb');
@@ -53,8 +53,8 @@ async function connect(): Promise<{ engine?: LocalEngine; server?: string }> {
   return { engine };
 }
 
-async function useLocalRuntime(endpoint: string): Promise<void> {
-  Object.assign(process.env, localEnvironment(endpoint, LOCAL_TABLE, VAULT_KEY_FILE));
+async function useLocalRuntime(endpoint: string, tableName = LOCAL_TABLE): Promise<void> {
+  Object.assign(process.env, localEnvironment(endpoint, tableName, VAULT_KEY_FILE));
   await installLocal();
 }
 

@@ -5,7 +5,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDynamoDbLocal } from './local/dynamodb-local.ts';
+import { startDynamoDbLocal, type LocalEngine } from './local/dynamodb-local.ts';
 import { ensureTable, localEnvironment } from './local/table.ts';
 import type { LocalServer } from './local/server.ts';
 import { CREDENTIALS_FILE, ENGINE_FILE, LOCAL_DIR, LOCAL_TABLE, readJson, VAULT_KEY_FILE, writeJson, type Credentials } from './local/credentials.ts';
@@ -13,17 +13,40 @@ import { ensureDashboardBuilt } from './dashboard-build.ts';
 
 const memory = process.argv.includes('--memory');
 const timer = !process.argv.includes('--no-timer');
+
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 /** How long a stop waits for requests already received; a client's retry covers what is cut off after it. */
 const DRAIN_MS = 5_000;
 
-async function main(): Promise<void> {
-  mkdirSync(LOCAL_DIR, { recursive: true });
+function optionValue(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  if (index === -1) return undefined;
+  const value = process.argv[index + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`);
+  return value;
+}
+
+/** The engine: the one named by --dynamodb-endpoint, else DynamoDB Local started here (on disk, or in memory with --memory). */
+async function engineToUse(tableName: string): Promise<Pick<LocalEngine, 'endpoint' | 'stop'> & { description: string }> {
+  // An engine this process did not start (a DynamoDB Local run elsewhere, or a proxy in front of one): used as it is, never stopped.
+  const externalEndpoint = optionValue('--dynamodb-endpoint');
+  if (externalEndpoint) {
+    new URL(externalEndpoint); // a malformed URL stops the start here, not at the first request
+    return { endpoint: externalEndpoint, stop: async () => {}, description: `DynamoDB at ${externalEndpoint}, table ${tableName}` };
+  }
   const dataDir = memory ? undefined : join(LOCAL_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  // Built on `npm ci`; built again here when its sources or the API description changed since.
-  const [engine] = await Promise.all([startDynamoDbLocal({ dataDir }), ensureDashboardBuilt()]);
+  const started = await startDynamoDbLocal({ dataDir });
+  return { ...started, description: `DynamoDB Local ${memory ? 'in memory' : `at ${dataDir}`}` };
+}
+
+async function main(): Promise<void> {
+  mkdirSync(LOCAL_DIR, { recursive: true });
+  // Several servers can share one engine, each on its own table.
+  const tableName = optionValue('--table') ?? LOCAL_TABLE;
+  // The dashboard is built on `npm ci`; built again here when its sources or the API description changed since.
+  const [engine] = await Promise.all([engineToUse(tableName), ensureDashboardBuilt()]);
   // From here a stop must also stop the engine, even one that comes while the server is still starting.
   // Requests already received are answered in full before the engine they need goes. Later signals
   // are ignored: a Ctrl-C under `npm start` arrives twice (from the terminal, and passed on by npm),
@@ -44,11 +67,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
-  await ensureTable(engine.endpoint, LOCAL_TABLE);
+  await ensureTable(engine.endpoint, tableName);
   const baseUrl = `http://${host}:${port}`;
-  Object.assign(process.env, localEnvironment(engine.endpoint, LOCAL_TABLE, VAULT_KEY_FILE, baseUrl));
+  Object.assign(process.env, localEnvironment(engine.endpoint, tableName, VAULT_KEY_FILE, baseUrl));
   // base_url: the ops CLI tells this server when it changed the table from outside (bin/ops.ts).
-  writeJson(ENGINE_FILE, { endpoint: engine.endpoint, pid: process.pid, memory, base_url: baseUrl });
+  writeJson(ENGINE_FILE, { endpoint: engine.endpoint, table: tableName, pid: process.pid, memory, base_url: baseUrl });
 
   // Imported only now: the runtime reads its configuration at import, as a Lambda does at cold start,
   // and the local stand-ins are installed before any function module picks its adapters.
@@ -74,7 +97,7 @@ async function main(): Promise<void> {
   console.log(
     JSON.stringify(
       {
-        message: `Recovery service listening on ${baseUrl} (DynamoDB Local ${memory ? 'in memory' : `at ${dataDir}`})`,
+        message: `Recovery service listening on ${baseUrl} (${engine.description})`,
         credentials_file: CREDENTIALS_FILE,
         vault_key: { file: VAULT_KEY_FILE, id: vaultKeyId },
         cancel_widget_demo: `${baseUrl}/demo/cancel`,

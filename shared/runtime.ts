@@ -14,6 +14,8 @@ export interface Runtime {
   clock: Clock;
   /** Told of the event items each committed transaction wrote, as the table's stream is in AWS. */
   eventsCommitted: (items: readonly Item[]) => void;
+  /** Told of the event items of a transaction whose answer was lost: it may have committed them. */
+  eventsInDoubt: (items: readonly Item[]) => void;
   /** Appended to table-wide registries (the calendar campaigns'), so test files sharing one table keep theirs apart. Empty in AWS. */
   registryScope: string;
 }
@@ -23,5 +25,6 @@ export const runtime: Runtime = {
   db: createDocumentClient(),
   clock: systemClock,
   eventsCommitted: () => {},
+  eventsInDoubt: () => {},
   registryScope: '',
 };

@@ -40,7 +40,7 @@ export async function drainEvents(): Promise<EventRun> {
   const { handler } = (await import(new URL('../../functions/streams/events.ts', import.meta.url).href)) as { handler: StreamHandler };
   const run: EventRun = { events: 0, failed: 0 };
   for (let round = 0; round < 100; round++) {
-    const items = feed.take();
+    const items = await feed.take();
     if (items.length === 0) break;
     const records = items.map(toRecord);
     const result = await withLogScope(() => handler({ Records: records }, lambdaContext('streams/events')));

@@ -1,3 +1,4 @@
+import { log } from '../../shared/log.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { jobFor } from '../../shared/jobs.ts';
 import { invokeJob, type JobOutcome, type JobRun } from './invoke-job.ts';
@@ -10,7 +11,8 @@ const MAX_ROUNDS = 100;
  * Fires every scheduled job due at the clock's now, as EventBridge Scheduler would invoke the job's
  * Lambda, including jobs those jobs schedule for no later than now, after any recurring job whose
  * time of day the clock has passed (the daily calendar sweep). Each job is claimed first, so two
- * runners never fire one job twice.
+ * runners never fire one job twice; one that fails is due again a minute or two of the clock later,
+ * three tries in all, as Lambda retries an asynchronous invocation.
  */
 export async function runDueJobs(): Promise<JobRun[]> {
   const local = localRuntime();
@@ -20,12 +22,15 @@ export async function runDueJobs(): Promise<JobRun[]> {
     const due = await local.scheduler.due(runtime.clock.now());
     if (due.length === 0) break;
     for (const job of due) {
-      if (!(await local.scheduler.claim(job))) continue;
+      const run = await local.scheduler.claim(job, runtime.clock.now());
+      if (!run) continue;
       const definition = jobFor(job.kind);
-      const { runAt, ...event } = job;
+      const { jobId, kind, tenant, payload, runAt } = job;
       const outcome: JobOutcome = definition
-        ? await invokeJob(definition.handler, { ...event, scheduledAt: runAt }, { job_id: job.jobId, kind: job.kind })
+        ? await invokeJob(definition.handler, { jobId, kind, tenant, payload, scheduledAt: runAt }, { job_id: jobId, kind, try: run.tries })
         : { outcome: 'failed', error: `No job handler for ${job.kind}` };
+      if (outcome.outcome === 'succeeded') await local.scheduler.done(job, run);
+      else if ((await local.scheduler.failed(job, run)) === 'dead') log.error('job moved to the dead letters after its last try', { job_id: job.jobId, kind: job.kind });
       runs.push({ job_id: job.jobId, kind: job.kind, run_at: runAt, ...outcome });
     }
   }

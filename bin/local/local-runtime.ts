@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { HttpWebhookSender } from '../../shared/adapters/http-webhook-sender.ts';
 import { LocalCompletionQueue } from '../../shared/adapters/local/local-completion-queue.ts';
 import { LocalEventFeed } from '../../shared/adapters/local/local-event-feed.ts';
@@ -7,6 +8,7 @@ import { LocalScheduler } from '../../shared/adapters/local/local-scheduler.ts';
 import { OutboxMailer, OutboxSmsSender } from '../../shared/adapters/local/outbox-messaging.ts';
 import { OutboxWebhookSender } from '../../shared/adapters/local/outbox-webhook-sender.ts';
 import { LocalOutbox } from '../../shared/adapters/local/outbox.ts';
+import { PortFaults } from '../../shared/adapters/local/port-faults.ts';
 import { sandboxProcessor } from '../../shared/adapters/sandbox-processor.ts';
 import { installLocalAdapters } from '../../shared/composition/adapters.ts';
 import { requireEnv } from '../../shared/config.ts';
@@ -23,6 +25,8 @@ export interface LocalRuntime {
   events: LocalEventFeed;
   completions: LocalCompletionQueue;
   keyVault: LocalKeyVault;
+  /** Failures on demand for the scheduler, email, sms and the completion queue (`POST /__dev/faults`). */
+  faults: PortFaults;
 }
 
 let installed: LocalRuntime | undefined;
@@ -40,19 +44,25 @@ export function installLocalRuntime(scope: string): LocalRuntime {
     scope,
     scheduler: new LocalScheduler(runtime.db, runtime.tableName, scope),
     outbox,
-    events: new LocalEventFeed(),
+    events: new LocalEventFeed(async (item) => {
+      const { Item } = await runtime.db.send(new GetCommand({ TableName: runtime.tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }));
+      return Item !== undefined;
+    }),
     completions: new LocalCompletionQueue(),
     // The server's and the ops CLI's key under .local/ (bin/local/table.ts), a temporary one in tests.
     keyVault: new LocalKeyVault(requireEnv('LOCAL_VAULT_KEY_FILE')),
+    faults: new PortFaults(),
   };
+  const { faults } = local;
   installLocalAdapters({
     clock,
     eventsCommitted: (items) => local.events.capture(items),
+    eventsInDoubt: (items) => local.events.captureInDoubt(items),
     registryScope: `#${scope}`,
-    scheduler: local.scheduler,
-    mailer: new OutboxMailer(outbox, clock),
-    smsSender: new OutboxSmsSender(outbox, clock),
-    completionQueue: local.completions,
+    scheduler: faults.wrap('scheduler', local.scheduler, ['schedule', 'cancel']),
+    mailer: faults.wrap('mailer', new OutboxMailer(outbox, clock), ['send']),
+    smsSender: faults.wrap('smsSender', new OutboxSmsSender(outbox, clock), ['send']),
+    completionQueue: faults.wrap('completionQueue', local.completions, ['enqueue']),
     offerApplier: createLocalOfferApplier(outbox, clock),
     paymentProcessor: sandboxProcessor,
     webhookSender: new OutboxWebhookSender(new HttpWebhookSender(), outbox, clock),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { FaultSetting } from '../../shared/adapters/local/port-faults.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { classifyAddress } from '../../shared/model/address-policy.ts';
 import { clearInstanceCaches } from '../../shared/store/instance-cache.ts';
@@ -111,6 +112,15 @@ export function boundToLoopback(server: Server): boolean {
   return typeof address === 'object' && address !== null && classifyAddress(address.address) === 'loopback';
 }
 
+function faultSetting(body: Buffer): FaultSetting | undefined {
+  try {
+    const { seed, rate } = JSON.parse(body.toString('utf8') || '{}');
+    return Number.isInteger(seed) && typeof rate === 'number' && rate >= 0 && rate <= 1 ? { seed, rate } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Routes that exist only on the local server: they move the shared clock and show what local
  * adapters did. Off the loopback interface they do not exist: the request goes on to the API's 404.
@@ -143,6 +153,15 @@ async function devRoute(request: HttpRequest, response: ServerResponse, server: 
     sendJson(response, 200, { now: clock.now().toISOString(), ran, completions, events_delivered: before.events + after.events });
   } else if (route === 'GET /__dev/outbox') {
     sendJson(response, 200, { data: local.outbox.entries() });
+  } else if (route === 'GET /__dev/faults') {
+    sendJson(response, 200, { injected: local.faults.counts() });
+  } else if (route === 'POST /__dev/faults') {
+    const setting = faultSetting(request.body);
+    if (!setting) sendJson(response, 400, { error: { code: 'invalid_request', message: 'seed must be an integer and rate a number from 0 to 1' } });
+    else {
+      local.faults.set(setting);
+      sendJson(response, 200, setting);
+    }
   } else if (route === 'POST /__dev/forget-caches') {
     // The ops CLI changed the table from another process: read it again, as a cold instance would.
     clearInstanceCaches();

@@ -9,7 +9,7 @@ import { runtime, type Runtime } from '../runtime.ts';
  */
 
 /** A stand-in for every port, and how the local server and the tests keep time, the stream and the registries. */
-export type LocalAdapters = Ports & Pick<Runtime, 'clock' | 'eventsCommitted' | 'registryScope'>;
+export type LocalAdapters = Ports & Pick<Runtime, 'clock' | 'eventsCommitted' | 'eventsInDoubt' | 'registryScope'>;
 
 let local: LocalAdapters | undefined;
 
@@ -18,6 +18,7 @@ export function installLocalAdapters(adapters: LocalAdapters): void {
   local = adapters;
   runtime.clock = adapters.clock;
   runtime.eventsCommitted = adapters.eventsCommitted;
+  runtime.eventsInDoubt = adapters.eventsInDoubt;
   runtime.registryScope = adapters.registryScope;
 }
 

@@ -1,3 +1,4 @@
+import { serviceClientSettings } from '../aws-clients.ts';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { KmsKeyVault } from '../adapters/aws/kms-key-vault.ts';
 import { builtOnFirstUse } from '../adapters/built-on-first-use.ts';
@@ -12,7 +13,7 @@ import { adapterFor } from './adapters.ts';
  */
 function kmsKeyVault(): KeyVault {
   const keyId = requireEnv('CREDENTIALS_KEY_ID');
-  return builtOnFirstUse(() => new KmsKeyVault(new KMSClient({}), keyId));
+  return builtOnFirstUse(() => new KmsKeyVault(new KMSClient(serviceClientSettings()), keyId));
 }
 
 /** The key vault for this runtime. */

@@ -1,3 +1,4 @@
+import { serviceClientSettings } from '../aws-clients.ts';
 import { PinpointSMSVoiceV2Client } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { adapterFor } from './adapters.ts';
@@ -13,9 +14,9 @@ import { channelFromEnv } from '../adapters/channel-config.ts';
  * ChannelUnavailable, and its client is never built.
  */
 export const mailer: Mailer = adapterFor('mailer', () =>
-  channelFromEnv('email', (fromAddress, configurationSet) => new SesMailer(new SESv2Client({}), { fromAddress, configurationSet })),
+  channelFromEnv('email', (fromAddress, configurationSet) => new SesMailer(new SESv2Client(serviceClientSettings()), { fromAddress, configurationSet })),
 );
 
 export const smsSender: SmsSender = adapterFor('smsSender', () =>
-  channelFromEnv('sms', (originationIdentity, configurationSet) => new EndUserSmsSender(new PinpointSMSVoiceV2Client({}), { originationIdentity, configurationSet })),
+  channelFromEnv('sms', (originationIdentity, configurationSet) => new EndUserSmsSender(new PinpointSMSVoiceV2Client(serviceClientSettings()), { originationIdentity, configurationSet })),
 );

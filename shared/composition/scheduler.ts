@@ -1,3 +1,4 @@
+import { serviceClientSettings } from '../aws-clients.ts';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { adapterFor } from './adapters.ts';
 import { requireEnv } from '../config.ts';
@@ -13,7 +14,7 @@ function eventBridgeScheduler(): Scheduler {
     deadLetterArn: requireEnv('SCHEDULER_DEAD_LETTER_ARN'),
     targets: JSON.parse(requireEnv('JOB_TARGETS')),
   };
-  return builtOnFirstUse(() => new EventBridgeScheduler(new SchedulerClient({}), config));
+  return builtOnFirstUse(() => new EventBridgeScheduler(new SchedulerClient(serviceClientSettings()), config));
 }
 
 /** The scheduler for this runtime. */

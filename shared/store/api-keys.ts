@@ -1,10 +1,10 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { ApiKeyRecord, KeyGrant, KeyHash } from '../model/api-key.ts';
 import { stateConflict } from '../model/errors.ts';
 import { tenantOf, type Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { cancelledPositions, queryAll, type Item } from './dynamo.ts';
+import { cancelledPositions, idempotentTransaction, queryAll, type Item, type TransactItems } from './dynamo.ts';
 import { InstanceCache } from './instance-cache.ts';
 import { entityOf, storedItem } from './items.ts';
 import { epochSeconds, keyHashPk, merchantPk, tenantPk } from './keys.ts';
@@ -56,12 +56,12 @@ const merchantVersionCheck = (settings: MerchantSettings, merchantId: string) =>
  * outcome (a write that timed out may still have committed).
  */
 async function transact(
-  items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>,
+  items: TransactItems,
   conflict: string,
   changedHashes: readonly string[] = [],
 ) {
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: items }));
+    await db.send(idempotentTransaction(items));
   } catch (error) {
     if (cancelledPositions(error)?.length) throw stateConflict(conflict);
     throw error;

@@ -4,7 +4,9 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { dynamoDbClientSettings } from '../aws-clients.ts';
+import { createHash } from 'node:crypto';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export type Item = Record<string, unknown>;
 export interface Key {
@@ -14,12 +16,44 @@ export interface Key {
 
 /**
  * The document client every store module uses. The endpoint comes from the SDK's own
- * AWS_ENDPOINT_URL_DYNAMODB, so the same code talks to DynamoDB Local and to AWS.
+ * AWS_ENDPOINT_URL_DYNAMODB, so the same code talks to DynamoDB Local and to AWS; deadlines and
+ * retries are the service's (shared/aws-clients.ts).
  */
 export function createDocumentClient(): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 4 }), {
+  return DynamoDBDocumentClient.from(new DynamoDBClient(dynamoDbClientSettings()), {
     marshallOptions: { removeUndefinedValues: true },
   });
+}
+
+export type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
+
+/** Sets (string and number sets) as sorted arrays (JSON would write every set as `{}`), and maps with their keys in order. */
+function canonical(_key: string, value: unknown): unknown {
+  if (value instanceof Set) return [...value].sort();
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * Whether the item stored under `item`'s key is exactly `item`: after a conditional write failed its
+ * condition, this tells our own earlier try (whose answer was lost, so the SDK sent it again) from
+ * another request's write. Items carry fresh ids, versions and times, so no one else writes the same.
+ */
+export async function storedAsWritten(client: DynamoDBDocumentClient, tableName: string, item: Item): Promise<boolean> {
+  const { Item: stored } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }));
+  return stored !== undefined && JSON.stringify(stored, canonical) === JSON.stringify(item, canonical);
+}
+
+/**
+ * A TransactWriteItems request whose ClientRequestToken is derived from its writes: sent again with
+ * the same writes within DynamoDB's 10-minute window (the SDK's retry after a timeout or a reset
+ * connection, or ours), it is recognised as the transaction already committed and answered as a
+ * success instead of failing its own conditions. Every write of the service carries an id, a version
+ * or a time, so two different operations never send the same writes.
+ */
+export function idempotentTransaction(items: TransactItems): TransactWriteCommand {
+  const token = createHash('sha256').update(JSON.stringify(items, canonical)).digest('hex').slice(0, 36);
+  return new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token });
 }
 
 export function isConditionFailure(error: unknown): boolean {
@@ -43,10 +77,10 @@ export function isTransactionConflict(error: unknown): boolean {
   return reasons.some((reason) => reason.Code === 'TransactionConflict');
 }
 
-/** Every item a query matches, following LastEvaluatedKey across pages. */
 /**
  * Puts an item carrying a `version`: the first one (previousVersion null) only where none is, a later
- * one only over the version the caller read. False when another request wrote first.
+ * one only over the version the caller read. False when another request wrote first; true when the
+ * write that failed its condition was our own, stored by a try whose answer was lost.
  */
 export async function putVersioned(client: DynamoDBDocumentClient, tableName: string, item: Item, previousVersion: number | null): Promise<boolean> {
   try {
@@ -60,11 +94,12 @@ export async function putVersioned(client: DynamoDBDocumentClient, tableName: st
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return storedAsWritten(client, tableName, item);
     throw error;
   }
 }
 
+/** Every item a query matches, following LastEvaluatedKey across pages. */
 export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Record<string, unknown> | undefined;

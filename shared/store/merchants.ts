@@ -1,11 +1,11 @@
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import { notFound, stateConflict } from '../model/errors.ts';
 import type { ApiKeyRecord } from '../model/api-key.ts';
 import { settingsOf, type Merchant, type MerchantChange } from '../model/merchant.ts';
 import { ENVIRONMENTS, type Tenant } from '../model/tenant.ts';
 import { forgetGrants } from './api-keys.ts';
-import { cancelledPositions, isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { cancelledPositions, idempotentTransaction, isConditionFailure, queryAll, storedAsWritten, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { keyHashPk, merchantPk, tenantPk } from './keys.ts';
 
@@ -27,8 +27,9 @@ export async function insertMerchant(merchant: Merchant): Promise<void> {
       new PutCommand({ TableName: tableName, Item: toItem(merchant), ConditionExpression: 'attribute_not_exists(pk)' }),
     );
   } catch (error) {
-    if (isConditionFailure(error)) throw stateConflict(`Merchant '${merchant.id}' already exists`);
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    if (await storedAsWritten(db, tableName, toItem(merchant))) return;
+    throw stateConflict(`Merchant '${merchant.id}' already exists`);
   }
 }
 
@@ -106,7 +107,7 @@ export async function updateMerchantSettings(
   try {
     for (const [index, chunk] of chunks.entries()) {
       const items = index === chunks.length - 1 ? [...chunk, merchantPut] : chunk;
-      await db.send(new TransactWriteCommand({ TransactItems: items }));
+      await db.send(idempotentTransaction(items));
     }
   } catch (error) {
     if (cancelledPositions(error)?.length) throw stateConflict(`Merchant '${merchantId}' changed concurrently; retry the update`);

@@ -1,10 +1,10 @@
-import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import { stateConflict } from '../model/errors.ts';
 import type { Tenant } from '../model/tenant.ts';
 import type { Envelope } from '../model/envelope.ts';
 import { connectionOf, recordOf, type ProcessorConnection, type ProcessorConnectionRecord, type ProcessorCredentials, type SealedConnection } from '../model/processor-connection.ts';
-import { cancelledPositions, isConditionFailure, type Item } from './dynamo.ts';
+import { cancelledPositions, idempotentTransaction, isConditionFailure, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { InstanceCache } from './instance-cache.ts';
 import { tenantPk } from './keys.ts';
@@ -68,8 +68,7 @@ export async function saveConnection(connection: SealedConnection, previousId: s
   const record = recordOf(connection);
   try {
     await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
+      idempotentTransaction([
           {
             Put: {
               TableName: tableName,
@@ -79,8 +78,7 @@ export async function saveConnection(connection: SealedConnection, previousId: s
             },
           },
           { Put: { TableName: tableName, Item: storedItem({ pk: lookupPk(connection.id), sk: 'CONNECTION' }, ENTITY, record) } },
-        ],
-      }),
+      ]),
     );
   } catch (error) {
     if (cancelledPositions(error)?.length) throw stateConflict(`The ${connection.psp} connection changed concurrently; retry the request`);

@@ -2,6 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
 import { scheduler } from '../../shared/composition/scheduler.ts';
+import { retryJobId } from '../../shared/domain/retries/recovery-routing.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
 import { usagePeriod } from '../../shared/store/usage.ts';
@@ -296,13 +297,30 @@ describe('POST /v1/payments/{id}/retry', () => {
 });
 
 describe('attempt watchdog (the sweeper)', () => {
+  it('goes on with its own claim when the job is delivered again after failing past it', async () => {
+    // Prepare: attempt 1 claimed by its job, whose run then failed (arming the watchdog, say) before charging.
+    const { tenant, path } = await setUp();
+    const id = await fail(path, 'insufficient_funds', '4242');
+    const { claimRetry } = await import('../../shared/domain/retries/retry-execution.ts');
+    const job = (await localRuntime().scheduler.due(new Date(runtime.clock.now().getTime() + 365 * 86400_000))).find((due) => due.jobId === retryJobId(id, 1))!;
+    advanceClock((Date.parse(job.runAt) - runtime.clock.now().getTime()) / 1000);
+    await claimRetry({ scheduler }, tenant, id, 'automatic', runtime.clock.now());
+    // Act: the job is delivered again.
+    await runDueJobs();
+    // Assess: the same attempt ran once, counted once against the plan.
+    expect(await payment(tenant, id)).toMatchObject({ status: 'recovered', retry_count: 1 });
+    const usage = (await tenantItems(tenant, 'USAGE#')).reduce((sum, item) => sum + Number(item.recovery_attempts ?? 0), 0);
+    expect(usage).toBe(1);
+  });
+
   it('gives back an attempt that never reported, and the same attempt runs again later', async () => {
-    // Prepare: claim attempt 1 by hand and never run it, as if the runner crashed mid-call.
+    // Prepare: claim attempt 1 by hand and never run it, as if the runner crashed mid-call and its job was never delivered again.
     const { tenant, path } = await setUp();
     const id = await fail(path, 'insufficient_funds', '4242');
     const { claimRetry } = await import('../../shared/domain/retries/retry-execution.ts');
     advanceClock(48 * 3600 + 1);
     await claimRetry({ scheduler }, tenant, id, 'automatic', runtime.clock.now());
+    await scheduler.cancel(retryJobId(id, 1));
     expect(await payment(tenant, id)).toMatchObject({ status: 'retrying', retry_count: 1 });
     // Act: 15 minutes pass with no answer.
     advanceClock(15 * 60 + 1);

@@ -11,21 +11,24 @@ export const TEST_TABLE = 'recovery-test';
 /** Set in the run's environment, so every process the run starts, at any depth, carries it. */
 const RUN_VARIABLE = 'RECOVERY_TEST_RUN';
 
-let engine: LocalEngine | undefined;
+let engine: Pick<LocalEngine, 'endpoint' | 'stop'> | undefined;
 let vaultDir: string | undefined;
 let registry: string | undefined;
 const run = randomUUID();
 
 /**
- * One in-memory DynamoDB Local for the whole run; each test creates its own merchants, so files share
- * it safely. The local key vault's key lives in a temporary directory, made by the first file that seals.
+ * One in-memory DynamoDB Local for the whole run, or the engine DYNAMODB_ENDPOINT names (one run
+ * elsewhere, or a proxy in front of one), which the run uses and leaves running; each test creates its
+ * own merchants, so files share it safely. The local key vault's key lives in a temporary directory,
+ * made by the first file that seals.
  */
 export async function setup(project: TestProject): Promise<void> {
   // Before anything starts: the test files' workers and all they start inherit both.
   registry = mkdtempSync(join(tmpdir(), 'recovery-test-processes-'));
   process.env[REGISTRY_VARIABLE] = registry;
   process.env[RUN_VARIABLE] = run;
-  engine = await startDynamoDbLocal();
+  const external = process.env.DYNAMODB_ENDPOINT;
+  engine = external ? { endpoint: external, stop: async () => {} } : await startDynamoDbLocal();
   await ensureTable(engine.endpoint, TEST_TABLE);
   vaultDir = mkdtempSync(join(tmpdir(), 'recovery-test-vault-'));
   const env = localEnvironment(engine.endpoint, TEST_TABLE, join(vaultDir, 'vault.key'));

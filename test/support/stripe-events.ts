@@ -4,13 +4,13 @@ let counter = 0;
 const next = () => `${Date.now().toString(36)}${(counter += 1)}`;
 
 /** The three events Stripe sends for one failed subscription charge, sharing pi_, ch_ and in_ ids. */
-export function stripeChargeFailure(options: { declineCode: string; customer?: string; amount?: number; currency?: string }) {
-  const id = next();
+export function stripeChargeFailure(options: { declineCode: string; customer?: string; amount?: number; currency?: string; id?: string; last4?: string; created?: number }) {
+  const id = options.id ?? next();
   const ids = { pi: `pi_${id}`, ch: `ch_${id}`, inv: `in_${id}`, sub: `sub_s${id}`, cus: options.customer ?? `cus_s${id}` };
   const amount = options.amount ?? 4900;
   const currency = options.currency ?? 'usd';
-  const created = nowSeconds();
-  const card = { brand: 'visa', last4: '0341', exp_month: 3, exp_year: 2028 };
+  const created = options.created ?? nowSeconds();
+  const card = { brand: 'visa', last4: options.last4 ?? '0341', exp_month: 3, exp_year: 2028 };
   const paymentIntent = {
     id: 'evt_pi_' + id,
     object: 'event',

@@ -1,18 +1,42 @@
+type Item = Record<string, unknown>;
+
+/** Whether an event item is in the table: a transaction whose answer was lost may or may not have stored it. */
+export type StoredCheck = (item: Item) => Promise<boolean>;
+
 /**
  * The local stand-in for the table's DynamoDB stream: event items written by committed transactions
  * wait here until the local server (or a test) hands them to the stream handler, as Lambda's event
- * source mapping would.
+ * source mapping would. The stream carries what the table stored, whether or not the writer heard
+ * back: events of a transaction whose answer was lost are looked up before they are handed on, and
+ * dropped only if the table does not have them.
  */
 export class LocalEventFeed {
-  private pending: Record<string, unknown>[] = [];
+  private pending: { item: Item; inDoubt: boolean }[] = [];
 
-  capture(items: readonly Record<string, unknown>[]): void {
-    this.pending.push(...items);
+  constructor(private readonly stored: StoredCheck) {}
+
+  capture(items: readonly Item[]): void {
+    this.pending.push(...items.map((item) => ({ item, inDoubt: false })));
   }
 
-  take(): Record<string, unknown>[] {
-    const taken = this.pending;
-    this.pending = [];
+  captureInDoubt(items: readonly Item[]): void {
+    this.pending.push(...items.map((item) => ({ item, inDoubt: true })));
+  }
+
+  /** The events stored so far, in order; a lookup that fails keeps that event and those after it for the next take. */
+  async take(): Promise<Item[]> {
+    const taken: Item[] = [];
+    while (this.pending.length > 0) {
+      const { item, inDoubt } = this.pending[0]!;
+      if (inDoubt) {
+        try {
+          if (await this.stored(item)) taken.push(item);
+        } catch {
+          break;
+        }
+      } else taken.push(item);
+      this.pending.shift();
+    }
     return taken;
   }
 }

@@ -39,6 +39,11 @@ export interface StepReport {
 /** Sends one due step, unless the enrollment moved on, the campaign is paused (held) or a stop condition holds. */
 export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: EnrollmentRef & { step: number }, clock: () => Date): Promise<StepReport> {
   const enrollment = await findEnrollment(tenant, ref);
+  if (enrollment?.status === 'active' && enrollment.next_step === ref.step + 1 && enrollment.next_step_at !== null) {
+    // This step was recorded by an earlier run that failed before scheduling the next one (the scheduler throttled): schedule it now.
+    await scheduleStep(ports, tenant, enrollment, new Date(enrollment.next_step_at));
+    return { outcome: 'stale' };
+  }
   if (!enrollment || enrollment.status !== 'active' || enrollment.next_step !== ref.step) return { outcome: 'stale' };
   const now = clock();
   const campaign = await findCampaign(tenant, enrollment.campaign_id);

@@ -176,23 +176,8 @@ export async function runRetryAttempt(
     const reason = `No answer within ${ATTEMPT_WATCHDOG_MINUTES} minutes`;
     return recordOutcome(ports, tenant, job.paymentId, job.attempt, { outcome: 'no_answer', reason }, job.trigger, clock);
   }
-  let payment: Payment | undefined;
-  if (job.claimed) {
-    payment = await findPayment(tenant, job.paymentId);
-    if (!payment) return { outcome: 'stale', payment_id: job.paymentId };
-    if (payment.status !== 'retrying' || payment.retry_count !== job.attempt) return settledMeanwhile(tenant, payment, job.attempt, undefined, clock());
-  } else {
-    const current = await findPayment(tenant, job.paymentId);
-    if (!current || current.status !== 'pending' || current.retry_count + 1 !== job.attempt) return { outcome: 'stale', payment_id: job.paymentId };
-    try {
-      payment = await claimRetry(ports, tenant, job.paymentId, job.trigger, clock());
-    } catch (error) {
-      if (error instanceof AttemptLimitReached) return handOverAtLimit(tenant, current, clock);
-      if (error instanceof NetworkRetryLimit) return holdBack(ports, tenant, current, error.hold, clock);
-      if (error instanceof ServiceError && error.code === 'state_conflict') return { outcome: 'stale', payment_id: job.paymentId };
-      throw error;
-    }
-  }
+  const payment = job.claimed ? await claimedAttempt(ports, tenant, job, clock) : await scheduledAttempt(ports, tenant, job, clock);
+  if ('outcome' in payment) return payment;
   const customerId = payment.customer_id;
   if (customerId === null) {
     // Anonymised (its customer erased) between the claim and now: the attempt is never made (given
@@ -210,6 +195,44 @@ export async function runRetryAttempt(
     cardLastFour: customer?.payment_method?.last_four ?? null,
   });
   return recordOutcome(ports, tenant, payment.id, payment.retry_count, outcome, job.trigger, clock);
+}
+
+type AttemptJob = Parameters<typeof runRetryAttempt>[2];
+
+/** The payment an attempt claimed elsewhere (a manual retry) runs on, or the report when it moved on meanwhile. */
+async function claimedAttempt(ports: RetryPorts, tenant: Tenant, job: AttemptJob, clock: () => Date): Promise<Payment | AttemptReport> {
+  const payment = await findPayment(tenant, job.paymentId);
+  if (!payment) return { outcome: 'stale', payment_id: job.paymentId };
+  if (payment.status === 'retrying' && payment.retry_count === job.attempt) return payment;
+  await finishRecordedAttempt(ports, tenant, payment, job.attempt);
+  return settledMeanwhile(tenant, payment, job.attempt, undefined, clock());
+}
+
+/**
+ * A scheduled attempt claims the payment, or finds its own claim (or outcome) from an earlier run of
+ * this job that failed after it (the scheduler throttled), and goes on from there.
+ */
+async function scheduledAttempt(ports: RetryPorts, tenant: Tenant, job: AttemptJob, clock: () => Date): Promise<Payment | AttemptReport> {
+  const current = await findPayment(tenant, job.paymentId);
+  const stale: AttemptReport = { outcome: 'stale', payment_id: job.paymentId };
+  if (!current) return stale;
+  if (current.retry_count === job.attempt) {
+    if (current.status === 'retrying' && current.retry_trigger === job.trigger) {
+      await armWatchdog(ports, tenant, current, clock());
+      return current;
+    }
+    await finishRecordedAttempt(ports, tenant, current, job.attempt);
+    return stale;
+  }
+  if (current.status !== 'pending' || current.retry_count + 1 !== job.attempt) return stale;
+  try {
+    return await claimRetry(ports, tenant, job.paymentId, job.trigger, clock());
+  } catch (error) {
+    if (error instanceof AttemptLimitReached) return handOverAtLimit(tenant, current, clock);
+    if (error instanceof NetworkRetryLimit) return holdBack(ports, tenant, current, error.hold, clock);
+    if (error instanceof ServiceError && error.code === 'state_conflict') return stale;
+    throw error;
+  }
 }
 
 async function recordOutcome(
@@ -250,14 +273,22 @@ async function recordOutcome(
     }
     if (result.payment.network_hold && result.payment.network_hold !== payment.network_hold) writes.push(recordEventWrite(tenant, networkHeldEvent(tenant, result.payment, now)));
     if (!(await transact(writes)).committed) return LOST;
-    const nextAttemptAt = result.nextAttemptAt;
-    await Promise.all([
-      ports.scheduler.cancel(watchdogJobId(paymentId, attempt)),
-      nextAttemptAt ? scheduleAttempt(ports, tenant, result.payment, nextAttemptAt) : undefined,
-    ]);
+    await finishRecordedAttempt(ports, tenant, result.payment, attempt);
     const reason = 'reason' in outcome ? outcome.reason : undefined;
     return { outcome: outcome.outcome, payment_id: paymentId, status: result.payment.status, psp: payment.psp, ...(reason === undefined ? {} : { reason }) };
   });
+}
+
+/**
+ * What follows an attempt's recorded outcome: its watchdog cancelled, the next attempt scheduled.
+ * Also run by a job delivered again after its run stored the outcome and failed before this (the
+ * scheduler throttled): job ids are stable, so doing it twice is harmless, and skipping it would
+ * leave the payment waiting for a retry nobody scheduled.
+ */
+async function finishRecordedAttempt(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, payment: Payment, attempt: number): Promise<void> {
+  // The attempt after the payment's current count (the same attempt again when this one was given back).
+  const next = payment.status === 'pending' && payment.next_retry_at !== null ? new Date(payment.next_retry_at) : undefined;
+  await Promise.all([ports.scheduler.cancel(watchdogJobId(payment.id, attempt)), next ? scheduleAttempt(ports, tenant, payment, next) : undefined]);
 }
 
 /** The attempt's bookkeeping once its payment was settled without it (attemptAfterSettlement); a concurrent change wins. */

@@ -1,0 +1,83 @@
+import { countDifferences, runChaos, type ChaosReport } from '../test/support/chaos.ts';
+import { requireEnv } from '../shared/config.ts';
+import { progress } from './progress.ts';
+
+/**
+ * The chaos run of test/e2e/chaos.test.ts at a larger size (docs/faults.md): the same seed
+ * fault-free, then at each fault rate, compared with it. Duplicates and lost are stored events,
+ * payments and messages more or fewer than the fault-free run stored.
+ */
+export interface ChaosRow {
+  rate: number;
+  events_sent: number;
+  deliveries: number;
+  acknowledged: number;
+  payments_stored: number;
+  payments_differing: number;
+  events_stored: number;
+  duplicates: string[];
+  lost: string[];
+  redelivered: number;
+  dynamodb_faults: number;
+  port_faults: number;
+  converge_seconds: number;
+}
+
+function differences(run: ChaosReport, clean: ChaosReport): { duplicates: string[]; lost: string[] } {
+  const paymentKeys = (report: ChaosReport) => tallyOf(report.snapshot.payments.map((payment) => `payment ${payment.psp_payment_id}`));
+  const parts = [
+    countDifferences(run.snapshot.events, clean.snapshot.events),
+    countDifferences(run.snapshot.messages, clean.snapshot.messages),
+    countDifferences(paymentKeys(run), paymentKeys(clean)),
+  ];
+  return { duplicates: parts.flatMap((part) => part.duplicates), lost: parts.flatMap((part) => part.lost) };
+}
+
+function tallyOf(keys: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const key of keys) counts[key] = (counts[key] ?? 0) + 1;
+  return counts;
+}
+
+/** Payments stored once in both runs whose state differs (a status, a count): neither duplicated nor lost, but not converged. */
+function differing(run: ChaosReport, clean: ChaosReport): number {
+  const before = new Map(clean.snapshot.payments.map((payment) => [payment.psp_payment_id, JSON.stringify(payment)]));
+  return run.snapshot.payments.filter((payment) => before.has(payment.psp_payment_id) && before.get(payment.psp_payment_id) !== JSON.stringify(payment)).length;
+}
+
+function row(run: ChaosReport, clean: ChaosReport): ChaosRow {
+  const injected = Object.values(run.faults.dynamodb).reduce((sum, { requests, ...faults }) => sum + Object.values(faults).reduce((a, b) => a + b, 0), 0);
+  return {
+    rate: run.rate,
+    events_sent: run.events,
+    deliveries: run.deliveries,
+    acknowledged: run.acknowledged,
+    payments_stored: run.snapshot.payments.length,
+    payments_differing: differing(run, clean),
+    events_stored: Object.values(run.snapshot.events).reduce((a, b) => a + b, 0),
+    ...differences(run, clean),
+    redelivered: run.redelivered,
+    dynamodb_faults: injected,
+    port_faults: Object.values(run.faults.ports).reduce((a, b) => a + b, 0),
+    converge_seconds: Math.round(run.convergeMs / 100) / 10,
+  };
+}
+
+export async function benchChaos(failures: number, rates: readonly number[], seed = 2711): Promise<{ failures: number; seed: number; rows: ChaosRow[] }> {
+  const engine = requireEnv('AWS_ENDPOINT_URL_DYNAMODB');
+  const cleanStep = progress.step(`fault-free run, ${failures} failures`);
+  const clean = await runChaos({ engine, seed, rate: 0, failures });
+  cleanStep.done();
+  const rows = [row(clean, clean)];
+  for (const rate of rates) {
+    const step = progress.step(`${rate * 100}% faults`);
+    try {
+      rows.push(row(await runChaos({ engine, seed, rate, failures }), clean));
+    } catch (error) {
+      // A run whose workload could not finish (a request refused past the driver's patience) is a result too.
+      rows.push({ ...row(clean, clean), rate, duplicates: [], lost: [`did not converge: ${(error as Error).message}`], converge_seconds: Number.NaN });
+    }
+    step.done();
+  }
+  return { failures, seed, rows };
+}

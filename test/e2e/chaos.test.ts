@@ -1,0 +1,55 @@
+import { describe, expect, inject, it } from 'vitest';
+import { countDifferences, runChaos, type ChaosReport } from '../support/chaos.ts';
+
+/**
+ * The data path under faults (docs/faults.md): the same seeded workload through the local server
+ * fault-free, then with DynamoDB throttling, failing, answering late and losing answers, and the
+ * scheduler, email, sms and completion queue failing, at a share of calls. Whatever was refused is
+ * sent again, as processors, Scheduler, Lambda and the stream do; in the end the table must hold
+ * what the fault-free run stored: nothing lost, nothing twice. Small here (each run starts a server);
+ * `npm run bench -- chaos` runs 5 %, 20 % and 50 % at a larger size. CHAOS_FAILURES and CHAOS_RATES
+ * change the size and the rates.
+ */
+const SEED = 2711;
+const FAILURES = Number(process.env.CHAOS_FAILURES ?? 9);
+const RATES = (process.env.CHAOS_RATES ?? '0.2').split(',').map(Number);
+
+/** Dunning messages are compared apart: see the todo below. */
+const withoutMessages = (events: Record<string, number>) => Object.fromEntries(Object.entries(events).filter(([key]) => !key.startsWith('campaign.message_sent')));
+
+function expectSameOutcome(faulted: ChaosReport, clean: ChaosReport): void {
+  expect(faulted.acknowledged).toBe(faulted.events);
+  const events = countDifferences(withoutMessages(faulted.snapshot.events), withoutMessages(clean.snapshot.events));
+  expect(events, 'stored events').toEqual({ duplicates: [], lost: [] });
+  expect(faulted.snapshot.customers).toEqual(clean.snapshot.customers);
+  expect(faulted.snapshot.payments).toEqual(clean.snapshot.payments);
+  expect(faulted.snapshot.recoveryAttempts, 'attempts counted against the plan').toBe(clean.snapshot.recoveryAttempts);
+  expect(faulted.snapshot.analytics).toEqual(clean.snapshot.analytics);
+  expect(faulted.snapshot.campaign).toEqual(clean.snapshot.campaign);
+  expect(faulted.snapshot.webhookRepeats, 'an outbound event delivered twice').toBe(0);
+  expect(faulted.snapshot.deadJobs, 'jobs that failed every try').toBe(0);
+}
+
+describe('faults survived', { timeout: 900_000 }, () => {
+  it(`stores what a fault-free run stores, at ${RATES.map((rate) => `${rate * 100}%`).join(', ')} faults`, async () => {
+    const engine = inject('dynamodbEndpoint');
+    const clean = await runChaos({ engine, seed: SEED, rate: 0, failures: FAILURES });
+    expect(clean.acknowledged).toBe(clean.events);
+    // The workload reaches the paths: retries that recover and that run out, dunning, an erasure.
+    const stored = Object.keys(clean.snapshot.events);
+    for (const type of ['payment.recovered', 'payment.retry_failed', 'campaign.enrolled', 'customer.deleted']) {
+      expect(stored.some((key) => key.startsWith(type)), type).toBe(true);
+    }
+    for (const rate of RATES) {
+      const faulted = await runChaos({ engine, seed: SEED, rate, failures: FAILURES });
+      expectSameOutcome(faulted, clean);
+      const injected = Object.values(faulted.faults.dynamodb).reduce((sum, { requests, ...faults }) => sum + Object.values(faults).reduce((a, b) => a + b, 0), 0);
+      expect(injected, `DynamoDB faults at ${rate}`).toBeGreaterThan(0);
+      expect(Object.keys(faulted.faults.ports).length, `port faults at ${rate}`).toBeGreaterThan(0);
+    }
+  });
+
+  // Open (docs/faults.md, "Not yet"): a faulted run sent dunning messages the fault-free run of the seed did not, and
+  // outbound events delivered after an erasure carry the scrubbed payload, so those two are not compared yet.
+  it.todo('sends the same dunning messages and outbound events as the fault-free run');
+});

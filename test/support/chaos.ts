@@ -1,0 +1,507 @@
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import Stripe from 'stripe';
+import { seededRandom } from '../../shared/adapters/local/port-faults.ts';
+import { tenantPk } from '../../shared/store/keys.ts';
+import { notificationXml, signedBraintreeNotification, subscriptionXml } from './braintree-signing.ts';
+import { startFaultProxy, type FaultProxy } from './dynamodb-fault-proxy.ts';
+import { startLocalServer, type RunningServer } from './local-server.ts';
+import { stripeChargeFailure } from './stripe-events.ts';
+import { genericSignature } from './webhooks.ts';
+
+/**
+ * One chaos run (docs/faults.md): the local server on a table of its own behind the fault proxy, its
+ * scheduler, email, sms and completion queue failing on demand at the same rate, and a merchant's
+ * workload sent at it as processors send it (every delivery that does not get a 2xx is sent again):
+ * failures from the three receivers, successes, manual retries, an erasure half-way, outbound
+ * deliveries to a receiver that fails now and then, and the clock moved day by day so retries and
+ * dunning steps fire. Then faults stop, the clock runs out the month, and the run reports what it
+ * stored, normalised (ids and times dropped) so a run at a fault rate compares with a fault-free
+ * run of the same seed.
+ */
+export interface ChaosOptions {
+  /** The engine behind the proxy (the test run's DynamoDB Local). */
+  engine: string;
+  seed: number;
+  rate: number;
+  /** Failure events sent (successes come on top, for a share of them). */
+  failures: number;
+}
+
+export interface ChaosReport {
+  rate: number;
+  /** Processor events the workload sent, once each. */
+  events: number;
+  /** Webhook deliveries, redeliveries included. */
+  deliveries: number;
+  /** Events answered 2xx in the end (all of them, or the processor would still be redelivering). */
+  acknowledged: number;
+  /** Deliveries, API calls and job rounds answered 5xx or cut off, each sent again. */
+  redelivered: number;
+  /** The same, by what was sent and how it was answered. */
+  redeliveries: Record<string, number>;
+  /** Milliseconds per phase: setup, failures, days, converge, snapshot. */
+  phases: Record<string, number>;
+  convergeMs: number;
+  faults: { dynamodb: Record<string, Record<string, number>>; ports: Record<string, number>; receiver: number };
+  snapshot: ChaosSnapshot;
+}
+
+export interface ChaosSnapshot {
+  customers: Record<string, unknown>[];
+  payments: Record<string, unknown>[];
+  /** Stored events by `type psp_payment_id` (or customer), counted. */
+  events: Record<string, number>;
+  recoveryAttempts: number;
+  analytics: unknown;
+  campaign: unknown;
+  /** Emails and sms by recipient and subject (or text), counted. */
+  messages: Record<string, number>;
+  /** Outbound webhook events the merchant's receiver accepted, by `type psp_payment_id`, counted (distinct event ids). */
+  webhookEvents: Record<string, number>;
+  /** The same event id accepted more than once (a receiver must dedupe those, but we count them). */
+  webhookRepeats: number;
+  /** Jobs that failed every try (the jobs' dead-letter queue), and completions left in theirs. */
+  deadJobs: number;
+}
+
+const STRIPE_SECRET = 'whsec_chaos_0123456789abcdef';
+const GENERIC_SECRET = 'chaos-generic-secret-0123456789';
+const BRAINTREE = { merchant_id: 'chaos_merchant', public_key: 'chaos_public', private_key: 'chaos_private' };
+/** The client's DynamoDB deadline in the run, and how long the proxy holds a `slow` request: past it. */
+const REQUEST_TIMEOUT_MS = 1_000;
+const SLOW_MS = 1_200;
+const stripe = new Stripe('sk_test_unused');
+
+type Processor = 'stripe' | 'braintree' | 'acme';
+
+interface PlannedFailure {
+  index: number;
+  processor: Processor;
+  customer: number;
+  /** insufficient_funds (soft) or expired_card (hard). */
+  hard: boolean;
+  /** The card the sandbox retries: 4242 recovers, 9995 keeps declining, 0341 (hard) waits for the customer. */
+  last4: string;
+  /** A later success event settles it (the customer paid with a new card). */
+  paidLater: boolean;
+  /** The merchant retries it by hand. */
+  manualRetry: boolean;
+}
+
+/** The workload of a seed: the same on every run of it. */
+export function plan(seed: number, failures: number): PlannedFailure[] {
+  const random = seededRandom(seed);
+  const customers = Math.max(3, Math.ceil(failures / 2));
+  return Array.from({ length: failures }, (_, index) => {
+    const processor = (['stripe', 'braintree', 'acme'] as const)[index % 3]!;
+    const hard = random() < 0.4;
+    const soft4 = random() < 0.5 ? '4242' : '9995';
+    return {
+      index,
+      processor,
+      // A customer stays with one processor: customers are per processor.
+      customer: 3 * Math.floor(random() * (customers / 3)) + (index % 3),
+      hard,
+      last4: hard ? '0341' : soft4,
+      paidLater: processor === 'acme' && hard && random() < 0.5,
+      manualRetry: hard && random() < 0.3,
+    };
+  });
+}
+
+const paymentRef = (seed: number, failure: PlannedFailure) => `ch_chaos_${seed}_${failure.index}`;
+const customerRef = (seed: number, failure: PlannedFailure) => `cus_chaos_${seed}_${failure.customer}`;
+
+/** Sends until answered 2xx, as processors and careful clients do; counts the resends. */
+class Resender {
+  redelivered = 0;
+  /** Why each resend happened: `what status`, counted. */
+  readonly reasons: Record<string, number> = {};
+
+  async until<T>(attempt: () => Promise<{ status: number; body: T }>, what: string): Promise<{ status: number; body: T }> {
+    for (let tries = 1; ; tries++) {
+      let answer: { status: number; body: T } | undefined;
+      try {
+        answer = await attempt();
+      } catch {
+        answer = undefined; // cut off: sent again, like a 5xx
+      }
+      if (answer && answer.status < 500) return answer;
+      this.redelivered += 1;
+      const reason = `${what} ${answer ? `${answer.status} ${(answer.body as any)?.error?.code ?? ''}` : 'cut off'}`;
+      this.reasons[reason] = (this.reasons[reason] ?? 0) + 1;
+      if (tries >= 300) throw new Error(`${what}: no answer below 500 after ${tries} tries (last ${answer?.status})`);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500, 20 * tries)));
+    }
+  }
+}
+
+/** The merchant's outbound webhook receiver: refuses a seeded share of deliveries with a 500, records the ones it takes. */
+class Receiver {
+  readonly accepted: { id: string; type: string; key: string }[] = [];
+  refused = 0;
+  private readonly server: Server;
+
+  constructor(random: () => number, failShare: number) {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        if (random() < failShare) {
+          this.refused += 1;
+          response.writeHead(500).end('try later');
+          return;
+        }
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const data = event.data ?? {};
+        this.accepted.push({ id: event.id, type: event.type, key: `${event.type} ${data.psp_payment_id ?? data.psp_customer_id ?? ''}` });
+        response.writeHead(200).end('ok');
+      });
+    });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const proxy = await startFaultProxy({ target: options.engine, seed: options.seed, rate: 0, slowMs: SLOW_MS });
+  const receiver = new Receiver(seededRandom(options.seed + 1), options.rate / 2);
+  const table = `chaos-${options.seed}-${Math.round(options.rate * 100)}-${randomUUID().slice(0, 8)}`;
+  let server: RunningServer | undefined;
+  try {
+    const hooksUrl = await receiver.start();
+    server = await startLocalServer({ DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), LOG_LEVEL: 'error' }, [
+      '--no-timer',
+      '--dynamodb-endpoint',
+      proxy.endpoint,
+      '--table',
+      table,
+    ]);
+    return await drive(server, proxy, receiver, hooksUrl, table, options);
+  } finally {
+    if (process.env.CHAOS_LOG_DIR && server) writeFileSync(join(process.env.CHAOS_LOG_DIR, `${table}.log`), server.output());
+    await server?.stop();
+    await receiver.stop();
+    await proxy.close();
+  }
+}
+
+async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receiver, hooksUrl: string, table: string, options: ChaosOptions): Promise<ChaosReport> {
+  const { seed } = options;
+  const resend = new Resender();
+  const api = (method: string, path: string, body?: unknown, idempotencyKey?: string) =>
+    resend.until(async () => {
+      const response = await fetch(`${server.baseUrl}${path}`, {
+        method,
+        headers: {
+          Authorization: `Bearer ${server.credentials.keys.test_admin}`,
+          'Content-Type': 'application/json',
+          ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    }, `${method} ${path}`);
+  const dev = (method: string, path: string, body?: unknown) =>
+    resend.until(async () => {
+      const response = await fetch(`${server.baseUrl}/__dev/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as any };
+    }, `/__dev/${path}`);
+  let clockOffsetMs = 0;
+  const serverSeconds = () => Math.floor((Date.now() + clockOffsetMs) / 1000);
+  const advance = async (seconds: number) => {
+    const { body } = await dev('POST', 'clock', { advance_seconds: seconds });
+    clockOffsetMs = Date.parse(body.now) - Date.now();
+  };
+  const runDue = () => dev('POST', 'run-due');
+
+  // The merchant's setup, fault-free: three processors, a dunning campaign, a webhook endpoint.
+  const urls: Record<Processor, string> = {
+    stripe: (await api('PUT', '/v1/processors/stripe', { webhook_secret: STRIPE_SECRET })).body.data.webhook_url,
+    braintree: (await api('PUT', '/v1/processors/braintree', BRAINTREE)).body.data.webhook_url,
+    acme: (await api('PUT', '/v1/processors/acme', { webhook_secret: GENERIC_SECRET })).body.data.webhook_url,
+  };
+  const campaign = await api('POST', '/v1/campaigns', {
+    name: 'Chaos dunning',
+    trigger: 'payment_failed',
+    steps: [
+      { channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Action needed', delay_hours: 1 },
+      { channel: 'sms', template_id: 'tpl_update_payment_method', delay_hours: 24 },
+      { channel: 'email', template_id: 'tpl_payment_failed', subject: 'Last reminder', delay_hours: 48 },
+    ],
+  });
+  const campaignId = campaign.body.data.id as string;
+  await api('POST', `/v1/campaigns/${campaignId}/activate`);
+  await api('POST', '/v1/webhooks', { url: hooksUrl, events: ['*'] });
+
+  const phases: Record<string, number> = {};
+  let phaseStart = Date.now();
+  const phase = (name: string) => {
+    phases[name] = Date.now() - phaseStart;
+    phaseStart = Date.now();
+  };
+  const start = Date.now();
+  proxy.setRate(options.rate);
+  await dev('POST', 'faults', { seed, rate: options.rate });
+
+  const workload = plan(seed, options.failures);
+  let deliveries = 0;
+  let acknowledged = 0;
+  const deliver = async (processor: Processor, build: () => { body: string; headers: Record<string, string> }) => {
+    const answer = await resend.until(async () => {
+      deliveries += 1;
+      const { body, headers } = build(); // signed afresh on every delivery, as processors do
+      const response = await fetch(urls[processor], { method: 'POST', headers, body });
+      return { status: response.status, body: (await response.json()) as any };
+    }, `webhook ${processor}`);
+    if (answer.status >= 300) throw new Error(`webhook ${processor} refused: ${answer.status} ${JSON.stringify(answer.body)}`);
+    acknowledged += 1;
+    return answer.body;
+  };
+  const failureEvent = (failure: PlannedFailure) => () => failureDelivery(seed, failure, serverSeconds());
+  const inBatches = async <T>(items: readonly T[], send: (item: T) => Promise<unknown>) => {
+    for (let i = 0; i < items.length; i += 6) await Promise.all(items.slice(i, i + 6).map(send));
+  };
+
+  // The first half of the failures, then an erasure of one of their customers, then the rest.
+  const half = Math.ceil(workload.length / 2);
+  await inBatches(workload.slice(0, half), (failure) => deliver(failure.processor, failureEvent(failure)));
+  await runDue();
+  const erased = workload[0]!;
+  const customers = await listAll(api, '/v1/customers');
+  const erasedId = customers.find((customer) => customer.psp_customer_id === customerRef(seed, erased))?.id;
+  if (!erasedId) throw new Error('the customer to erase was not stored');
+  const erasure = await api('DELETE', `/v1/customers/${erasedId}`, undefined, `erase-${erasedId}`);
+  if (erasure.status >= 300) throw new Error(`erasure refused: ${erasure.status} ${JSON.stringify(erasure.body)}`);
+  await inBatches(workload.slice(half), (failure) => deliver(failure.processor, failureEvent(failure)));
+  await runDue();
+
+  phase('failures');
+  // Manual retries of hard declines, then days pass: retries fire, dunning steps go out, some customers pay.
+  const payments = await listAll(api, '/v1/payments');
+  const byRef = new Map(payments.map((payment) => [payment.psp_payment_id as string, payment]));
+  await inBatches(
+    workload.filter((failure) => failure.manualRetry),
+    async (failure) => {
+      const payment = byRef.get(paymentRef(seed, failure));
+      if (payment) await api('POST', `/v1/payments/${payment.id}/retry`, undefined, `retry-${payment.id}`);
+    },
+  );
+  for (let day = 1; day <= 10; day++) {
+    await advance(24 * 3600);
+    await runDue();
+    if (day === 2) await inBatches(workload.filter((failure) => failure.paidLater), (failure) => deliver('acme', () => successDelivery(seed, failure, serverSeconds())));
+  }
+  const events = workload.length + workload.filter((failure) => failure.paidLater).length;
+  phase('days');
+
+  // Faults stop; what was left to retry runs out (jobs a minute or two later, deliveries on their backoff).
+  proxy.setRate(0);
+  await dev('POST', 'faults', { seed, rate: 0 });
+  const injectedPorts = (await dev('GET', 'faults')).body.injected as Record<string, number>;
+  for (let round = 0; round < 4; round++) {
+    await advance(6 * 3600);
+    await runDue();
+  }
+  const convergeMs = Date.now() - start;
+  phase('converge');
+  const snapshot = await snapshotOf(server, api, dev, options.engine, table, campaignId, receiver);
+  phase('snapshot');
+  if (process.env.CHAOS_LOG_DIR) writeFileSync(join(process.env.CHAOS_LOG_DIR, `${table}.json`), JSON.stringify(snapshot, null, 1));
+  return {
+    rate: options.rate,
+    events,
+    deliveries,
+    acknowledged,
+    redelivered: resend.redelivered,
+    redeliveries: resend.reasons,
+    phases,
+    convergeMs,
+    faults: { dynamodb: faultCounts(proxy), ports: injectedPorts, receiver: receiver.refused },
+    snapshot,
+  };
+}
+
+function faultCounts(proxy: FaultProxy): Record<string, Record<string, number>> {
+  return Object.fromEntries(Object.entries(proxy.stats()).filter(([, counts]) => Object.keys(counts).length > 1));
+}
+
+function failureDelivery(seed: number, failure: PlannedFailure, now: number): { body: string; headers: Record<string, string> } {
+  const amount = 1000 + 100 * (failure.index % 7);
+  const customer = customerRef(seed, failure);
+  if (failure.processor === 'stripe') {
+    const { charge } = stripeChargeFailure({
+      declineCode: failure.hard ? 'expired_card' : 'insufficient_funds',
+      customer,
+      amount,
+      id: `chaos_${seed}_${failure.index}`,
+      last4: failure.last4,
+      created: now,
+    });
+    const body = JSON.stringify(charge);
+    return { body, headers: { 'Content-Type': 'application/json', 'Stripe-Signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: STRIPE_SECRET, timestamp: now }) } };
+  }
+  if (failure.processor === 'braintree') {
+    const xml = notificationXml(
+      'subscription_charged_unsuccessfully',
+      new Date(now * 1000).toISOString(),
+      subscriptionXml({
+        id: `sub_chaos_${seed}_${failure.customer}`,
+        planId: 'gold',
+        price: (amount / 100).toFixed(2),
+        status: 'Past Due',
+        transactions: [
+          {
+            id: paymentRef(seed, failure),
+            amount: (amount / 100).toFixed(2),
+            currencyIsoCode: 'EUR',
+            status: 'processor_declined',
+            processorResponseCode: failure.hard ? '2004' : '2001',
+            customer: { id: customer, email: `chaos.${failure.customer}@example.com`, firstName: 'Chaos', lastName: String(failure.customer) },
+            creditCard: { cardType: 'Visa', last4: failure.last4, expirationMonth: '01', expirationYear: '2030' },
+          },
+        ],
+      }),
+    );
+    const signed = signedBraintreeNotification(xml, { publicKey: BRAINTREE.public_key, privateKey: BRAINTREE.private_key });
+    return { body: new URLSearchParams({ ...signed }).toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } };
+  }
+  return generic(
+    {
+      id: `evt_chaos_${seed}_${failure.index}`,
+      type: 'payment.failed',
+      created: now,
+      customer: { id: customer, email: `chaos.${failure.customer}@example.com`, name: `Chaos ${failure.customer}`, phone: `+1415555${String(1000 + failure.customer).slice(-4)}` },
+      subscription: { id: `subx_chaos_${seed}_${failure.customer}`, plan: 'pro', amount, currency: 'EUR', status: 'past_due' },
+      payment: { id: paymentRef(seed, failure), amount, currency: 'EUR', decline_code: failure.hard ? 'expired_card' : 'insufficient_funds' },
+      payment_method: { type: 'card', brand: 'visa', last_four: failure.last4, exp_month: 12, exp_year: 2030 },
+    },
+    now,
+  );
+}
+
+function successDelivery(seed: number, failure: PlannedFailure, now: number): { body: string; headers: Record<string, string> } {
+  const amount = 1000 + 100 * (failure.index % 7);
+  return generic(
+    {
+      id: `evt_chaos_paid_${seed}_${failure.index}`,
+      type: 'payment.succeeded',
+      created: now,
+      customer: { id: customerRef(seed, failure) },
+      payment: { id: paymentRef(seed, failure), amount, currency: 'EUR' },
+    },
+    now,
+  );
+}
+
+function generic(event: Record<string, unknown>, now: number): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify(event);
+  return { body, headers: { 'Content-Type': 'application/json', 'X-Recovery-Signature': genericSignature(body, GENERIC_SECRET, now) } };
+}
+
+type Api = (method: string, path: string, body?: unknown, idempotencyKey?: string) => Promise<{ status: number; body: any }>;
+
+async function listAll(api: Api, path: string): Promise<Record<string, any>[]> {
+  const items: Record<string, any>[] = [];
+  for (let page = 1; ; page++) {
+    const { status, body } = await api('GET', `${path}?per_page=100&page=${page}`);
+    if (status !== 200) throw new Error(`GET ${path} answered ${status}`);
+    items.push(...body.data);
+    if (page >= body.pagination.total_pages) return items;
+  }
+}
+
+/** Drops what differs between two runs of one seed by construction: ids, times, tokens, secrets, urls. */
+export function normalised(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalised);
+  if (value === null || typeof value !== 'object') return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? '<time>' : value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !/^(id|.*_id|.*_at|.*_end|.*url|secret|request_id|period|from|to)$/.test(key) || /^psp_/.test(key))
+      .map(([key, entry]) => [key, normalised(entry)]),
+  );
+}
+
+function tally(keys: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const key of [...keys].sort()) counts[key] = (counts[key] ?? 0) + 1;
+  return counts;
+}
+
+async function snapshotOf(
+  server: RunningServer,
+  api: Api,
+  dev: (method: string, path: string) => Promise<{ status: number; body: any }>,
+  engine: string,
+  table: string,
+  campaignId: string,
+  receiver: Receiver,
+): Promise<ChaosSnapshot> {
+  const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: engine, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+  try {
+    const pk = tenantPk({ merchantId: server.credentials.merchant_id, environment: 'test' });
+    const items = async (prefix: string) => {
+      const found: Record<string, any>[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix }, ExclusiveStartKey: start }),
+        );
+        found.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return found;
+    };
+    const bySortedKey = (rows: Record<string, any>[], key: string) => rows.map(normalised).sort((a: any, b: any) => String(a[key]).localeCompare(String(b[key])) || JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    const outbox = (await dev('GET', 'outbox')).body.data as { channel: string; to: string; content: Record<string, any> }[];
+    const dead = await deadJobs(db, table);
+    return {
+      customers: bySortedKey(await listAll(api, '/v1/customers'), 'psp_customer_id') as Record<string, unknown>[],
+      payments: bySortedKey(await listAll(api, '/v1/payments'), 'psp_payment_id') as Record<string, unknown>[],
+      events: tally((await items('EVENT#')).map((item) => `${item.type} ${item.data?.psp_payment_id ?? item.data?.psp_customer_id ?? ''}`)),
+      recoveryAttempts: (await items('USAGE#')).reduce((sum, item) => sum + Number(item.recovery_attempts ?? 0), 0),
+      analytics: normalised((await api('GET', '/v1/analytics/recovery')).body),
+      campaign: normalised((await api('GET', `/v1/campaigns/${campaignId}`)).body.data),
+      messages: tally(outbox.filter((entry) => entry.channel !== 'webhook').map((entry) => `${entry.channel} ${entry.to} ${entry.content.subject ?? entry.content.text ?? ''}`)),
+      webhookEvents: tally([...new Map(receiver.accepted.map((entry) => [entry.id, entry.key])).values()]),
+      webhookRepeats: receiver.accepted.length - new Set(receiver.accepted.map((entry) => entry.id)).size,
+      deadJobs: dead,
+    };
+  } finally {
+    db.destroy();
+  }
+}
+
+async function deadJobs(db: DynamoDBDocumentClient, table: string): Promise<number> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', FilterExpression: 'dead = :dead', ExpressionAttributeValues: { ':pk': 'LOCALJOB#default', ':dead': true } }),
+  );
+  return Items.length;
+}
+
+/** Keys whose counts differ between a run and the fault-free one: more (duplicates) or fewer (lost). */
+export function countDifferences(faulted: Record<string, number>, clean: Record<string, number>): { duplicates: string[]; lost: string[] } {
+  const keys = new Set([...Object.keys(faulted), ...Object.keys(clean)]);
+  const duplicates: string[] = [];
+  const lost: string[] = [];
+  for (const key of keys) {
+    const difference = (faulted[key] ?? 0) - (clean[key] ?? 0);
+    if (difference > 0) duplicates.push(`${key} ×${difference}`);
+    if (difference < 0) lost.push(`${key} ×${-difference}`);
+  }
+  return { duplicates, lost };
+}

@@ -1,0 +1,133 @@
+import { createServer, request as forward, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { seededRandom } from '../../shared/adapters/local/port-faults.ts';
+
+/**
+ * An HTTP proxy between the service and DynamoDB Local that fails a chosen share of requests the
+ * ways DynamoDB does in AWS (docs/faults.md):
+ * - `throttled`: 400 ProvisionedThroughputExceededException or ThrottlingException, nothing applied;
+ * - `internal`: 500 InternalServerError, nothing applied;
+ * - `slow`: held past the client's deadline, then applied (the client has given up and tried again);
+ * - `lost`: applied, and the connection dropped before the answer: the write is stored, the client never learns it.
+ * Seeded: each operation draws from a sequence of its own, so the same requests in the same order
+ * meet the same faults.
+ */
+export type FaultKind = 'throttled' | 'internal' | 'slow' | 'lost';
+export const FAULT_KINDS: readonly FaultKind[] = ['throttled', 'internal', 'slow', 'lost'];
+
+export interface FaultProxyOptions {
+  /** The engine behind the proxy. */
+  target: string;
+  seed: number;
+  /** Share of requests that meet a fault, 0 to 1. */
+  rate: number;
+  /** Operations that may fail (`TransactWriteItems`, `Query`, …); all of them unless given. */
+  operations?: readonly string[];
+  kinds?: readonly FaultKind[];
+  /** How long a `slow` request is held before it is forwarded: past the client's request deadline. */
+  slowMs: number;
+}
+
+export interface FaultProxy {
+  endpoint: string;
+  /** Changes the share of requests that fail (0: a plain proxy), keeping each operation's sequence. */
+  setRate(rate: number): void;
+  /** Requests seen and faults injected, by operation. */
+  stats(): Record<string, { requests: number } & Partial<Record<FaultKind, number>>>;
+  close(): Promise<void>;
+}
+
+const DYNAMODB_ERROR = 'application/x-amz-json-1.0';
+
+function errorAnswer(response: ServerResponse, status: number, type: string, message: string): void {
+  response.writeHead(status, { 'Content-Type': DYNAMODB_ERROR, 'x-amzn-RequestId': `fault-${Date.now()}` });
+  response.end(JSON.stringify({ __type: type, message }));
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/** Sends the request on to the engine; resolves with its answer, read in full. */
+function send(target: URL, incoming: IncomingMessage, body: Buffer): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = forward(
+      { hostname: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: { ...incoming.headers, host: target.host } },
+      async (answer) => resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: await readBody(answer) }),
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
+  const target = new URL(options.target);
+  const kinds = options.kinds ?? FAULT_KINDS;
+  let rate = options.rate;
+  const sequences = new Map<string, () => number>();
+  const stats: Record<string, { requests: number } & Partial<Record<FaultKind, number>>> = {};
+  const sockets = new Set<Socket>();
+  const draw = (operation: string): number => {
+    let next = sequences.get(operation);
+    if (!next) {
+      next = seededRandom(options.seed + [...operation].reduce((sum, c) => sum * 31 + c.charCodeAt(0), 0));
+      sequences.set(operation, next);
+    }
+    return next();
+  };
+
+  const server: Server = createServer(async (incoming, response) => {
+    const body = await readBody(incoming);
+    const operation = String(incoming.headers['x-amz-target'] ?? '').split('.').pop() || 'unknown';
+    const counted = (stats[operation] ??= { requests: 0 });
+    counted.requests += 1;
+    // Two draws every time, so changing the rate or the operations does not shift the sequence.
+    const chance = draw(operation);
+    const pick = draw(operation);
+    const eligible = !options.operations || options.operations.includes(operation);
+    const fault = eligible && chance < rate ? kinds[Math.floor(pick * kinds.length)] : undefined;
+    if (fault) counted[fault] = (counted[fault] ?? 0) + 1;
+    try {
+      if (fault === 'throttled') {
+        const type = pick * kinds.length - Math.floor(pick * kinds.length) < 0.5 ? 'ProvisionedThroughputExceededException' : 'ThrottlingException';
+        errorAnswer(response, 400, `com.amazonaws.dynamodb.v20120810#${type}`, 'The level of configured provisioned throughput for the table was exceeded');
+        return;
+      }
+      if (fault === 'internal') {
+        errorAnswer(response, 500, 'com.amazonaws.dynamodb.v20120810#InternalServerError', 'Internal server error');
+        return;
+      }
+      if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, options.slowMs));
+      const answer = await send(target, incoming, body);
+      if (fault === 'lost') {
+        response.socket?.destroy();
+        return;
+      }
+      if (response.destroyed) return;
+      response.writeHead(answer.status, answer.headers);
+      response.end(answer.body);
+    } catch {
+      response.socket?.destroy();
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    setRate: (next) => (rate = next),
+    stats: () => structuredClone(stats),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
