@@ -117,6 +117,8 @@ export const ROUTES: readonly Route[] = [
   },
   { method: 'GET', path: '/v1/analytics/recovery', handler: 'analytics/recovery', surface: 'rest', scope: ['read', 'analytics'], table: 'read' },
   { method: 'GET', path: '/v1/analytics/campaigns', handler: 'analytics/campaigns', surface: 'rest', scope: ['read', 'analytics'], table: 'read' },
+  { method: 'GET', path: '/v1/settings/branding', handler: 'settings/branding', surface: 'rest', scope: ['admin'], table: 'read' },
+  { method: 'PUT', path: '/v1/settings/branding', handler: 'settings/update-branding', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'GET', path: '/v1/processors', handler: 'processors/list', surface: 'rest', scope: ['admin'], table: 'read' },
   // Replacing a processor's credentials is how a connection is cut off (there is no disconnect): docs/decisions.md.
   { method: 'PUT', path: '/v1/processors/{psp}', handler: 'processors/connect', surface: 'rest', scope: ['admin'], table: 'write', credentials: 'seal', afterTrial: true },
