@@ -26,14 +26,18 @@ import type { Payment } from '../../model/payment.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import type { Merchant } from '../../model/merchant.ts';
 import { newEvent } from '../../model/events.ts';
+import type { CardUpdateLink } from '../../model/card-update-link.ts';
+import { safePaymentUpdateUrl } from '../../model/payment-update-url.ts';
+import type { UpdatePageAddress } from '../../ports/update-page.ts';
+import { issueUpdateLink, linkEvent } from '../card-updates/update-links.ts';
 
 /**
  * Sending a due dunning step: the only part of the engine that talks to the mail and sms channels,
  * kept apart so functions that only enroll or stop sequences need no channel configuration.
  */
 
-/** A due step is sent on its channel, and the sequence's next step scheduled (or its end recorded). */
-export type StepPorts = Pick<Ports, 'scheduler' | 'mailer' | 'smsSender'>;
+/** A due step is sent on its channel with the customer's card-update link, and the sequence's next step scheduled (or its end recorded). */
+export type StepPorts = Pick<Ports, 'scheduler' | 'mailer' | 'smsSender'> & { updatePage: UpdatePageAddress };
 
 export interface StepReport {
   outcome: 'sent' | 'held' | 'stopped' | 'completed' | 'stale' | 'skipped';
@@ -76,7 +80,7 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
     return { outcome: 'stopped', reason };
   }
   const step = version.steps[enrollment.next_step]!;
-  const delivery = await sendStep(ports, tenant, enrollment, step, customer, payment, merchant, now);
+  const { delivery, link } = await sendStep(ports, tenant, enrollment, step, customer, payment, merchant, now);
   const sent = delivery === 'sent';
   const outOfSteps = enrollment.next_step + 1 >= version.steps.length;
   // Capped with steps left: the sequence stops on max_attempts, as it would before its next step.
@@ -101,6 +105,7 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
   if (sent) {
     const data = { campaign_id: enrollment.campaign_id, enrollment_id: enrollment.id, customer_id: customer.id, payment_id: enrollment.payment_id, step: enrollment.next_step, channel: step.channel };
     writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));
+    if (link) writes.push(recordEventWrite(tenant, linkEvent(tenant, 'card_update.link_sent', link, now)));
   }
   const committed = (await transact(writes)).committed;
   if (committed && !isLast) await scheduleStep(ports, tenant, next, new Date(next.next_step_at!));
@@ -130,11 +135,11 @@ function skipExplanation(reason: SkipReason, step: CampaignStep): string {
 }
 
 /** What the message says: the failure, or the calendar occasion (with its own template, see `calendarTemplate`). */
-function messageOf(enrollment: Enrollment, step: CampaignStep, customer: Customer, payment: Payment | undefined, merchant: Merchant | undefined) {
+function messageOf(enrollment: Enrollment, step: CampaignStep, customer: Customer, payment: Payment | undefined, merchant: Merchant | undefined, updateUrl: string) {
   const base = {
     customerName: customer.name,
     merchantName: merchant?.name ?? 'your subscription',
-    updateUrl: merchant?.payment_update_url ?? null,
+    updateUrl,
   };
   const calendar = enrollment.calendar;
   if (calendar && enrollment.card_at_enrollment) {
@@ -161,13 +166,16 @@ async function sendStep(
   payment: Payment | undefined,
   merchant: Merchant | undefined,
   now: Date,
-): Promise<'sent' | SkipReason> {
-  const { templateId, context } = messageOf(enrollment, step, customer, payment, merchant);
+): Promise<{ delivery: 'sent' | SkipReason; link?: CardUpdateLink }> {
   const reference = stepReference(enrollment);
   const to = step.channel === 'email' ? customer.email : customer.phone;
-  if (!to) return 'no_address';
+  if (!to) return { delivery: 'no_address' };
   const slot = await claimMessageSlot(tenant, enrollment, now, MESSAGE_SPACING_HOURS);
-  if (!slot) return 'duplicate';
+  if (!slot) return { delivery: 'duplicate' };
+  // The merchant's own page wins when set; otherwise the customer's personal link to ours.
+  const merchantPage = safePaymentUpdateUrl(merchant?.payment_update_url ?? null);
+  const personal = merchantPage === null ? await issueUpdateLink(ports, tenant, enrollment, step.channel, now) : undefined;
+  const { templateId, context } = messageOf(enrollment, step, customer, payment, merchant, merchantPage ?? personal!.url);
   const delivery = await deliver(step, reference, () =>
     step.channel === 'email'
       ? ports.mailer.send({ tenant, to, reference, ...renderEmail(templateId, context, step.subject) })
@@ -175,7 +183,7 @@ async function sendStep(
   );
   // Only a message sent keeps the slot: a skipped one leaves it to the customer's other sequences.
   if (delivery !== 'sent') await restoreMessageSlot(tenant, enrollment, now, slot.previous);
-  return delivery;
+  return { delivery, link: personal?.link };
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { PaymentMethod } from '../../model/customer.ts';
 import { formatMoney } from '../../model/money.ts';
-import { safePaymentUpdateUrl } from '../../model/payment-update-url.ts';
 import type { CalendarTrigger } from '../../model/campaign.ts';
 
 /**
@@ -21,7 +20,7 @@ export interface TemplateContext {
   /** The failed amount, or what the renewal charges; left out of the message when unknown. */
   amount: number | null;
   currency: string;
-  /** Where the customer updates their payment method (the merchant's setting); left out when unset or not an https URL. */
+  /** Where the customer updates their payment method: the merchant's own page when set, else their personal card-update link (`update_url`). */
   updateUrl: string | null;
   /** Default: a failed payment. */
   occasion?: MessageOccasion;
@@ -144,7 +143,7 @@ function lead(context: TemplateContext): string {
 
 export function renderEmail(templateId: string, context: TemplateContext, subjectOverride?: string): RenderedEmail {
   const { subject, ask } = template(templateId);
-  const link = safePaymentUpdateUrl(context.updateUrl);
+  const link = context.updateUrl;
   const greeting = context.customerName ? `Hi ${context.customerName},` : 'Hi,';
   const opening = lead(context);
   const lines = [greeting, '', `${opening} ${ask}`];
@@ -164,7 +163,7 @@ export function renderEmail(templateId: string, context: TemplateContext, subjec
 /** SMS: plain text, as short as the message allows. */
 export function renderSms(templateId: string, context: TemplateContext): string {
   const { ask } = template(templateId);
-  const link = safePaymentUpdateUrl(context.updateUrl);
+  const link = context.updateUrl;
   const opening =
     (context.occasion ?? { kind: 'failure' }).kind === 'failure'
       ? `your payment${context.amount === null ? '' : ` of ${formatMoney(context.amount, context.currency)}`} failed.`
