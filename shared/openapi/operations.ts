@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import * as z from 'zod';
 import { campaignAnalyticsSchema, recoveryAnalyticsSchema } from '../representations/schemas/analytics.ts';
 import { apiKeySchema, apiKeyWithSecretSchema, callerSchema } from '../representations/schemas/api-key.ts';
 import {
@@ -90,6 +90,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
   'cancel-sessions/get': ok('Read a cancel session and its current step', sessionStateSchema),
   'cancel-sessions/advance': ok('Record the response to the current step and move on', advancedSessionSchema),
   'cancel-sessions/complete': ok('Complete the session: saved or churned', completedSessionSchema),
+  'card-updates/page': ok("The customer's card-update page (HTML), in the merchant's branding", z.string()),
+  'card-updates/submit': ok('Take the card: the test-mode form, Braintree Drop-in\'s nonce, or on to Stripe Checkout (303)', z.string()),
+  'card-updates/stripe-return': ok("Stripe Checkout's return: the card made the default, the payments retried (HTML)", z.string()),
   'webhooks/stripe': ok('Receive a Stripe event', webhookReceiptSchema),
   'webhooks/braintree': ok('Receive a Braintree notification', webhookReceiptSchema),
   'webhooks/generic': ok('Receive an event in the generic format (any other processor)', webhookReceiptSchema),
@@ -109,5 +112,6 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   settings: "The merchant's settings: the branding (name, logo, accent colour, support email) its customers see.",
   processors: 'Processor connections (Stripe, Braintree, any other in the generic format) and the webhook URLs to configure there.',
   'cancel-sessions': "The cancel-session API the widget calls in the subscriber's browser, with the session token as credential.",
+  'card-updates': "The card-update page a dunning message's personal link opens (HTML for the customer's browser).",
   webhooks: 'Inbound processor webhooks: failed and settled charges, signed by the processor.',
 };
