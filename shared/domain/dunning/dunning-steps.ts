@@ -135,11 +135,12 @@ function skipExplanation(reason: SkipReason, step: CampaignStep): string {
 }
 
 /** What the message says: the failure, or the calendar occasion (with its own template, see `calendarTemplate`). */
-function messageOf(enrollment: Enrollment, step: CampaignStep, customer: Customer, payment: Payment | undefined, merchant: Merchant | undefined, updateUrl: string) {
+function messageOf(enrollment: Enrollment, step: CampaignStep, customer: Customer, payment: Payment | undefined, merchant: Merchant | undefined, personalLink: string | null) {
   const base = {
     customerName: customer.name,
     merchantName: merchant?.name ?? 'your subscription',
-    updateUrl,
+    updateUrl: merchant?.payment_update_url ?? null,
+    personalLink,
   };
   const calendar = enrollment.calendar;
   if (calendar && enrollment.card_at_enrollment) {
@@ -175,7 +176,7 @@ async function sendStep(
   // The merchant's own page wins when set; otherwise the customer's personal link to ours.
   const merchantPage = safePaymentUpdateUrl(merchant?.payment_update_url ?? null);
   const personal = merchantPage === null ? await issueUpdateLink(ports, tenant, enrollment, step.channel, now) : undefined;
-  const { templateId, context } = messageOf(enrollment, step, customer, payment, merchant, merchantPage ?? personal!.url);
+  const { templateId, context } = messageOf(enrollment, step, customer, payment, merchant, personal?.url ?? null);
   const delivery = await deliver(step, reference, () =>
     step.channel === 'email'
       ? ports.mailer.send({ tenant, to, reference, ...renderEmail(templateId, context, step.subject) })

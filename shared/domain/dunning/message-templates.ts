@@ -1,6 +1,7 @@
 import type { PaymentMethod } from '../../model/customer.ts';
 import { formatMoney } from '../../model/money.ts';
 import type { CalendarTrigger } from '../../model/campaign.ts';
+import { safePaymentUpdateUrl } from '../../model/payment-update-url.ts';
 
 /**
  * Built-in dunning templates: one per customer action of §2.6's hard-decline tables, a generic
@@ -20,8 +21,10 @@ export interface TemplateContext {
   /** The failed amount, or what the renewal charges; left out of the message when unknown. */
   amount: number | null;
   currency: string;
-  /** Where the customer updates their payment method: the merchant's own page when set, else their personal card-update link (`update_url`). */
+  /** The merchant's own payment-update page (its setting); left out when unset or not an https URL. */
   updateUrl: string | null;
+  /** The customer's personal card-update link, used when the merchant's page is not: together they are `update_url`. */
+  personalLink?: string | null;
   /** Default: a failed payment. */
   occasion?: MessageOccasion;
 }
@@ -141,9 +144,12 @@ function lead(context: TemplateContext): string {
   }
 }
 
+/** `update_url`: the merchant's page when it is a safe https URL, else the personal link (built by us on the edge URL). */
+const updateLink = (context: TemplateContext): string | null => safePaymentUpdateUrl(context.updateUrl) ?? context.personalLink ?? null;
+
 export function renderEmail(templateId: string, context: TemplateContext, subjectOverride?: string): RenderedEmail {
   const { subject, ask } = template(templateId);
-  const link = context.updateUrl;
+  const link = updateLink(context);
   const greeting = context.customerName ? `Hi ${context.customerName},` : 'Hi,';
   const opening = lead(context);
   const lines = [greeting, '', `${opening} ${ask}`];
@@ -163,7 +169,7 @@ export function renderEmail(templateId: string, context: TemplateContext, subjec
 /** SMS: plain text, as short as the message allows. */
 export function renderSms(templateId: string, context: TemplateContext): string {
   const { ask } = template(templateId);
-  const link = context.updateUrl;
+  const link = updateLink(context);
   const opening =
     (context.occasion ?? { kind: 'failure' }).kind === 'failure'
       ? `your payment${context.amount === null ? '' : ` of ${formatMoney(context.amount, context.currency)}`} failed.`
