@@ -17,6 +17,9 @@ import { openUpdatePage, readUpdatePage, type UpdatePageState } from './update-l
  */
 export type PagePorts = CardUpdatePorts & { cardSetup: CardSetup; keyVault: KeyVault; updatePage: UpdatePageAddress };
 
+/** Showing the page schedules nothing: it may only ask the processor for a Drop-in client token. */
+type ShowPorts = Pick<PagePorts, 'cardSetup' | 'keyVault'>;
+
 export interface PageOutcome {
   state: UpdatePageState;
   entry: CardEntry;
@@ -35,14 +38,14 @@ async function setupRequest(ports: Pick<PagePorts, 'keyVault'>, state: UpdatePag
 }
 
 /** How this customer gives a card here, before any attempt. */
-async function entryFor(ports: PagePorts, state: UpdatePageState): Promise<CardEntry> {
+async function entryFor(ports: ShowPorts, state: UpdatePageState): Promise<CardEntry> {
   if (state.tenant.environment === 'test') return { kind: 'test_form' };
   if (state.psp === 'stripe') return { kind: 'stripe_checkout' };
   if (state.psp === 'braintree') return dropIn(ports, state);
   return { kind: 'elsewhere', paymentUpdateUrl: safePaymentUpdateUrl(state.merchant?.payment_update_url ?? null) };
 }
 
-async function dropIn(ports: PagePorts, state: UpdatePageState, problem?: string): Promise<CardEntry> {
+async function dropIn(ports: ShowPorts, state: UpdatePageState, problem?: string): Promise<CardEntry> {
   try {
     const started = await ports.cardSetup.start({ ...(await setupRequest(ports, state)), returnUrl: '', cancelUrl: '', idempotencyKey: state.link.link_id, metadata: {} });
     if (started.kind !== 'drop_in') throw new CardSetupFailed(`${state.psp} answered a redirect where a client token was expected`, false);
@@ -59,7 +62,7 @@ function unavailable(state: UpdatePageState): CardEntry {
 }
 
 /** GET /update/{token}. */
-export async function showUpdatePage(ports: PagePorts, token: string, clientIp: string | undefined, now: Date): Promise<PageOutcome> {
+export async function showUpdatePage(ports: ShowPorts, token: string, clientIp: string | undefined, now: Date): Promise<PageOutcome> {
   const state = await openUpdatePage(token, clientIp, now);
   return { state, entry: await entryFor(ports, state) };
 }
