@@ -16,6 +16,8 @@ const USAGE = `Usage:
                       [--payment-update-url https://...|none]
   ops merchant update <merchant_id> [same flags]
   ops key create --merchant <merchant_id> --env test|live --scopes read,write,... [--name NAME] [--type secret|publishable] [--expires ISO]
+  ops branding get --merchant <merchant_id> --env test|live
+  ops branding set --merchant <merchant_id> --env test|live [--name NAME] [--logo-url https://...|none] [--accent-color '#rrggbb'] [--support-email ADDRESS|none]
   ops processors encrypt-secrets`;
 
 class UsageError extends Error {}
@@ -85,6 +87,9 @@ const FLAGS = {
   'ip-allowlist': { type: 'string' },
   'rate-limit': { type: 'string' },
   'payment-update-url': { type: 'string' },
+  'logo-url': { type: 'string' },
+  'accent-color': { type: 'string' },
+  'support-email': { type: 'string' },
   merchant: { type: 'string' },
   env: { type: 'string' },
   scopes: { type: 'string' },
@@ -96,7 +101,7 @@ async function run(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options: FLAGS, allowPositionals: true, strict: true });
   const [noun, verb, target] = positionals;
   const { runtime } = await import('../shared/runtime.ts');
-  const { parseMerchantTerms, parseKeyRequest } = await import('./local/ops-arguments.ts');
+  const { parseMerchantTerms, parseKeyRequest, parseBrandingChange, parseTenant } = await import('./local/ops-arguments.ts');
   const now = runtime.clock.now();
   if (noun === 'merchant' && verb === 'create' && target === undefined) {
     const { onboardMerchant } = await import('../shared/domain/access/merchant-onboarding.ts');
@@ -127,6 +132,11 @@ async function run(argv: string[]): Promise<unknown> {
     const { tenant, request } = parseKeyRequest(values);
     const { record, secret } = await issueApiKey(tenant, request, now);
     return { id: record.id, merchant_id: tenant.merchantId, environment: tenant.environment, type: record.kind, scopes: record.scopes, secret };
+  }
+  if (noun === 'branding' && (verb === 'get' || verb === 'set') && target === undefined) {
+    const { brandingSettings, updateBranding } = await import('../shared/domain/branding/branding-settings.ts');
+    const tenant = parseTenant(values);
+    return verb === 'get' ? brandingSettings(tenant) : updateBranding(tenant, parseBrandingChange(values), now);
   }
   if (noun === 'processors' && verb === 'encrypt-secrets' && target === undefined) {
     // Connections stored before credentials were sealed; in AWS this needs CREDENTIALS_KEY_ID (stack output CredentialsKeyArn).

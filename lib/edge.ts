@@ -34,7 +34,7 @@ export class EdgeApi extends RouteApi {
   constructor(scope: Construct, id: string, props: EdgeApiProps) {
     super(scope, id, {
       name: 'edge',
-      description: 'Payment recovery: cancel-session API for browsers',
+      description: 'Payment recovery: cancel-session API and card-update page for browsers',
       surfaces: ['edge'],
       data: props.data,
       stageName: props.stageName,
@@ -48,6 +48,8 @@ export class EdgeApi extends RouteApi {
       // key to limit per caller, so this stage limit is what keeps a flood from its functions.
       throttle: { rateLimit: 100, burstLimit: 200 },
       logCallerAddress: false,
+      // The card-update page builds its own address (Stripe Checkout's return) from this, never from Host.
+      publicUrlVariable: 'EDGE_URL',
       gatewayResponseHeaders: gatewayCorsHeaders(props.corsOrigins),
       // The functions put Access-Control-Allow-Origin on their own responses (and preflights) from this list.
       environment: { CORS_ORIGINS: props.corsOrigins.join(',') },

@@ -18,11 +18,11 @@ export const underOwner: FunctionPlacement = (owner) => owner;
  * folder must be given an area here, so no stack grows without someone choosing where.
  */
 export const FUNCTION_AREAS: Readonly<Record<string, readonly string[]>> = {
-  Access: ['auth', 'api-keys', 'processors', 'platform'],
+  Access: ['auth', 'api-keys', 'processors', 'platform', 'settings'],
   Payments: ['payments', 'customers', 'analytics'],
   Campaigns: ['campaigns', 'templates'],
   CancelFlowsWebhooks: ['cancel-flows', 'cancel-feedback', 'webhook-endpoints', 'webhooks'],
-  Edge: ['cancel-sessions'],
+  Edge: ['cancel-sessions', 'card-updates'],
   Jobs: ['jobs', 'streams', 'workers'],
 };
 

@@ -82,6 +82,10 @@ export class RecoveryStack extends Stack {
       placement,
       domainName: config.customDomain?.edgeDomainName,
     });
+    // Every dunning message carries a personal link to the edge API's card-update page.
+    const steps = this.scheduling.jobFunctions.get('campaign-step');
+    if (!steps) throw new Error('No job function for campaign-step: shared/jobs.ts must list it');
+    steps.function.addEnvironment('EDGE_URL', this.edge.publicUrl);
     this.workers = new Workers(this, 'Workers', { data: this.data, queues: this.queues, workers: WORKERS, placement });
     // The dunning channels, for the jobs (shared/jobs.ts) and routes that declare they send messages.
     const messaging = new Messaging({ email: config.email, sms: config.sms });

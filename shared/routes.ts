@@ -7,7 +7,7 @@ import type { ScopeRequirement } from './model/api-key.ts';
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** rest: merchant API (API key); edge: cancel-session API (session token); webhook: processors (signature). */
+/** rest: merchant API (API key); edge: cancel-session API and card-update page (their tokens); webhook: processors (signature). */
 export type Surface = 'rest' | 'edge' | 'webhook';
 
 /**
@@ -126,6 +126,8 @@ export const ROUTES: readonly Route[] = [
   },
   { method: 'GET', path: '/v1/analytics/recovery', handler: 'analytics/recovery', surface: 'rest', scope: ['read', 'analytics'], table: 'read' },
   { method: 'GET', path: '/v1/analytics/campaigns', handler: 'analytics/campaigns', surface: 'rest', scope: ['read', 'analytics'], table: 'read' },
+  { method: 'GET', path: '/v1/settings/branding', handler: 'settings/branding', surface: 'rest', scope: ['admin'], table: 'read' },
+  { method: 'PUT', path: '/v1/settings/branding', handler: 'settings/update-branding', surface: 'rest', scope: ['admin'], table: 'write' },
   { method: 'GET', path: '/v1/processors', handler: 'processors/list', surface: 'rest', scope: ['admin'], table: 'read' },
   // Replacing a processor's credentials is how a connection is cut off (there is no disconnect): docs/decisions.md.
   { method: 'PUT', path: '/v1/processors/{psp}', handler: 'processors/connect', surface: 'rest', scope: ['admin'], table: 'write', credentials: 'seal', afterTrial: true },
@@ -133,6 +135,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/api/cancel-session/{token}', handler: 'cancel-sessions/get', surface: 'edge', table: 'write' },
   { method: 'POST', path: '/api/cancel-session/{token}/advance', handler: 'cancel-sessions/advance', surface: 'edge', table: 'write' },
   { method: 'POST', path: '/api/cancel-session/{token}/complete', handler: 'cancel-sessions/complete', surface: 'edge', table: 'write', services: ['cancel-completions'] },
+  // The card-update page (HTML): the link's token is the credential; live mode opens the processor's credentials.
+  { method: 'GET', path: '/update/{token}', handler: 'card-updates/page', surface: 'edge', table: 'write', credentials: 'open' },
+  { method: 'POST', path: '/update/{token}', handler: 'card-updates/submit', surface: 'edge', table: 'write', services: ['scheduler'], credentials: 'open' },
+  { method: 'GET', path: '/update/{token}/stripe-return', handler: 'card-updates/stripe-return', surface: 'edge', table: 'write', services: ['scheduler'], credentials: 'open' },
   {
     method: 'POST',
     path: '/webhooks/stripe/{connection_id}',

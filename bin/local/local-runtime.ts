@@ -6,6 +6,7 @@ import { LocalKeyVault } from '../../shared/adapters/local/local-key-vault.ts';
 import { createLocalOfferApplier } from '../../shared/adapters/local/local-offer-applier.ts';
 import { LocalScheduler } from '../../shared/adapters/local/local-scheduler.ts';
 import { OutboxMailer, OutboxSmsSender } from '../../shared/adapters/local/outbox-messaging.ts';
+import { localCardSetup } from '../../shared/adapters/local/local-card-setup.ts';
 import { OutboxWebhookSender } from '../../shared/adapters/local/outbox-webhook-sender.ts';
 import { LocalOutbox } from '../../shared/adapters/local/outbox.ts';
 import { PortFaults } from '../../shared/adapters/local/port-faults.ts';
@@ -67,6 +68,7 @@ export function installLocalRuntime(scope: string): LocalRuntime {
     paymentProcessor: sandboxProcessor,
     webhookSender: new OutboxWebhookSender(new HttpWebhookSender(), outbox, clock),
     keyVault: local.keyVault,
+    cardSetup: localCardSetup,
   });
   installed = local;
   return local;

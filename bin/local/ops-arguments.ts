@@ -2,6 +2,7 @@ import { SCOPES, type Scope } from '../../shared/model/api-key.ts';
 import type { NewKeyRequest } from '../../shared/domain/access/api-key-lifecycle.ts';
 import { parseAllowlistEntry } from '../../shared/domain/access/ip-allowlist.ts';
 import type { MerchantTerms } from '../../shared/domain/access/merchant-onboarding.ts';
+import type { Branding } from '../../shared/model/branding.ts';
 import { PLAN_NAMES, type Plan } from '../../shared/model/plans.ts';
 import { ENVIRONMENTS, type Environment, type Tenant } from '../../shared/model/tenant.ts';
 
@@ -48,11 +49,32 @@ export function parseMerchantTerms(flags: Flags): MerchantTerms {
   return terms;
 }
 
-export function parseKeyRequest(flags: Flags): { tenant: Tenant; request: NewKeyRequest } {
+export function parseTenant(flags: Flags): Tenant {
   const merchantId = text(flags, 'merchant');
   if (!merchantId) throw new RangeError('--merchant is required');
   const environment = text(flags, 'env');
   if (!ENVIRONMENTS.includes(environment as Environment)) throw new RangeError('--env must be test or live');
+  return { merchantId, environment: environment as Environment };
+}
+
+/** The branding fields given; `none` clears the logo or the support address. The domain checks the values. */
+export function parseBrandingChange(flags: Flags): Partial<Branding> {
+  const change: Partial<Branding> = {};
+  const name = text(flags, 'name');
+  if (name !== undefined) change.name = name;
+  const logo = text(flags, 'logo-url');
+  if (logo !== undefined) change.logo_url = logo === 'none' ? null : logo;
+  const color = text(flags, 'accent-color');
+  if (color !== undefined) change.accent_color = color;
+  const email = text(flags, 'support-email');
+  if (email !== undefined) change.support_email = email === 'none' ? null : email;
+  if (Object.keys(change).length === 0) throw new RangeError('give at least one of --name, --logo-url, --accent-color, --support-email');
+  return change;
+}
+
+export function parseKeyRequest(flags: Flags): { tenant: Tenant; request: NewKeyRequest } {
+  const tenant = parseTenant(flags);
+  const environment = tenant.environment;
   const kind = text(flags, 'type') ?? 'secret';
   if (kind !== 'secret' && kind !== 'publishable') throw new RangeError('--type must be secret or publishable');
   const scopes = text(flags, 'scopes')?.split(',').map((scope) => scope.trim());
@@ -62,7 +84,7 @@ export function parseKeyRequest(flags: Flags): { tenant: Tenant; request: NewKey
   if (kind === 'secret' && !scopes?.length) throw new RangeError('--scopes is required for a secret key');
   const expires = text(flags, 'expires');
   return {
-    tenant: { merchantId, environment: environment as Environment },
+    tenant,
     request: {
       name: text(flags, 'name') ?? `${environment} key`,
       kind,

@@ -103,6 +103,7 @@ export function localEnvironment(endpoint: string, tableName: string, vaultKeyFi
     TABLE_NAME: tableName,
     LOCAL_VAULT_KEY_FILE: vaultKeyFile,
     API_BASE_URL: baseUrl,
+    EDGE_URL: baseUrl,
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',

@@ -2,6 +2,7 @@ import * as z from '#shared/zod';
 import { mailer, smsSender } from '#shared/composition/messaging';
 import { runtime } from '#shared/runtime';
 import { scheduler } from '#shared/composition/scheduler';
+import { updatePage } from '#shared/composition/update-page';
 import { runCampaignStep } from '#shared/domain/dunning/dunning-steps';
 import { jobHandler } from '#shared/job-handler';
 
@@ -16,5 +17,5 @@ const payload = z.object({
 
 /** One due dunning step of one enrollment: send it, hold it (paused campaign), or end the sequence. */
 export const handler = jobHandler(payload, (tenant, { calendar_key: key, ...job }) =>
-  runCampaignStep({ scheduler, mailer, smsSender }, tenant, { ...job, calendar: key === undefined ? null : { key } }, () => runtime.clock.now()),
+  runCampaignStep({ scheduler, mailer, smsSender, updatePage }, tenant, { ...job, calendar: key === undefined ? null : { key } }, () => runtime.clock.now()),
 );

@@ -5,12 +5,13 @@ import { scheduler } from '#shared/composition/scheduler';
 import { runtime } from '#shared/runtime';
 import { runRetryAttempt } from '#shared/domain/retries/retry-execution';
 import { jobHandler } from '#shared/job-handler';
+import { RETRY_TRIGGERS } from '#shared/model/payment';
 import { metrics } from '#shared/metrics';
 
 const payload = z.object({
   payment_id: z.string().regex(/^pay_[0-9a-z]{26}$/),
   attempt: z.number().int().min(1),
-  trigger: z.enum(['automatic', 'manual']).default('automatic'),
+  trigger: z.enum(RETRY_TRIGGERS).default('automatic'),
   claimed: z.boolean().default(false),
   watchdog: z.boolean().default(false),
 });

@@ -15,6 +15,8 @@ export interface RequestContract {
   bodyVariants?: readonly z.ZodType[];
   /** The body's media type; JSON unless said. */
   contentType?: string;
+  /** The response's media type; JSON unless said (the card-update pages answer HTML). */
+  produces?: 'text/html';
   /** The header a processor signs the request in (webhooks). */
   signatureHeader?: string;
   /** Error statuses beyond the surface's usual ones (a signed, rate-limited cancel-session start: 401, 429). */

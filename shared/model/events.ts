@@ -2,7 +2,7 @@ import { newId } from '../ids.ts';
 import type { CampaignChannel, CampaignStatus } from './campaign.ts';
 import type { CancelFeedback } from './cancel-feedback.ts';
 import type { OfferConfig } from './cancel-flow-steps.ts';
-import type { Customer } from './customer.ts';
+import type { Customer, PaymentMethod } from './customer.ts';
 import type { DeclineCategory, NetworkHold, Payment } from './payment.ts';
 import type { Tenant } from './tenant.ts';
 
@@ -85,6 +85,12 @@ interface EnrollmentEventData {
   payment_id: string | null;
 }
 
+/** The card-update link a funnel event is about, and the message that carried it. */
+interface CardUpdateLinkEventData extends EnrollmentEventData {
+  link_id: string;
+  channel: CampaignChannel;
+}
+
 /** Every event type and the payload it carries. */
 export interface EventPayloads {
   'payment.failed': PaymentEventData;
@@ -107,11 +113,19 @@ export interface EventPayloads {
   /** A retry won the customer back (the list item), or a cancel flow saved them (with the offer they accepted). */
   'customer.retained': CustomerEventData | (CancelFlowCustomerEventData & { offer: OfferConfig | null });
   'customer.subscription_canceled': (CustomerEventData & SubscriptionNews) | CancelFlowCustomerEventData;
+  /** The customer gave a new card on the card-update page (or its processor's checkout); retries of every open failure follow. */
+  'customer.payment_method_updated': CustomerEventData & { payment_method: PaymentMethod; source: 'card_update_page' };
+  /** Internal: a dunning message carried a personal card-update link (the funnel's first stage). */
+  'card_update.link_sent': CardUpdateLinkEventData;
+  /** Internal: a card-update link was opened for the first time. */
+  'card_update.page_opened': CardUpdateLinkEventData;
+  /** Internal: a card was updated through a link. */
+  'card_update.completed': CardUpdateLinkEventData;
   'campaign.message_sent': EnrollmentEventData & { step: number; channel: CampaignChannel };
   /** Internal: an enrollment was created; feeds campaign analytics. */
   'campaign.enrolled': EnrollmentEventData & { campaign_version: number };
   /** Internal: a recovery settled an active enrollment, crediting its campaign and last step sent. */
-  'campaign.recovered': EnrollmentEventData & { step: number | null; amount: number; currency: string };
+  'campaign.recovered': EnrollmentEventData & { step: number | null; amount: number; currency: string; recovery_channel?: Payment['recovery_channel'] };
   /** Internal: a campaign's status changed; archiving and re-activation sweep its enrollments. */
   'campaign.status_changed': CampaignStatusChanged;
   CancelFlowCompleted: CancelFlowOutcomeData;
@@ -138,6 +152,7 @@ export const DELIVERED_EVENT_TYPES = [
   'customer.deleted',
   'customer.retained',
   'customer.subscription_canceled',
+  'customer.payment_method_updated',
   'payment.failed',
   'payment.retry_scheduled',
   'payment.retry_failed',
@@ -152,7 +167,8 @@ export const DELIVERED_EVENT_TYPES = [
  * cancel flow's recovery records (§4.5), whose public meaning reaches merchants as customer.retained
  * and customer.subscription_canceled. campaign.enrolled / campaign.recovered feed campaign analytics;
  * merchants see enrollments through the campaigns API and recoveries as payment.recovered.
- * campaign.status_changed has archiving and re-activation sweep a campaign's enrollments; merchants
+ * The card_update.* events count the card-update funnel per campaign; merchants see the outcome as
+ * customer.payment_method_updated and payment.recovered. campaign.status_changed has archiving and re-activation sweep a campaign's enrollments; merchants
  * made the change themselves and see it on the campaign. payment.recategorized and
  * payment.terminal_reversed keep the analytics cohorts exact; merchants read the category on the
  * payment itself, and a terminal payment paid after all reaches them as payment.recovered.
@@ -163,6 +179,9 @@ export const INTERNAL_EVENT_TYPES = [
   'campaign.enrolled',
   'campaign.recovered',
   'campaign.status_changed',
+  'card_update.link_sent',
+  'card_update.page_opened',
+  'card_update.completed',
   'payment.recategorized',
   'payment.terminal_reversed',
 ] as const satisfies readonly EventType[];

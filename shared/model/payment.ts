@@ -39,7 +39,14 @@ export interface NetworkHold {
 export const PAYMENT_HISTORY_TYPES = ['payment.failed', 'payment.retry_scheduled', 'payment.retry_failed', 'campaign.message_sent', 'payment.recovered', 'payment.terminal'] as const;
 
 /** How a payment came back: the analytics channels of recovery. */
-export type RecoveryChannel = 'automatic_retry' | 'manual_retry' | 'dunning_campaign' | 'cancel_flow_save' | 'processor';
+export type RecoveryChannel = 'automatic_retry' | 'manual_retry' | 'card_update' | 'dunning_campaign' | 'cancel_flow_save' | 'processor';
+
+/** Who starts a retry: the schedule, the merchant (the retry endpoint), or the customer's new card (the card-update page). */
+export const RETRY_TRIGGERS = ['automatic', 'manual', 'card_update'] as const;
+export type RetryTrigger = (typeof RETRY_TRIGGERS)[number];
+
+/** The channel a retry's success is credited to. */
+export const RETRY_CHANNELS: Readonly<Record<RetryTrigger, RecoveryChannel>> = { automatic: 'automatic_retry', manual: 'manual_retry', card_update: 'card_update' };
 
 export interface Payment {
   id: string;
@@ -69,7 +76,7 @@ export interface Payment {
   /** When the attempt now in flight started (status retrying). */
   retry_initiated_at: string | null;
   /** Who started the attempt in flight (status retrying): credited if the processor reports the payment paid meanwhile. Absent on payments claimed before it was kept. */
-  retry_trigger?: 'automatic' | 'manual';
+  retry_trigger?: RetryTrigger;
   /** Attempts in a row that got no answer from the processor (for backoff); reset by any answer. */
   consecutive_no_answers: number;
   retries: RetryAttempt[];

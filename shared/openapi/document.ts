@@ -13,7 +13,7 @@ import {
   SIGNATURE_SCHEMES,
 } from './components.ts';
 import { SchemaComponents, type JsonSchema } from './json-schema.ts';
-import { OPERATIONS, TAG_DESCRIPTIONS } from './operations.ts';
+import { OPERATIONS, TAG_DESCRIPTIONS, type OperationDescription } from './operations.ts';
 
 /**
  * The OpenAPI 3.1 description of every route in the route table, built from the handlers themselves:
@@ -105,6 +105,13 @@ function security(route: Route, contract: RequestContract): { security: unknown[
           description: `Scope: ${scope.map((name) => `\`${name}\``).join(' or ')}.`,
         };
   }
+  if (contract.produces === 'text/html') {
+    return {
+      security: [],
+      description:
+        "No API key: the personal link's token (in a dunning message) is the credential. Answers HTML for the customer's browser, errors included; limited per link and per client address (429).",
+    };
+  }
   if (route.surface === 'edge' && !route.path.includes('{token}')) {
     return {
       security: [],
@@ -157,7 +164,7 @@ function operation(route: Route, contract: RequestContract, schemas: SchemaCompo
     ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
     ...requestBody(contract, schemas),
     security: requirements,
-    responses: {
+    responses: contract.produces === 'text/html' ? pageResponses(route, described) : {
       [described.status]: {
         description: described.summary,
         headers: successHeaders(route),
@@ -165,6 +172,19 @@ function operation(route: Route, contract: RequestContract, schemas: SchemaCompo
       },
       ...Object.fromEntries(errorStatuses(route, contract).map((status) => [status, errorResponseRef(status)])),
     },
+  };
+}
+
+/** A page's answers: HTML for every status, the link's expired page as its 404. */
+function pageResponses(route: Route, described: OperationDescription) {
+  const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+  return {
+    [described.status]: { ...html(described.summary), headers: successHeaders(route) },
+    ...(route.method === 'POST' ? { 303: { description: 'Stripe: on to Stripe Checkout (Location)', headers: { Location: { schema: { type: 'string', format: 'uri' } } } } } : {}),
+    ...(route.method === 'POST' ? { 422: html('The card was refused: the form again, the error on its field') } : {}),
+    404: html('The link is unknown or expired: a page naming whom to ask'),
+    429: html('Too many requests for this link or from this address; Retry-After says when to try again'),
+    500: html('The page could not be shown'),
   };
 }
 

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import * as z from 'zod';
 import { campaignAnalyticsSchema, recoveryAnalyticsSchema } from '../representations/schemas/analytics.ts';
 import { apiKeySchema, apiKeyWithSecretSchema, callerSchema } from '../representations/schemas/api-key.ts';
 import {
@@ -10,6 +10,7 @@ import {
   pausedCampaignSchema,
   updatedCampaignSchema,
 } from '../representations/schemas/campaign.ts';
+import { brandingSchema } from '../representations/schemas/branding.ts';
 import { cancelFeedbackSchema } from '../representations/schemas/cancel-feedback.ts';
 import { cancelFlowSchema } from '../representations/schemas/cancel-flow.ts';
 import { cancelSigningSecretSchema } from '../representations/schemas/cancel-signing-secret.ts';
@@ -89,12 +90,17 @@ export const OPERATIONS: Readonly<Record<string, OperationDescription>> = {
   'webhook-endpoints/replay': ok('Queue one more attempt of a delivery', single(webhookDeliverySchema)),
   'analytics/recovery': ok('Recovery analytics: failure cohorts per currency, with a series (the last 30 days unless from/to say otherwise)', single(recoveryAnalyticsSchema)),
   'analytics/campaigns': ok('Campaign analytics: enrollment cohorts per campaign (the last 30 days unless from/to say otherwise)', single(campaignAnalyticsSchema)),
+  'settings/branding': ok('The branding customers see on messages and the card-update page (defaults until set)', single(brandingSchema)),
+  'settings/update-branding': ok('Change the branding: the fields sent', single(brandingSchema)),
   'processors/list': ok('List processor connections and their webhook URLs', pageOf(processorConnectionSchema)),
   'processors/connect': ok('Connect a processor (or replace its secrets); returns the webhook URL to configure there', single(processorConnectionSchema)),
   'cancel-sessions/start': created("Start a cancel session on the merchant's active flow", startedSessionSchema),
   'cancel-sessions/get': ok('Read a cancel session and its current step', sessionStateSchema),
   'cancel-sessions/advance': ok('Record the response to the current step and move on', advancedSessionSchema),
   'cancel-sessions/complete': ok('Complete the session: saved or churned', completedSessionSchema),
+  'card-updates/page': ok("The customer's card-update page (HTML), in the merchant's branding", z.string()),
+  'card-updates/submit': ok('Take the card: the test-mode form, Braintree Drop-in\'s nonce, or on to Stripe Checkout (303)', z.string()),
+  'card-updates/stripe-return': ok("Stripe Checkout's return: the card made the default, the payments retried (HTML)", z.string()),
   'webhooks/stripe': ok('Receive a Stripe event', webhookReceiptSchema),
   'webhooks/braintree': ok('Receive a Braintree notification', webhookReceiptSchema),
   'webhooks/generic': ok('Receive an event in the generic format (any other processor)', webhookReceiptSchema),
@@ -112,7 +118,9 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   customers: 'Customers with failed payments: subscriptions, payment method, recovery summary, enrollments; erasure of personal data.',
   'webhook-endpoints': 'Outbound webhooks: endpoints that receive signed service events, and their deliveries.',
   analytics: 'Recovery and campaign analytics by failure or enrollment cohort, per currency.',
+  settings: "The merchant's settings: the branding (name, logo, accent colour, support email) its customers see.",
   processors: 'Processor connections (Stripe, Braintree, any other in the generic format) and the webhook URLs to configure there.',
   'cancel-sessions': "The cancel-session API the widget calls in the subscriber's browser, with the session token as credential.",
+  'card-updates': "The card-update page a dunning message's personal link opens (HTML for the customer's browser).",
   webhooks: 'Inbound processor webhooks: failed and settled charges, signed by the processor.',
 };

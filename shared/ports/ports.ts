@@ -1,3 +1,4 @@
+import type { CardSetup } from './card-setup.ts';
 import type { CompletionQueue } from './completion-queue.ts';
 import type { KeyVault } from './key-vault.ts';
 import type { Mailer, SmsSender } from './messaging.ts';
@@ -20,4 +21,5 @@ export interface Ports {
   paymentProcessor: PaymentProcessor;
   webhookSender: WebhookSender;
   keyVault: KeyVault;
+  cardSetup: CardSetup;
 }

@@ -50,3 +50,10 @@ export const epochSeconds = (at: Date): number => Math.floor(at.getTime() / 1000
  * with one query. An item leaves the partition when its customer link is removed.
  */
 export const customerOwnerPartition = (tenant: Tenant, customerId: string): string => `${tenantPk(tenant)}#CUSTOMER#${customerId}`;
+
+/** Card-update page requests of one client address (hashed, as above), whichever link they name. */
+export const updatePageClientWindowPk = (address: string): string =>
+  `${RATE_LIMIT_PK_PREFIX}UPDATEPAGE#CLIENT#${createHash('sha256').update(address, 'utf8').digest('hex')}`;
+
+/** Card-update page requests through one link (by its token's hash). */
+export const updatePageLinkWindowPk = (tokenHash: string): string => `${RATE_LIMIT_PK_PREFIX}UPDATEPAGE#LINK#${tokenHash}`;

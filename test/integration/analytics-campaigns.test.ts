@@ -150,6 +150,8 @@ const expectedA = (campaignId: string) => ({
   ],
   recovery_rate: 0.5,
   recovered_before_first_message: 0,
+  // Every message carried a personal card-update link (the merchant set no page of its own); none was opened.
+  card_update_funnel: { links_sent: 10, pages_opened: 0, cards_updated: 0, payments_recovered: 0 },
   steps: [
     { step: 0, messages_sent: 4, recovered_count: 0, conversion_rate: 0 },
     { step: 1, messages_sent: 3, recovered_count: 1, conversion_rate: 0.3333 },
@@ -168,6 +170,7 @@ const expectedB = (campaignId: string) => ({
   recovered_amounts: [{ currency: 'eur', count: 1, amount: 9000 }],
   recovery_rate: 0.5,
   recovered_before_first_message: 0,
+  card_update_funnel: { links_sent: 3, pages_opened: 0, cards_updated: 0, payments_recovered: 0 },
   steps: [
     { step: 0, messages_sent: 2, recovered_count: 1, conversion_rate: 0.5 },
     { step: 1, messages_sent: 1, recovered_count: 0, conversion_rate: 0 },
@@ -198,6 +201,7 @@ describe('GET /v1/analytics/campaigns', () => {
     expect(response.body.data).toEqual({
       from: day(-1, startedOn),
       to: day(5, startedOn),
+      card_update_funnel: { links_sent: 13, pages_opened: 0, cards_updated: 0, payments_recovered: 0 },
       campaigns: [campaignA, campaignB].sort().map((id) => (id === campaignA ? expectedA(id) : expectedB(id))),
     });
     // Outbound webhooks: the endpoint subscribed to "*" got the public campaign event, never the internal ones.
@@ -245,11 +249,11 @@ describe('GET /v1/analytics/campaigns', () => {
     // Act, assess
     const defaulted = await report();
     expect(defaulted).toMatchObject({ from: day(-30, now), to: day(0, now), campaigns: [{ campaign_id: campaign, enrolled_count: 1 }] });
-    expect(await report({ to: day(-1, now) })).toEqual({ from: day(-31, now), to: day(-1, now), campaigns: [] });
+    expect(await report({ to: day(-1, now) })).toEqual({ from: day(-31, now), to: day(-1, now), card_update_funnel: { links_sent: 0, pages_opened: 0, cards_updated: 0, payments_recovered: 0 }, campaigns: [] });
     expect(await report({ from: day(-2, now) })).toMatchObject({ from: day(-2, now), to: day(0, now), campaigns: [{ campaign_id: campaign }] });
     advanceClock(31 * 86_400);
     const later = runtime.clock.now();
-    expect(await report()).toEqual({ from: day(-30, later), to: day(0, later), campaigns: [] });
+    expect(await report()).toEqual({ from: day(-30, later), to: day(0, later), card_update_funnel: { links_sent: 0, pages_opened: 0, cards_updated: 0, payments_recovered: 0 }, campaigns: [] });
   });
 
   it('refuses bad parameters with 400 naming them, and internal event types as webhook subscriptions (422)', async () => {

@@ -110,6 +110,7 @@ describe('GET /v1/analytics/recovery', () => {
     expect(eur.by_channel).toEqual({
       automatic_retry: { count: 2, amount: 3000 },
       manual_retry: { count: 1, amount: 3000 },
+      card_update: { count: 0, amount: 0 },
       dunning_campaign: zeroChannel,
       cancel_flow_save: zeroChannel,
       processor: zeroChannel,

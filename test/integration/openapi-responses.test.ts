@@ -1,6 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../shared/openapi/operations.ts';
 import { matchRoute, ROUTES } from '../../shared/routes.ts';
+import { dispatch } from '../../bin/local/dispatch.ts';
+import { updatePage } from '../../shared/composition/update-page.ts';
+import { issueUpdateLink } from '../../shared/domain/card-updates/update-links.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { call, drainEvents, newMerchant, type ApiResponse } from '../support/api.ts';
 import { postBraintreeFailure } from '../support/braintree-events.ts';
 import { answer, authHashFor, flowBody } from '../support/cancel-flows.ts';
@@ -26,6 +30,18 @@ function expectDocumented(method: string, path: string, response: ApiResponse): 
 
 async function documented(method: string, path: string, options: Parameters<typeof call>[2] = {}): Promise<any> {
   return expectDocumented(method, path, await call(method, path, options));
+}
+
+/** A card-update page: HTML with its status as documented, and its CSP. */
+async function documentedPage(method: string, path: string, form = '', query: Record<string, string> = {}): Promise<void> {
+  const match = matchRoute(method, path);
+  if (!match) throw new Error(`No route for ${method} ${path}`);
+  const headers: Record<string, string> = form ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
+  const response = await dispatch({ method, path, query: new URLSearchParams(query), headers, body: Buffer.from(form), sourceIp: '203.0.113.40' });
+  expect(response.status, `${method} ${path}: ${response.body.toString('utf8').slice(0, 300)}`).toBe(OPERATIONS[match.route.handler]!.status);
+  expect(response.headers['Content-Type']).toBe('text/html; charset=utf-8');
+  expect(response.headers['Content-Security-Policy']).toContain("default-src 'none'");
+  covered.add(match.route.handler);
 }
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -134,6 +150,16 @@ describe('responses match the API description', () => {
     expect(recovery.data.currencies.length).toBeGreaterThan(0);
     const campaigns = await documented('GET', '/v1/analytics/campaigns', { key, query: { from: today(), to: today() } });
     expect(campaigns.data.campaigns.length).toBeGreaterThan(0);
+
+    // Branding, and the card-update page (HTML) behind a personal link for the customer above
+    await documented('PUT', '/v1/settings/branding', { key, body: { name: 'Acme', accent_color: '#0f766e', support_email: 'help@acme.example' } });
+    await documented('GET', '/v1/settings/branding', { key });
+    const tenant = { merchantId, environment: 'test' as const };
+    const link = { customer_id: receipt.customer_id, campaign_id: 'cmp_openapi', id: 'enr_openapi', payment_id: receipt.payment_id };
+    const pagePath = new URL((await issueUpdateLink({ updatePage }, tenant, link, 'email', runtime.clock.now())).url).pathname;
+    await documentedPage('GET', pagePath);
+    await documentedPage('GET', `${pagePath}/stripe-return`, '', { session_id: 'cs_test_openapi' });
+    await documentedPage('POST', pagePath, 'number=4242424242424242&expiry=12%2F40&cvc=123');
 
     // Last: deletions
     await documented('DELETE', `/v1/webhooks/${endpoint.id}`, { key });

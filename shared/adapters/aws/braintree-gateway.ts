@@ -111,8 +111,28 @@ export type BraintreeSaleResult =
   | { success: true; transaction: BraintreeTransaction }
   | { success: false; message: string; transaction: BraintreeTransaction | null; errors: ValidationError[] };
 
+const clientTokenAnswer = z.object({ clientToken: z.looseObject({ value: z.string().min(1) }) });
+
+const creditCardSchema = z.looseObject({
+  token: z.string().min(1),
+  cardType: text,
+  last4: text,
+  expirationMonth: text,
+  expirationYear: text,
+});
+export type BraintreeCreditCard = z.infer<typeof creditCardSchema>;
+
+/** A vaulted payment method is `<credit-card>`; a refused one (a failed verification) `<api-error-response>`. */
+const vaultAnswer = z.union([z.object({ apiErrorResponse: z.looseObject({ message: z.string() }) }), z.object({ creditCard: creditCardSchema })]);
+
 export interface BraintreeGateway {
   findSubscription(subscriptionId: string): Promise<BraintreeSubscription>;
+  /** clientToken.generate for the customer: what the Drop-in UI in the customer's browser authorizes with. */
+  clientToken(customerId: string): Promise<string>;
+  /** paymentMethod.create from a Drop-in nonce, verified and made the customer's default; a refusal is its message. */
+  vaultNonce(customerId: string, nonce: string): Promise<{ card: BraintreeCreditCard } | { refused: string }>;
+  /** subscription.update: its payment method becomes `token`. */
+  setSubscriptionPaymentMethod(subscriptionId: string, token: string): Promise<void>;
   /** subscription.retryCharge: a sale of `amount` for the subscription's past-due balance, submitted for settlement. */
   retryCharge(subscriptionId: string, amount: string): Promise<BraintreeSaleResult>;
 }
@@ -147,6 +167,20 @@ export function createBraintreeGateway(address: BraintreeGatewayAddress, keys: B
       // The package refuses such ids before sending anything (they could not name a subscription).
       if (!/^[A-Za-z0-9_-]+$/.test(subscriptionId)) throw new BraintreeGatewayError('notFoundError', 'Not Found');
       return parse(subscriptionAnswer, await send(`/subscriptions/${subscriptionId}`, { method: 'GET' })).subscription;
+    },
+    async clientToken(customerId) {
+      const body = { client_token: { customer_id: customerId, version: 2 } };
+      return parse(clientTokenAnswer, await send('/client_token', { method: 'POST', body: JSON.stringify(body) })).clientToken.value;
+    },
+    async vaultNonce(customerId, nonce) {
+      const body = { payment_method: { customer_id: customerId, payment_method_nonce: nonce, options: { make_default: true, verify_card: true } } };
+      const answer = parse(vaultAnswer, await send('/payment_methods', { method: 'POST', body: JSON.stringify(body) }));
+      return 'creditCard' in answer ? { card: answer.creditCard } : { refused: answer.apiErrorResponse.message };
+    },
+    async setSubscriptionPaymentMethod(subscriptionId, token) {
+      if (!/^[A-Za-z0-9_-]+$/.test(subscriptionId)) throw new BraintreeGatewayError('notFoundError', 'Not Found');
+      const body = { subscription: { payment_method_token: token } };
+      parse(subscriptionAnswer, await send(`/subscriptions/${subscriptionId}`, { method: 'PUT', body: JSON.stringify(body) }));
     },
     async retryCharge(subscriptionId, amount) {
       const sale = { transaction: { amount, subscription_id: subscriptionId, options: { submit_for_settlement: true }, type: 'sale' } };

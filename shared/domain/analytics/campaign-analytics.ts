@@ -15,7 +15,17 @@ import type { Tenant } from '../../model/tenant.ts';
 export const MESSAGE_CHANNELS = ['email', 'sms'] as const;
 
 /** The campaign events counted, each on its enrollment's cohort day. */
-export const CAMPAIGN_COHORT_EVENTS = ['campaign.enrolled', 'campaign.message_sent', 'campaign.recovered'] as const;
+export const CAMPAIGN_COHORT_EVENTS = [
+  'campaign.enrolled',
+  'campaign.message_sent',
+  'campaign.recovered',
+  'card_update.link_sent',
+  'card_update.page_opened',
+  'card_update.completed',
+] as const;
+
+/** The card-update funnel's stages, each counted on its link's enrollment cohort. */
+const FUNNEL_COUNTERS = { 'card_update.link_sent': 'links_sent', 'card_update.page_opened': 'pages_opened', 'card_update.completed': 'cards_updated' } as const;
 type CampaignCohortEvent = ServiceEvent<(typeof CAMPAIGN_COHORT_EVENTS)[number]>;
 
 const isCampaignCohortEvent = (event: ServiceEvent): event is CampaignCohortEvent => (CAMPAIGN_COHORT_EVENTS as readonly string[]).includes(event.type);
@@ -36,8 +46,14 @@ export function campaignCountersFor(event: ServiceEvent): Counters | undefined {
       if (typeof data.amount !== 'number' || typeof data.currency !== 'string') return undefined;
       const currency = data.currency.toLowerCase();
       const step = typeof data.step === 'number' ? `step_${data.step}_recovered` : 'recovered_before_first_message';
-      return { recovered_count: 1, [`recovered_count_${currency}`]: 1, [`recovered_amount_${currency}`]: data.amount, [step]: 1 };
+      const counters: Counters = { recovered_count: 1, [`recovered_count_${currency}`]: 1, [`recovered_amount_${currency}`]: data.amount, [step]: 1 };
+      if (data.recovery_channel === 'card_update') counters.card_update_recovered = 1;
+      return counters;
     }
+    case 'card_update.link_sent':
+    case 'card_update.page_opened':
+    case 'card_update.completed':
+      return { [FUNNEL_COUNTERS[event.type]]: 1 };
   }
 }
 
@@ -57,6 +73,11 @@ export async function recordForCampaignAnalytics(tenant: Tenant, event: ServiceE
 }
 
 // ---- Queries -----------------------------------------------------------------------------------
+
+/** Links sent → pages opened → cards updated → payments recovered (through the card update). */
+function cardUpdateFunnel(c: Counters) {
+  return { links_sent: get(c, 'links_sent'), pages_opened: get(c, 'pages_opened'), cards_updated: get(c, 'cards_updated'), payments_recovered: get(c, 'card_update_recovered') };
+}
 
 function campaignSummary(c: Counters) {
   const enrolled = get(c, 'enrolled_count');
@@ -86,6 +107,7 @@ function campaignSummary(c: Counters) {
     })),
     recovery_rate: rate(recovered, enrolled),
     recovered_before_first_message: get(c, 'recovered_before_first_message'),
+    card_update_funnel: cardUpdateFunnel(c),
     steps: Array.from({ length: lastStep + 1 }, (_, step) => {
       const messages = get(c, `step_${step}_messages`);
       const credited = get(c, `step_${step}_recovered`);
@@ -103,6 +125,7 @@ export async function campaignAnalytics(tenant: Tenant, range: AnalyticsRange, n
   return {
     from: query.from,
     to: query.to,
+    card_update_funnel: cardUpdateFunnel(sum(aggregates)),
     campaigns: ids.map((id) => {
       const campaign = byId.get(id);
       return {

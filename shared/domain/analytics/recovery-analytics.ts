@@ -13,7 +13,7 @@ import type { PaymentEventData, ServiceEvent } from '../../model/events.ts';
  * per currency (docs/decisions.md, Analytics).
  */
 export const CATEGORIES = ['soft_retry', 'hard_customer', 'terminal', 'unknown'] as const satisfies readonly DeclineCategory[];
-export const CHANNELS = ['automatic_retry', 'manual_retry', 'dunning_campaign', 'cancel_flow_save', 'processor'] as const satisfies readonly RecoveryChannel[];
+export const CHANNELS = ['automatic_retry', 'manual_retry', 'card_update', 'dunning_campaign', 'cancel_flow_save', 'processor'] as const satisfies readonly RecoveryChannel[];
 export const INTERVALS = ['day', 'week', 'month'] as const;
 export type Interval = (typeof INTERVALS)[number];
 /** Longest window per interval: a year of days (≤ 366 series points), two years of weeks or months. */

@@ -22,14 +22,18 @@ import type { Payment } from '../../model/payment.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import type { Merchant } from '../../model/merchant.ts';
 import { newEvent } from '../../model/events.ts';
+import type { CardUpdateLink } from '../../model/card-update-link.ts';
+import { safePaymentUpdateUrl } from '../../model/payment-update-url.ts';
+import type { UpdatePageAddress } from '../../ports/update-page.ts';
+import { issueUpdateLink, linkEvent } from '../card-updates/update-links.ts';
 
 /**
  * Sending a due dunning step: the only part of the engine that talks to the mail and sms channels,
  * kept apart so functions that only enroll or stop sequences need no channel configuration.
  */
 
-/** A due step is sent on its channel, and the sequence's next step scheduled (or its end recorded). */
-export type StepPorts = Pick<Ports, 'scheduler' | 'mailer' | 'smsSender'>;
+/** A due step is sent on its channel with the customer's card-update link, and the sequence's next step scheduled (or its end recorded). */
+export type StepPorts = Pick<Ports, 'scheduler' | 'mailer' | 'smsSender'> & { updatePage: UpdatePageAddress };
 
 export interface StepReport {
   outcome: 'sent' | 'held' | 'stopped' | 'completed' | 'stale' | 'skipped';
@@ -77,7 +81,7 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
     return { outcome: 'stopped', reason };
   }
   const step = version.steps[enrollment.next_step]!;
-  const delivery = await sendStep(ports, tenant, enrollment, step, customer, payment, merchant, now);
+  const { delivery, link } = await sendStep(ports, tenant, enrollment, step, customer, payment, merchant, now);
   const sent = delivery === 'sent';
   const outOfSteps = enrollment.next_step + 1 >= version.steps.length;
   // Capped with steps left: the sequence stops on max_attempts, as it would before its next step.
@@ -102,6 +106,7 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
   if (sent) {
     const data = { campaign_id: enrollment.campaign_id, enrollment_id: enrollment.id, customer_id: customer.id, payment_id: enrollment.payment_id, step: enrollment.next_step, channel: step.channel };
     writes.push(recordEventWrite(tenant, newEvent(tenant, 'campaign.message_sent', data, now)));
+    if (link) writes.push(recordEventWrite(tenant, linkEvent(tenant, 'card_update.link_sent', link, now)));
   }
   const committed = (await transact(writes)).committed;
   if (committed && !isLast) await scheduleStep(ports, tenant, next, new Date(next.next_step_at!));
@@ -152,8 +157,8 @@ const fallbackTemplate = (enrollment: Enrollment, step: CampaignStep, payment: P
   builtInFor(enrollment.calendar ? calendarTemplate('', enrollment.calendar.trigger) : templateForAction(payment?.customer_action ?? null), step.channel)!;
 
 /** What the message is about: the failure, or the calendar occasion and the card it concerns. */
-function factsOf(enrollment: Enrollment, customer: Customer, payment: Payment | undefined, merchant: Merchant | undefined): MessageFacts {
-  const facts = failureFacts(customer, payment, merchant?.payment_update_url ?? null);
+function factsOf(enrollment: Enrollment, customer: Customer, payment: Payment | undefined, updateUrl: string | null): MessageFacts {
+  const facts = failureFacts(customer, payment, updateUrl);
   const calendar = enrollment.calendar;
   if (!calendar || !enrollment.card_at_enrollment) return facts;
   const occasion: MessageOccasion = calendar.trigger === 'card_expiring' ? { kind: 'card_expiring' } : { kind: 'pre_dunning', renewsAt: calendar.renews_at! };
@@ -180,12 +185,17 @@ async function sendStep(
   payment: Payment | undefined,
   merchant: Merchant | undefined,
   now: Date,
-): Promise<'sent' | SkipReason> {
+): Promise<{ delivery: 'sent' | SkipReason; link?: CardUpdateLink }> {
   const reference = stepReference(enrollment);
   const to = step.channel === 'email' ? customer.email : customer.phone;
-  if (!to) return 'no_address';
+  if (!to) return { delivery: 'no_address' };
+  const slot = await claimMessageSlot(tenant, enrollment, now, MESSAGE_SPACING_HOURS);
+  if (!slot) return { delivery: 'duplicate' };
+  // The merchant's own page wins when set; otherwise the customer's personal link to ours.
+  const merchantPage = safePaymentUpdateUrl(merchant?.payment_update_url ?? null);
+  const personal = merchantPage === null ? await issueUpdateLink(ports, tenant, enrollment, step.channel, now) : undefined;
   const [template, branding] = await Promise.all([templateFor(tenant, enrollment, step, payment), brandingOf(tenant)]);
-  const values = templateValues(factsOf(enrollment, customer, payment, merchant), branding, now);
+  const values = templateValues(factsOf(enrollment, customer, payment, merchantPage ?? personal?.url ?? null), branding, now);
   // The step's subject wins over the template's; `{merchant}` in it is the merchant's name, as it always was.
   const render = (chosen: MessageTemplate) => renderMessage(chosen, values, branding, step.subject?.replaceAll('{merchant}', branding.name));
   let message: RenderedMessage;
@@ -196,8 +206,6 @@ async function sendStep(
     log.warn('dunning step template failed to render: sending the built-in one', { template_id: template.id, reference, reason: error instanceof Error ? error.message : String(error) });
     message = render(fallbackTemplate(enrollment, step, payment));
   }
-  const slot = await claimMessageSlot(tenant, enrollment, now, MESSAGE_SPACING_HOURS);
-  if (!slot) return 'duplicate';
   const delivery = await deliver(step, reference, () =>
     message.channel === 'email'
       ? ports.mailer.send({ tenant, to, reference, subject: message.subject, text: message.text, html: message.html })
@@ -205,7 +213,7 @@ async function sendStep(
   );
   // Only a message sent keeps the slot: a skipped one leaves it to the customer's other sequences.
   if (delivery !== 'sent') await restoreMessageSlot(tenant, enrollment, now, slot.previous);
-  return delivery;
+  return { delivery, link: personal?.link };
 }
 
 /**

@@ -225,7 +225,7 @@ export function stopReason(version: CampaignVersion, enrollment: Enrollment, pay
 export async function settleEnrollments(
   ports: DunningPorts,
   tenant: Tenant,
-  payment: Pick<Payment, 'id' | 'customer_id' | 'status' | 'amount' | 'currency' | 'recovered_at'>,
+  payment: Pick<Payment, 'id' | 'customer_id' | 'status' | 'amount' | 'currency' | 'recovered_at'> & Partial<Pick<Payment, 'recovery_channel'>>,
   now: Date,
 ): Promise<void> {
   if (payment.customer_id === null) return;
@@ -250,7 +250,7 @@ export async function creditRecovery(
   ports: DunningPorts,
   tenant: Tenant,
   enrollment: Enrollment,
-  payment: Pick<Payment, 'id' | 'amount' | 'currency' | 'recovered_at'>,
+  payment: Pick<Payment, 'id' | 'amount' | 'currency' | 'recovered_at'> & Partial<Pick<Payment, 'recovery_channel'>>,
   now: Date,
 ): Promise<void> {
   const recoveredAt = payment.recovered_at ? new Date(payment.recovered_at) : now;
@@ -270,7 +270,13 @@ export async function creditRecovery(
   });
 }
 
-async function creditOnce(ports: DunningPorts, tenant: Tenant, enrollment: Enrollment, payment: Pick<Payment, 'id' | 'amount' | 'currency'>, now: Date): Promise<boolean> {
+async function creditOnce(
+  ports: DunningPorts,
+  tenant: Tenant,
+  enrollment: Enrollment,
+  payment: Pick<Payment, 'id' | 'amount' | 'currency'> & Partial<Pick<Payment, 'recovery_channel'>>,
+  now: Date,
+): Promise<boolean> {
   const [version, campaign] = await Promise.all([
     findCampaignVersion(tenant, enrollment.campaign_id, enrollment.campaign_version),
     findCampaign(tenant, enrollment.campaign_id),
@@ -287,6 +293,7 @@ async function creditOnce(ports: DunningPorts, tenant: Tenant, enrollment: Enrol
       step: lastSentStep(enrollment),
       amount: payment.amount,
       currency: payment.currency,
+      recovery_channel: payment.recovery_channel ?? null,
     },
     now,
   );

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { hasEnded, toPaymentMethod, type Customer } from '../../model/customer.ts';
 import { lockTimeout } from '../../model/errors.ts';
 import { newEvent, type ServiceEvent, type SubscriptionNews } from '../../model/events.ts';
-import { isAnonymised, isOpen, type Payment, type RecoveryChannel } from '../../model/payment.ts';
+import { isAnonymised, isOpen, RETRY_CHANNELS, type Payment, type RecoveryChannel } from '../../model/payment.ts';
 import type { ProcessorConnection } from '../../model/processor-connection.ts';
 import type { ProcessorEvent } from '../../model/processor-event.ts';
 import type { Tenant } from '../../model/tenant.ts';
@@ -256,7 +256,7 @@ async function completeDuplicate(
  * in flight, else a campaign that messaged the customer about this failure, else the processor.
  */
 async function channelOf(tenant: Tenant, payment: Payment): Promise<RecoveryChannel> {
-  if (payment.status === 'retrying') return payment.retry_trigger === 'manual' ? 'manual_retry' : 'automatic_retry';
+  if (payment.status === 'retrying') return RETRY_CHANNELS[payment.retry_trigger ?? 'automatic'];
   if (payment.customer_id === null) return 'processor';
   const enrollments = await enrollmentsOf(tenant, payment.customer_id, payment.id);
   return enrollments.some((enrollment) => enrollment.messages_sent > 0) ? 'dunning_campaign' : 'processor';

@@ -368,14 +368,23 @@ async function holdBack(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, read: P
   });
 }
 
-/** POST /v1/payments/{id}/retry: claims the next attempt now and hands it to the retry job. */
-export async function retryPaymentNow(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, paymentId: string, now: Date): Promise<Payment> {
-  const claimed = await claimUnwatched(tenant, paymentId, 'manual', now);
+/**
+ * POST /v1/payments/{id}/retry (manual), or a new card from the card-update page: claims the next
+ * attempt now, through the one claim every attempt goes through, and hands it to the retry job.
+ */
+export async function retryPaymentNow(
+  ports: Pick<Ports, 'scheduler'>,
+  tenant: Tenant,
+  paymentId: string,
+  now: Date,
+  trigger: Exclude<RetryTrigger, 'automatic'> = 'manual',
+): Promise<Payment> {
+  const claimed = await claimUnwatched(tenant, paymentId, trigger, now);
   // Independent calls, made together: the watchdog, the scheduled attempt this one replaces, the run now.
   await Promise.all([
     armWatchdog(ports, tenant, claimed, now),
     ports.scheduler.cancel(retryJobId(claimed.id, claimed.retry_count)),
-    dispatchClaimedAttempt(ports, tenant, claimed, 'manual', now),
+    dispatchClaimedAttempt(ports, tenant, claimed, trigger, now),
   ]);
   return claimed;
 }

@@ -1,7 +1,7 @@
 import { classifyDecline } from '../declines/decline-classification.ts';
 import { countRecovery, countTerminal, withStatus } from '../ingestion/failure-accounting.ts';
 import type { Customer } from '../../model/customer.ts';
-import { isAnonymised, type Payment, type RetryAttempt } from '../../model/payment.ts';
+import { isAnonymised, RETRY_CHANNELS, type Payment, type RetryAttempt, type RetryTrigger } from '../../model/payment.ts';
 import type { RetryOutcome } from '../../ports/payment-processor.ts';
 import { MAX_CONSECUTIVE_NO_ANSWERS, nextRetryAt, noAnswerRerunAt } from './retry-policy.ts';
 
@@ -9,11 +9,14 @@ import { MAX_CONSECUTIVE_NO_ANSWERS, nextRetryAt, noAnswerRerunAt } from './retr
  * Pure state changes for retries: claiming an attempt, and what each processor answer does to the
  * payment and its customer. retry-execution.ts persists them.
  */
-export type RetryTrigger = 'automatic' | 'manual';
+export type { RetryTrigger };
 
-/** §3.2: a manual retry may start from pending or communication_pending; a scheduled one only from pending. */
+/**
+ * §3.2: a manual retry may start from pending or communication_pending; a scheduled one only from
+ * pending. A new card is the customer's action communication_pending waits for, so it may too.
+ */
 export function canStartRetry(payment: Payment, trigger: RetryTrigger): boolean {
-  return trigger === 'manual' ? payment.status === 'pending' || payment.status === 'communication_pending' : payment.status === 'pending';
+  return trigger === 'automatic' ? payment.status === 'pending' : payment.status === 'pending' || payment.status === 'communication_pending';
 }
 
 export function claimAttempt(payment: Payment, now: Date, trigger: RetryTrigger): Payment {
@@ -100,7 +103,7 @@ export function applyOutcome(input: {
       status: 'recovered',
       recovered_at: at,
       next_retry_at: null,
-      recovery_channel: trigger === 'manual' ? 'manual_retry' : 'automatic_retry',
+      recovery_channel: RETRY_CHANNELS[trigger],
     };
     return { payment: next, customer: customer && countRecovery(customer, next, now), nextAttemptAt: null, events: ['payment.recovered', 'customer.retained'] };
   }

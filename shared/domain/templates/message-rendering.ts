@@ -3,7 +3,6 @@ import type { Customer, PaymentMethod } from '../../model/customer.ts';
 import type { Payment } from '../../model/payment.ts';
 import type { MessageTemplate, TemplateValues } from '../../model/message-template.ts';
 import { formatMoney } from '../../model/money.ts';
-import { safePaymentUpdateUrl } from '../../model/payment-update-url.ts';
 import { renderSource } from './template-language.ts';
 
 /**
@@ -23,7 +22,7 @@ export interface MessageFacts {
   currency: string;
   plan: string | null;
   card: PaymentMethod | null;
-  /** Where the customer updates their payment method; left out when unset or not an https URL. */
+  /** Where the customer updates their payment method, as chosen: the merchant's page when safe, else their personal link. */
   updateUrl: string | null;
   occasion: MessageOccasion;
 }
@@ -76,7 +75,7 @@ export function templateValues(facts: MessageFacts, branding: Branding, now: Dat
     formatted_amount: facts.amount === null ? null : formatMoney(facts.amount, facts.currency),
     merchant_name: branding.name,
     support_email: branding.support_email,
-    update_url: safePaymentUpdateUrl(facts.updateUrl),
+    update_url: facts.updateUrl,
     days_since_failure:
       occasion.kind === 'failure' && occasion.failedAt !== null ? Math.max(0, Math.floor((now.getTime() - Date.parse(occasion.failedAt)) / DAY_MS)) : null,
     plan: facts.plan,

@@ -75,11 +75,17 @@ export const recoveryAnalyticsSchema = z
   })
   .meta({ id: 'RecoveryAnalytics' });
 
+/** The card-update funnel of personal links in dunning messages. */
+const cardUpdateFunnel = z
+  .strictObject({ links_sent: count, pages_opened: count, cards_updated: count, payments_recovered: count })
+  .meta({ id: 'CardUpdateFunnel', description: 'Personal card-update links sent in messages → pages opened (once per link) → cards updated → payments recovered through the update' });
+
 /** GET /v1/analytics/campaigns: enrollment cohorts of [from, to], per campaign. */
 export const campaignAnalyticsSchema = z
   .strictObject({
     from: day,
     to: day,
+    card_update_funnel: cardUpdateFunnel,
     campaigns: z.array(
       z.strictObject({
         campaign_id: prefixedId('cmp'),
@@ -91,6 +97,7 @@ export const campaignAnalyticsSchema = z
         recovered_amounts: z.array(z.strictObject({ currency, count, amount })),
         recovery_rate: rate,
         recovered_before_first_message: count,
+        card_update_funnel: cardUpdateFunnel,
         steps: z.array(z.strictObject({ step: count, messages_sent: count, recovered_count: count, conversion_rate: rate })),
       }),
     ),

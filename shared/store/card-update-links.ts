@@ -1,0 +1,43 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../runtime.ts';
+import { linkExpiresAt, type CardUpdateLink } from '../model/card-update-link.ts';
+import { isConditionFailure } from './dynamo.ts';
+import { entityOf, storedItem } from './items.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * Card-update links live outside any tenant partition, keyed by the SHA-256 of their token: the token
+ * is all the customer's browser presents, so it must find the link before the tenant is known. The
+ * item holds ids only (no personal data); `expires_at` is the table's TTL attribute.
+ */
+const linkKey = (tokenHash: string) => ({ pk: `CARDUPDATE#${tokenHash}`, sk: 'LINK' });
+
+export async function insertLink(tokenHash: string, link: CardUpdateLink): Promise<void> {
+  const item = storedItem(linkKey(tokenHash), 'card_update_link', link, { expires_at: linkExpiresAt(link.issued_at) });
+  await db.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+}
+
+export async function findLink(tokenHash: string): Promise<CardUpdateLink | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: linkKey(tokenHash), ConsistentRead: true }));
+  return Item ? entityOf<CardUpdateLink>(Item, ['expires_at']) : undefined;
+}
+
+/** Records the first opening; true only for the request that made it (the funnel counts a link once). */
+export async function markLinkOpened(tokenHash: string, at: Date): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: linkKey(tokenHash),
+        UpdateExpression: 'SET opened_at = :at',
+        ConditionExpression: 'attribute_exists(pk) AND opened_at = :never',
+        ExpressionAttributeValues: { ':at': at.toISOString(), ':never': null },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
