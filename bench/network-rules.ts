@@ -7,6 +7,7 @@
  * reading of each card's raw history (test/support/network-history.ts); fees are the networks'
  * published per-attempt fees, an estimate.
  */
+import { seededRandom } from '../shared/adapters/local/port-faults.ts';
 import { classifyDecline } from '../shared/domain/declines/decline-classification.ts';
 import { PROCESSOR_TABLES } from '../shared/domain/declines/decline-tables.ts';
 import { ruleById } from '../shared/domain/declines/network-rules.ts';
@@ -18,18 +19,6 @@ import { ruleBroken, type Authorization } from '../test/support/network-history.
 const HOUR = 3_600_000;
 const START = Date.parse('2026-10-01T00:00:00Z');
 const EXPIRY = '12/2030';
-
-/** Deterministic draws (mulberry32), so a run is repeatable. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 type Network = 'visa' | 'mastercard';
 interface Failure {
@@ -161,7 +150,7 @@ function naive(network: Network, failures: Failure[], draw: () => number, tally:
 }
 
 export function benchNetworkRules(cards: number, seed = 25) {
-  const draw = random(seed);
+  const draw = seededRandom(seed);
   const codes = { stripe: Object.keys(PROCESSOR_TABLES.stripe!), braintree: Object.keys(PROCESSOR_TABLES.braintree!) };
   const portfolio = Array.from({ length: cards }, () => {
     const network: Network = draw() < 0.55 ? 'visa' : 'mastercard';
@@ -174,9 +163,9 @@ export function benchNetworkRules(cards: number, seed = 25) {
   const withGuard = emptyTally();
   const fixed = emptyTally();
   const started = performance.now();
-  for (const card of portfolio) guarded(card.network, card.failures, random(seed + card.failures[0]!.at), withGuard);
+  for (const card of portfolio) guarded(card.network, card.failures, seededRandom(seed + card.failures[0]!.at), withGuard);
   const guardMs = performance.now() - started;
-  for (const card of portfolio) naive(card.network, card.failures, random(seed + card.failures[0]!.at), fixed);
+  for (const card of portfolio) naive(card.network, card.failures, seededRandom(seed + card.failures[0]!.at), fixed);
   return {
     cards,
     payments: portfolio.reduce((sum, card) => sum + card.failures.length, 0),

@@ -11,6 +11,7 @@ import { count, rate, utcDay, words } from '../format.ts';
 import { useAction, useLoad } from '../load.ts';
 import { href, navigate } from '../router.ts';
 import { rangeFrom, type DayRange } from '../ranges.ts';
+import { TableHead } from '../components/table-head.tsx';
 
 type Campaign = components['schemas']['Campaign'];
 type CampaignReport = components['schemas']['CampaignAnalytics']['campaigns'][number];
@@ -153,17 +154,7 @@ function StepFunnel({ campaign, report }: { campaign: Campaign; report: Campaign
       <div class="table-scroll">
         <table>
           <caption class="visually-hidden">Steps</caption>
-          <thead>
-            <tr>
-              <th scope="col">Step</th>
-              <th scope="col">Channel</th>
-              <th scope="col">Message</th>
-              <th scope="col">Delay</th>
-              <th scope="col">Sent</th>
-              <th scope="col">Recoveries</th>
-              <th scope="col">Conversion</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Step', 'Channel', 'Message', 'Delay', 'Sent', 'Recoveries', 'Conversion']} />
           <tbody>
             {campaign.steps.map((step) => (
               <tr>

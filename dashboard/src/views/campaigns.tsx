@@ -6,6 +6,7 @@ import { FilteredList } from '../components/filtered-list.tsx';
 import { Status, Time } from '../components/values.tsx';
 import { rate, words } from '../format.ts';
 import { href } from '../router.ts';
+import { TableHead } from '../components/table-head.tsx';
 
 type CampaignQuery = NonNullable<paths['/v1/campaigns']['get']['parameters']['query']>;
 
@@ -44,18 +45,7 @@ export function CampaignList({ query }: { query: URLSearchParams }) {
       >
         {(items) => (
           <>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">Steps</th>
-                <th scope="col">Enrolled</th>
-                <th scope="col">Recovered</th>
-                <th scope="col">Recovery rate</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Name', 'Status', 'Trigger', 'Steps', 'Enrolled', 'Recovered', 'Recovery rate', 'Created']} />
             <tbody>
               {items.map((campaign) => (
                 <tr>

@@ -10,6 +10,7 @@ import { Empty, ErrorNotice, Resolved } from '../components/states.tsx';
 import { Status, Time } from '../components/values.tsx';
 import { count, rate, words } from '../format.ts';
 import { useAction, useLoad } from '../load.ts';
+import { TableHead } from '../components/table-head.tsx';
 
 type CancelFlow = components['schemas']['CancelFlow'];
 type Feedback = components['schemas']['CancelFeedback'];
@@ -85,16 +86,7 @@ function FlowTable({ flows, onChange }: { flows: CancelFlow[]; onChange: () => v
       <div class="table-scroll">
         <table>
           <caption class="visually-hidden">Cancel flows</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Steps</th>
-              <th scope="col">Allowed origins</th>
-              <th scope="col">Activated</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Name', 'Status', 'Steps', 'Allowed origins', 'Activated', 'Action']} />
           <tbody>
             {flows.map((flow) => (
               <tr>
@@ -181,16 +173,7 @@ function Summary({ records, total }: { records: Feedback[]; total: number }) {
 function FeedbackRows({ records }: { records: Feedback[] }) {
   return (
     <>
-      <thead>
-        <tr>
-          <th scope="col">Completed</th>
-          <th scope="col">Outcome</th>
-          <th scope="col">Reason</th>
-          <th scope="col">In their words</th>
-          <th scope="col">Offer</th>
-          <th scope="col">Subscriber</th>
-        </tr>
-      </thead>
+      <TableHead columns={['Completed', 'Outcome', 'Reason', 'In their words', 'Offer', 'Subscriber']} />
       <tbody>
         {records.map((record) => (
           <tr>

@@ -7,6 +7,7 @@ import { Money, Status, Time } from '../components/values.tsx';
 import { rate, words } from '../format.ts';
 import { useAction, useLoad } from '../load.ts';
 import { href, navigate } from '../router.ts';
+import { TableHead } from '../components/table-head.tsx';
 
 type Customer = components['schemas']['Customer'];
 type CustomerPayment = components['schemas']['CustomerPayment'];
@@ -96,15 +97,7 @@ function CustomerDetail({ customer, payments, paymentTotal, enrollments }: { cus
       ) : (
         <div class="table-scroll">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Amount</th>
-                <th scope="col">Status</th>
-                <th scope="col">Decline</th>
-                <th scope="col">Retries</th>
-                <th scope="col">Failed</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Amount', 'Status', 'Decline', 'Retries', 'Failed']} />
             <tbody>
               {payments.map((payment) => (
                 <tr>

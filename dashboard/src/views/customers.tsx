@@ -4,6 +4,7 @@ import type { Filter } from '../components/filter-form.tsx';
 import { FilteredList } from '../components/filtered-list.tsx';
 import { Money, Status, Time } from '../components/values.tsx';
 import { href } from '../router.ts';
+import { TableHead } from '../components/table-head.tsx';
 
 type CustomerQuery = NonNullable<paths['/v1/customers']['get']['parameters']['query']>;
 
@@ -40,16 +41,7 @@ export function CustomerList({ query }: { query: URLSearchParams }) {
       >
         {(items) => (
           <>
-            <thead>
-              <tr>
-                <th scope="col">Customer</th>
-                <th scope="col">Status</th>
-                <th scope="col">Open / all failures</th>
-                <th scope="col">Recovered</th>
-                <th scope="col">Processor</th>
-                <th scope="col">First seen</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Customer', 'Status', 'Open / all failures', 'Recovered', 'Processor', 'First seen']} />
             <tbody>
               {items.map((customer) => (
                 <tr>

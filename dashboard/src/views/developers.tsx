@@ -8,6 +8,7 @@ import { ActionButton } from '../components/controls.tsx';
 import { Empty, ErrorNotice, Resolved } from '../components/states.tsx';
 import { Status, Time } from '../components/values.tsx';
 import { useAction, useLoad } from '../load.ts';
+import { TableHead } from '../components/table-head.tsx';
 
 type ApiKey = components['schemas']['ApiKey'];
 type Endpoint = components['schemas']['WebhookEndpoint'];
@@ -96,16 +97,7 @@ function ApiKeys() {
             <div class="table-scroll">
               <table>
                 <caption class="visually-hidden">API keys</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Key</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
+                <TableHead columns={['Name', 'Key', 'Scopes', 'Status', 'Created', 'Actions']} />
                 <tbody>
                   {data.map((key) => (
                     <tr>
@@ -241,16 +233,7 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
           ) : (
             <table>
               <caption class="visually-hidden">Deliveries to {endpoint.url}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Event', 'Status', 'Attempts', 'Last answer', 'Created', 'Action']} />
               <tbody>
                 {data.map((delivery) => (
                   <tr>

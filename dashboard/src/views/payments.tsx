@@ -5,6 +5,7 @@ import { FilteredList } from '../components/filtered-list.tsx';
 import { Money, Status, Time } from '../components/values.tsx';
 import { words } from '../format.ts';
 import { href } from '../router.ts';
+import { TableHead } from '../components/table-head.tsx';
 
 type PaymentQuery = NonNullable<paths['/v1/payments']['get']['parameters']['query']>;
 
@@ -40,17 +41,7 @@ export function PaymentList({ query }: { query: URLSearchParams }) {
       >
         {(items) => (
           <>
-            <thead>
-              <tr>
-                <th scope="col">Amount</th>
-                <th scope="col">Status</th>
-                <th scope="col">Decline</th>
-                <th scope="col">Processor</th>
-                <th scope="col">Retries</th>
-                <th scope="col">Next retry</th>
-                <th scope="col">Failed</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Amount', 'Status', 'Decline', 'Processor', 'Retries', 'Next retry', 'Failed']} />
             <tbody>
               {items.map((payment) => (
                 <tr>
