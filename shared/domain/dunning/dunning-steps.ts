@@ -195,7 +195,7 @@ async function sendStep(
   const merchantPage = safePaymentUpdateUrl(merchant?.payment_update_url ?? null);
   const personal = merchantPage === null ? await issueUpdateLink(ports, tenant, enrollment, step.channel, now) : undefined;
   const [template, branding] = await Promise.all([templateFor(tenant, enrollment, step, payment), brandingOf(tenant)]);
-  const values = templateValues(factsOf(enrollment, customer, payment, merchantPage ?? personal?.url ?? null), branding, now);
+  const values = templateValues({ ...factsOf(enrollment, customer, payment, merchantPage), personalLink: personal?.url ?? null }, branding, now);
   // The step's subject wins over the template's; `{merchant}` in it is the merchant's name, as it always was.
   const render = (chosen: MessageTemplate) => renderMessage(chosen, values, branding, step.subject?.replaceAll('{merchant}', branding.name));
   let message: RenderedMessage;

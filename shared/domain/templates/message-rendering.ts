@@ -2,6 +2,7 @@ import type { Branding } from '../../model/branding.ts';
 import type { Customer, PaymentMethod } from '../../model/customer.ts';
 import type { Payment } from '../../model/payment.ts';
 import type { MessageTemplate, TemplateValues } from '../../model/message-template.ts';
+import { safePaymentUpdateUrl } from '../../model/payment-update-url.ts';
 import { formatMoney } from '../../model/money.ts';
 import { renderSource } from './template-language.ts';
 
@@ -22,8 +23,10 @@ export interface MessageFacts {
   currency: string;
   plan: string | null;
   card: PaymentMethod | null;
-  /** Where the customer updates their payment method, as chosen: the merchant's page when safe, else their personal link. */
+  /** The merchant's own payment-update page (its setting); left out when unset or not an https URL. */
   updateUrl: string | null;
+  /** The customer's personal link to our card-update page, used when the merchant's page is not. */
+  personalLink?: string | null;
   occasion: MessageOccasion;
 }
 
@@ -75,7 +78,7 @@ export function templateValues(facts: MessageFacts, branding: Branding, now: Dat
     formatted_amount: facts.amount === null ? null : formatMoney(facts.amount, facts.currency),
     merchant_name: branding.name,
     support_email: branding.support_email,
-    update_url: facts.updateUrl,
+    update_url: safePaymentUpdateUrl(facts.updateUrl) ?? facts.personalLink ?? null,
     days_since_failure:
       occasion.kind === 'failure' && occasion.failedAt !== null ? Math.max(0, Math.floor((now.getTime() - Date.parse(occasion.failedAt)) / DAY_MS)) : null,
     plan: facts.plan,

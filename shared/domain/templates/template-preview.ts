@@ -2,7 +2,6 @@ import { newId } from '../../ids.ts';
 import { ServiceError, stateConflict, validationFailed } from '../../model/errors.ts';
 import { smsLength, type MessageTemplate, type SmsLength } from '../../model/message-template.ts';
 import { isOpen } from '../../model/payment.ts';
-import { safePaymentUpdateUrl } from '../../model/payment-update-url.ts';
 import { retryAfterSeconds } from '../../model/sliding-window.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { ChannelUnavailable, PermanentSendFailure } from '../../ports/messaging.ts';
@@ -37,7 +36,7 @@ async function customerFacts(tenant: Tenant, customerId: string): Promise<{ fact
   const [customer, payments, merchant] = await Promise.all([findCustomer(tenant, customerId), paymentsOfCustomer(tenant, customerId), findMerchant(tenant.merchantId)]);
   if (!customer) throw validationFailed(`Invalid customer_id: no such customer in ${tenant.environment} mode: '${customerId}'`, 'customer_id');
   const latest = payments.filter((payment) => isOpen(payment.status)).sort((a, b) => (a.created_at < b.created_at ? 1 : -1))[0];
-  return { facts: failureFacts(customer, latest, safePaymentUpdateUrl(merchant?.payment_update_url ?? null)), paymentId: latest?.id ?? null };
+  return { facts: failureFacts(customer, latest, merchant?.payment_update_url ?? null), paymentId: latest?.id ?? null };
 }
 
 /** POST /v1/templates/{id}/preview: the message as a customer would get it, frame and footer included. */
