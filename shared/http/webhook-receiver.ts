@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { isDeepStrictEqual } from 'node:util';
 import * as z from '../zod.ts';
+import { cardSetup } from '../composition/card-setup.ts';
 import { keyVault } from '../composition/key-vault.ts';
 import { scheduler } from '../composition/scheduler.ts';
 import { runtime } from '../runtime.ts';
@@ -67,7 +68,7 @@ export function webhookReceiver(psp: string | 'from-path', verify: Verifier, req
     const { connection_id: connectionId, psp: pathPsp } = parseInput(params, event.pathParameters ?? {}, 'path');
     const now = runtime.clock.now();
     const { connection, parsed } = await verifiedEvent(connectionId, psp === 'from-path' ? pathPsp : psp, event, verify, now);
-    const result = await ingestProcessorEvent({ scheduler }, connection, parsed, now);
+    const result = await ingestProcessorEvent({ scheduler, cardSetup, keyVault }, connection, parsed, now);
     return jsonResult(200, { received: true, event_id: parsed.eventId, ...result } satisfies WebhookReceipt);
   });
   return withContract(handler, { surface: 'webhook', params, ...request });

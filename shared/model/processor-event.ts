@@ -98,6 +98,16 @@ export type ProcessorEvent =
       customer: CustomerSnapshot;
       paymentMethod: PaymentMethodSnapshot;
     })
+  | (EventBase & {
+      /** A card saved at the processor by a session our card-update page started, named by the session's metadata. */
+      kind: 'card_setup_completed';
+      /** What the processor completes it by (a Checkout Session's or SetupIntent's id). */
+      proof: string;
+      merchantId: string;
+      environment: string;
+      customerId: string;
+      linkId: string;
+    })
   | (EventBase & { kind: 'ignored'; type: string });
 
 /** Why a webhook was refused (bad or stale signature, malformed payload): 400, nothing stored. */

@@ -86,9 +86,29 @@ export function parseStripeWebhook(
         paymentMethod: typeof newDefault === 'string' ? unknownCard() : fromPaymentMethod(newDefault),
       };
     }
+    case 'checkout.session.completed': {
+      const session = parsePart(checkoutSessionSchema, object, `${event.type} data.object`);
+      const setup = session.mode === 'setup' ? cardSetupOf(session.id, session.metadata) : null;
+      return setup ? { ...base, ...setup } : ignored;
+    }
+    case 'setup_intent.succeeded': {
+      const intent = parsePart(setupIntentSchema, object, `${event.type} data.object`);
+      const setup = cardSetupOf(intent.id, intent.metadata);
+      return setup ? { ...base, ...setup } : ignored;
+    }
     default:
       return ignored;
   }
+}
+
+type CardSetupFields = Omit<Extract<ProcessorEvent, { kind: 'card_setup_completed' }>, 'eventId' | 'occurredAt'>;
+
+/** Only sessions our card-update page started carry this metadata; any other setup is the merchant's own. */
+function cardSetupOf(proof: string, metadata: unknown): CardSetupFields | null {
+  const ours = pageMetadata.safeParse(metadata);
+  if (!ours.success) return null;
+  const { merchant_id: merchantId, environment, customer_id: customerId, link_id: linkId } = ours.data;
+  return { kind: 'card_setup_completed', proof, merchantId, environment, customerId, linkId };
 }
 
 function parseJson(rawBody: string): unknown {
@@ -139,6 +159,12 @@ export const stripeEventEnvelope = z.looseObject({
   created: unixSeconds,
   data: z.looseObject({ object: z.looseObject({}), previous_attributes: z.looseObject({}).nullish() }),
 });
+
+/** What the card-update page puts on its Checkout Session and the session's SetupIntent. */
+const pageMetadata = z.looseObject({ merchant_id: z.string().min(1), environment: z.string().min(1), customer_id: z.string().min(1), link_id: z.string().min(1) });
+
+const checkoutSessionSchema = z.looseObject({ id: z.string().regex(/^cs_/), mode: text, metadata: z.unknown() });
+const setupIntentSchema = z.looseObject({ id: z.string().regex(/^seti_/), metadata: z.unknown() });
 
 const chargeSchema = z.looseObject({
   id: z.string().min(1),

@@ -13,9 +13,19 @@ const { db, tableName } = runtime;
  */
 const linkKey = (tokenHash: string) => ({ pk: `CARDUPDATE#${tokenHash}`, sk: 'LINK' });
 
+/** The processor's events name a link by its id (Checkout's metadata), never by its token. */
+const linkIdKey = (linkId: string) => ({ pk: `CARDUPDATE#ID#${linkId}`, sk: 'TOKEN' });
+
 export async function insertLink(tokenHash: string, link: CardUpdateLink): Promise<void> {
-  const item = storedItem(linkKey(tokenHash), 'card_update_link', link, { expires_at: linkExpiresAt(link.issued_at) });
+  const expires = { expires_at: linkExpiresAt(link.issued_at) };
+  const item = storedItem(linkKey(tokenHash), 'card_update_link', link, expires);
   await db.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  await db.send(new PutCommand({ TableName: tableName, Item: { ...linkIdKey(link.link_id), entity: 'card_update_link_id', token_hash: tokenHash, ...expires } }));
+}
+
+export async function findLinkById(linkId: string): Promise<CardUpdateLink | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: linkIdKey(linkId), ConsistentRead: true }));
+  return typeof Item?.token_hash === 'string' ? findLink(Item.token_hash) : undefined;
 }
 
 export async function findLink(tokenHash: string): Promise<CardUpdateLink | undefined> {

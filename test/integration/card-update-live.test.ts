@@ -4,16 +4,18 @@
  * default and starting the retries through the normal claim; Braintree's Drop-in nonce vaulted and
  * made the subscription's payment method.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { localRuntime } from '../../bin/local/local-runtime.ts';
 import { createBraintreeCardSetup } from '../../shared/adapters/aws/braintree-card-setup.ts';
 import { createStripeCardSetup } from '../../shared/adapters/aws/stripe-card-setup.ts';
+import { localCardSetup } from '../../shared/adapters/local/local-card-setup.ts';
 import { updatePage } from '../../shared/composition/update-page.ts';
 import { completeStripeReturn, showUpdatePage, submitCard, type PagePorts } from '../../shared/domain/card-updates/card-update-page.ts';
 import { issueUpdateLink } from '../../shared/domain/card-updates/update-links.ts';
 import type { CardSetup } from '../../shared/ports/card-setup.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { findCustomer } from '../../shared/store/customers.ts';
+import { listEvents } from '../../shared/store/events.ts';
 import { getPayment } from '../../shared/store/payments.ts';
 import { newMerchant } from '../support/api.ts';
 import { postBraintreeFailure } from '../support/braintree-events.ts';
@@ -38,8 +40,16 @@ const portsWith = (cardSetup: CardSetup): PagePorts => ({ scheduler: localRuntim
 /** A live failure of `psp` and a personal link for its customer, as a dunning message would carry. */
 async function linkFor(merchantId: string, customerId: string, paymentId: string) {
   const tenant = { merchantId, environment: 'live' as const };
-  const { url } = await issueUpdateLink({ updatePage }, tenant, { customer_id: customerId, campaign_id: 'cmp_live', id: 'enr_live', payment_id: paymentId }, 'email', runtime.clock.now());
-  return { tenant, token: url.split('/update/')[1]! };
+  const { url, link } = await issueUpdateLink({ updatePage }, tenant, { customer_id: customerId, campaign_id: 'cmp_live', id: 'enr_live', payment_id: paymentId }, 'email', runtime.clock.now());
+  return { tenant, link, token: url.split('/update/')[1]! };
+}
+
+/** A Checkout Session of `customer` completed in setup mode with `paymentMethod`, and the customer and subscription updates that follow. */
+function completedSetupAtStripe(sessionId: string, customer: string, subscriptionId: string, paymentMethod: object) {
+  const setupIntent = { id: `seti_${sessionId}`, status: 'succeeded', customer, payment_method: paymentMethod };
+  stripe.on('GET', `/v1/checkout/sessions/${sessionId}`, ok({ id: sessionId, mode: 'setup', status: 'complete', customer, setup_intent: setupIntent }));
+  stripe.on('POST', `/v1/customers/${customer}`, ok({ id: customer }));
+  stripe.on('POST', `/v1/subscriptions/${subscriptionId}`, ok({ id: subscriptionId }));
 }
 
 describe('live card updates', () => {
@@ -53,15 +63,7 @@ describe('live card updates', () => {
     const { tenant, token } = await linkFor(merchantId, received.body.customer_id, received.body.payment_id);
     const ports = portsWith(createStripeCardSetup({ host: stripe.host, port: stripe.port, protocol: 'http' }));
     stripe.on('POST', '/v1/checkout/sessions', ok({ id: 'cs_live_1', object: 'checkout.session', url: 'https://checkout.stripe.com/c/pay/cs_live_1', mode: 'setup', customer: 'cus_live_card' }));
-    stripe.on('GET', '/v1/checkout/sessions/cs_live_1', ok({
-      id: 'cs_live_1',
-      mode: 'setup',
-      status: 'complete',
-      customer: 'cus_live_card',
-      setup_intent: { id: 'seti_1', status: 'succeeded', customer: 'cus_live_card', payment_method: { id: 'pm_new', type: 'card', card: { brand: 'mastercard', last4: '4444', exp_month: 5, exp_year: 2031 } } },
-    }));
-    stripe.on('POST', '/v1/customers/cus_live_card', ok({ id: 'cus_live_card' }));
-    stripe.on('POST', `/v1/subscriptions/${failure.ids.sub}`, ok({ id: failure.ids.sub }));
+    completedSetupAtStripe('cs_live_1', 'cus_live_card', failure.ids.sub, { id: 'pm_new', type: 'card', card: { brand: 'mastercard', last4: '4444', exp_month: 5, exp_year: 2031 } });
 
     // Act
     const shown = await showUpdatePage(ports, token, '198.51.100.7', runtime.clock.now());
@@ -82,6 +84,50 @@ describe('live card updates', () => {
     expect(stripe.requests.find((request) => request.path === `/v1/subscriptions/${failure.ids.sub}`)!.form.get('default_payment_method')).toBe('pm_new');
     expect((await findCustomer(tenant, received.body.customer_id))!.payment_method).toMatchObject({ brand: 'mastercard', last_four: '4444' });
     expect(await getPayment(tenant, received.body.payment_id)).toMatchObject({ status: 'retrying', retry_trigger: 'card_update', retry_count: 1 });
+  });
+
+  it("Stripe: checkout.session.completed at the webhook completes the update once; redelivery and the return change nothing", async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    const path = await connect(keys.live_admin, 'stripe', { webhook_secret: STRIPE_SECRET, api_key: 'sk_live_event' });
+    const failure = stripeChargeFailure({ declineCode: 'expired_card', customer: 'cus_live_event' });
+    const received = await postStripe(path, failure.invoice);
+    const { tenant, link, token } = await linkFor(merchantId, received.body.customer_id, received.body.payment_id);
+    completedSetupAtStripe('cs_live_event', 'cus_live_event', failure.ids.sub, { id: 'pm_event', type: 'card', card: { brand: 'visa', last4: '1881', exp_month: 7, exp_year: 2032 } });
+    // The receiver's card setup is the local stand-in (it reaches no processor): here it reaches the fake.
+    const atFake = createStripeCardSetup({ host: stripe.host, port: stripe.port, protocol: 'http' });
+    const complete = vi.spyOn(localCardSetup, 'complete').mockImplementation((request) => atFake.complete(request));
+    const metadata = { merchant_id: merchantId, environment: 'live', customer_id: received.body.customer_id, link_id: link.link_id };
+    const event = { id: 'evt_setup_1', type: 'checkout.session.completed', created: Math.floor(runtime.clock.now().getTime() / 1000), data: { object: { id: 'cs_live_event', object: 'checkout.session', mode: 'setup', metadata } } };
+    const otherMode = { ...event, id: 'evt_pay_1', data: { object: { ...event.data.object, id: 'cs_live_pay', mode: 'payment' } } };
+    const notOurs = { ...event, id: 'evt_setup_2', data: { object: { ...event.data.object, id: 'cs_live_theirs', metadata: { merchant_id: 'mer_someone_else', environment: 'live', customer_id: 'cus_x', link_id: 'lnk_x' } } } };
+
+    try {
+      // Act
+      const first = await postStripe(path, event);
+      const afterFirst = { customer: await findCustomer(tenant, received.body.customer_id), payment: await getPayment(tenant, received.body.payment_id) };
+      const again = await postStripe(path, event);
+      const returned = await completeStripeReturn(portsWith(atFake), token, 'cs_live_event', '198.51.100.9', runtime.clock.now());
+      const ignored = [await postStripe(path, otherMode), await postStripe(path, notOurs)];
+
+      // Assess
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ received: true, outcome: 'updated', customer_id: received.body.customer_id });
+      expect(again.body).toMatchObject({ received: true, outcome: 'duplicate' });
+      expect(returned.entry).toMatchObject({ kind: 'done' });
+      expect(ignored.map((answer) => [answer.status, answer.body.outcome])).toEqual([[200, 'ignored'], [200, 'ignored']]);
+      expect(stripe.requests.find((request) => request.path === '/v1/customers/cus_live_event')!.form.get('invoice_settings[default_payment_method]')).toBe('pm_event');
+      expect(stripe.requests.find((request) => request.path === `/v1/subscriptions/${failure.ids.sub}`)!.form.get('default_payment_method')).toBe('pm_event');
+      expect(afterFirst.customer!.payment_method).toMatchObject({ brand: 'visa', last_four: '1881' });
+      expect(afterFirst.payment).toMatchObject({ status: 'retrying', retry_trigger: 'card_update', retry_count: 1 });
+      expect(await findCustomer(tenant, received.body.customer_id)).toEqual(afterFirst.customer);
+      expect(await getPayment(tenant, received.body.payment_id)).toEqual(afterFirst.payment);
+      const events = await listEvents(tenant);
+      expect(events.filter((recorded) => recorded.type === 'customer.payment_method_updated')).toHaveLength(1);
+      expect(events.filter((recorded) => recorded.type === 'card_update.completed')).toHaveLength(1);
+    } finally {
+      complete.mockRestore();
+    }
   });
 
   it("Stripe: a session of another customer is refused and changes nothing", async () => {

@@ -8,7 +8,12 @@ import type { UpdatePageAddress } from '../../ports/update-page.ts';
 import { findConnectionForPsp } from '../../store/processor-connections.ts';
 import { credentialsOnDemand } from '../ingestion/processor-credentials.ts';
 import { recordCardUpdate, type CardUpdatePorts } from './card-update.ts';
-import { openUpdatePage, readUpdatePage, type UpdatePageState } from './update-links.ts';
+import { sameCard } from '../../model/enrollment.ts';
+import type { ProcessorEvent } from '../../model/processor-event.ts';
+import type { Tenant } from '../../model/tenant.ts';
+import { findLinkById } from '../../store/card-update-links.ts';
+import { findCustomer } from '../../store/customers.ts';
+import { linkFailure, openUpdatePage, readUpdatePage, type UpdatePageState } from './update-links.ts';
 
 /**
  * The card-update page's requests: showing it, taking the card (the test-mode form, Braintree's nonce,
@@ -26,7 +31,7 @@ export interface PageOutcome {
 }
 
 /** What the processor is asked about: the customer's account there, and the subscription of their failure. */
-async function setupRequest(ports: Pick<PagePorts, 'keyVault'>, state: UpdatePageState): Promise<CardSetupRequest> {
+async function setupRequest(ports: Pick<PagePorts, 'keyVault'>, state: Pick<UpdatePageState, 'tenant' | 'psp' | 'customer' | 'pspSubscriptionId'>): Promise<CardSetupRequest> {
   const connection = await findConnectionForPsp(state.tenant, state.psp);
   return {
     tenant: state.tenant,
@@ -120,5 +125,36 @@ export async function completeStripeReturn(ports: PagePorts, token: string, sess
   } catch (error) {
     if (!(error instanceof CardSetupFailed)) throw error;
     return { state, entry: { kind: 'stripe_checkout', problem: error.message } };
+  }
+}
+
+export type CardSetupEvent = Extract<ProcessorEvent, { kind: 'card_setup_completed' }>;
+
+/**
+ * Stripe's checkout.session.completed (setup mode) or setup_intent.succeeded for a session this page
+ * started: the same completion as its return address, whichever arrives first (the later one finds
+ * the same card and changes nothing). Null when the event is not ours to act on: another tenant's
+ * metadata, an unknown link or customer, or a session Stripe does not confirm as this customer's.
+ */
+export async function completeCardSetupEvent(
+  ports: Omit<PagePorts, 'updatePage'>,
+  tenant: Tenant,
+  setup: CardSetupEvent,
+  now: Date,
+): Promise<{ customerId: string; changed: boolean } | null> {
+  if (tenant.environment !== 'live' || setup.merchantId !== tenant.merchantId || setup.environment !== tenant.environment) return null;
+  const link = await findLinkById(setup.linkId);
+  if (!link || link.merchant_id !== tenant.merchantId || link.environment !== tenant.environment || link.customer_id !== setup.customerId) return null;
+  const customer = await findCustomer(tenant, link.customer_id);
+  if (!customer) return null;
+  const { psp, pspSubscriptionId } = await linkFailure(tenant, customer, link);
+  if (psp !== 'stripe') return null;
+  try {
+    const card = await ports.cardSetup.complete({ ...(await setupRequest(ports, { tenant, psp, customer, pspSubscriptionId })), proof: setup.proof });
+    await recordCardUpdate(ports, tenant, customer.id, card, link, now);
+    return { customerId: customer.id, changed: !sameCard(customer.payment_method, card) };
+  } catch (error) {
+    if (!(error instanceof CardSetupFailed)) throw error;
+    return null;
   }
 }

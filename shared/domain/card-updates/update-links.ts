@@ -111,10 +111,16 @@ export async function readUpdatePage(token: string, clientIp: string | undefined
   const tenant = linkTenant(link);
   const [customer, branding, merchant] = await Promise.all([findCustomer(tenant, link.customer_id), brandingOf(tenant), findMerchant(tenant.merchantId)]);
   if (!customer || !linkUsable(link, customer, now)) throw new LinkUnusable(branding);
-  const open = (await paymentsOfCustomer(tenant, customer.id)).filter((payment) => isOpen(payment.status));
+  const { open, psp, pspSubscriptionId } = await linkFailure(tenant, customer, link);
   const owed = open.map((payment) => ({ amount: payment.amount, currency: payment.currency, plan: planOf(payment, customer.subscriptions) }));
+  return { tenant, tokenHash, link, customer, merchant, branding, owed, psp, pspSubscriptionId };
+}
+
+/** The customer's open failures, and the processor and subscription of the one the link is for (else the first). */
+export async function linkFailure(tenant: Tenant, customer: Customer, link: CardUpdateLink): Promise<{ open: Payment[] } & Pick<UpdatePageState, 'psp' | 'pspSubscriptionId'>> {
+  const open = (await paymentsOfCustomer(tenant, customer.id)).filter((payment) => isOpen(payment.status));
   const failure = open.find((payment) => payment.id === link.payment_id) ?? open[0];
-  return { tenant, tokenHash, link, customer, merchant, branding, owed, psp: failure?.psp ?? customer.psp, pspSubscriptionId: failure?.psp_subscription_id ?? null };
+  return { open, psp: failure?.psp ?? customer.psp, pspSubscriptionId: failure?.psp_subscription_id ?? null };
 }
 
 /** GET of the page: the first opening of a link is a funnel stage, recorded once. */

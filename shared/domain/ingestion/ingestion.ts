@@ -6,6 +6,7 @@ import { isAnonymised, isOpen, RETRY_CHANNELS, type Payment, type RecoveryChanne
 import type { ProcessorConnection } from '../../model/processor-connection.ts';
 import type { ProcessorEvent } from '../../model/processor-event.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import { completeCardSetupEvent } from '../card-updates/card-update-page.ts';
 import { wellFormedText } from '../../model/well-formed-text.ts';
 import type { Ports } from '../../ports/ports.ts';
 import { customerListItem } from '../../representations/customer.ts';
@@ -46,8 +47,11 @@ import {
 } from './failure-accounting.ts';
 import { lateOutcomeEvents, recategorization } from './payment-change-events.ts';
 
-/** Ingestion schedules a soft decline's first retry and cancels a pending one when the processor reports the payment paid. */
-export type IngestionPorts = Pick<Ports, 'scheduler'>;
+/**
+ * Ingestion schedules a soft decline's first retry and cancels a pending one when the processor reports
+ * the payment paid; a card saved through the card-update page is completed at the processor.
+ */
+export type IngestionPorts = Pick<Ports, 'scheduler' | 'cardSetup' | 'keyVault'>;
 
 export interface IngestionResult {
   outcome: 'created' | 'duplicate' | 'updated' | 'ignored' | 'erased';
@@ -67,7 +71,7 @@ const refusedAfter = (what: string): ContentionPolicy => ({
 
 type FailedEvent = Extract<ProcessorEvent, { kind: 'payment_failed' }>;
 type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
-type CustomerEvent = Exclude<ProcessorEvent, { kind: 'ignored' }>;
+type CustomerEvent = Exclude<ProcessorEvent, { kind: 'ignored' | 'card_setup_completed' }>;
 
 /** The erasure check of an event about its customer alone (no charge). */
 const customerCheck = (tenant: Tenant, psp: string, event: CustomerEvent): ErasureCheck =>
@@ -109,6 +113,11 @@ export async function ingestProcessorEvent(ports: IngestionPorts, connection: Pr
         if (isDeepStrictEqual(customer.payment_method, paymentMethod)) return undefined;
         return { customer: withStatus({ ...customer, payment_method: paymentMethod }, now) };
       });
+    case 'card_setup_completed': {
+      const completed = await completeCardSetupEvent(ports, tenant, event, now);
+      if (!completed) return { outcome: 'ignored' };
+      return { outcome: completed.changed ? 'updated' : 'duplicate', customer_id: completed.customerId };
+    }
     case 'ignored':
       return { outcome: 'ignored' };
   }
