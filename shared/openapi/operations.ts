@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { campaignAnalyticsSchema, recoveryAnalyticsSchema } from '../representations/schemas/analytics.ts';
 import { apiKeySchema, apiKeyWithSecretSchema, callerSchema } from '../representations/schemas/api-key.ts';
 import {

@@ -78,8 +78,8 @@ beforeAll(async () => {
       name: 'Card problems',
       trigger: 'payment_failed',
       steps: [
-        { channel: 'email', template_id: 'tpl_update_card', subject: 'Your payment did not go through', delay_hours: 0 },
-        { channel: 'email', template_id: 'tpl_reminder', subject: 'A reminder about your payment', delay_hours: 24 },
+        { channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Your payment did not go through', delay_hours: 0 },
+        { channel: 'email', template_id: 'tpl_payment_failed', subject: 'A reminder about your payment', delay_hours: 24 },
       ],
     },
   });
@@ -193,7 +193,7 @@ describe('merchant dashboard in Chromium', () => {
     // Prepare
     await page.goto(`${server.baseUrl}/dashboard/campaigns/new`);
     await page.getByLabel('Name', { exact: true }).fill('Win-back');
-    await page.getByLabel('Template').fill('tpl_win_back');
+    await page.getByLabel('Template').fill('tpl_payment_failed');
     await page.getByLabel('Email subject').fill('We miss you');
     await page.getByLabel('Delay (hours)').fill('-5');
     // Act

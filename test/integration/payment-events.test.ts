@@ -9,7 +9,7 @@ async function paymentWithHistory() {
   const path = await connect(merchant.keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
   const campaign = await call('POST', '/v1/campaigns', {
     key: merchant.keys.test_write,
-    body: { name: 'Card problems', trigger: 'payment_failed', steps: [{ channel: 'email', template_id: 'tpl_update', subject: 'Action needed', delay_hours: 0 }] },
+    body: { name: 'Card problems', trigger: 'payment_failed', steps: [{ channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Action needed', delay_hours: 0 }] },
   });
   expect((await call('POST', `/v1/campaigns/${campaign.body.data.id}/activate`, { key: merchant.keys.test_write })).status).toBe(200);
   // Another failure of the same customer: its events must not show in this payment's history.

@@ -15,7 +15,17 @@ describe('Lambda bundles and the credentials key', () => {
     expect(bundles.size).toBe(handlers.length);
     const withKeyVault = [...bundles].filter(([, inputs]) => inputs.includes(KEY_VAULT)).map(([entryPoint]) => entryPoint);
     expect(withKeyVault.sort()).toEqual(
-      ['jobs/payment-retry', 'processors/connect', 'streams/events', 'webhooks/braintree', 'webhooks/generic', 'webhooks/stripe'].map((handler) => `functions/${handler}.ts`),
+      [
+        'card-updates/page',
+        'card-updates/stripe-return',
+        'card-updates/submit',
+        'jobs/payment-retry',
+        'processors/connect',
+        'streams/events',
+        'webhooks/braintree',
+        'webhooks/generic',
+        'webhooks/stripe',
+      ].map((handler) => `functions/${handler}.ts`),
     );
   }, 180_000);
 });

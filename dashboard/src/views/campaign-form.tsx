@@ -202,7 +202,7 @@ function CampaignForm({ initial, campaign }: { initial: Draft; campaign?: Campai
                 <input id={fieldId(`steps.${index}.delay_hours`)} inputMode="numeric" value={step.delay_hours} onInput={(event) => setStep(index, { delay_hours: event.currentTarget.value })} />
               </Field>
             </div>
-            <Field param={`steps.${index}.template_id`} label="Template" hint="Your message template's id, e.g. tpl_update_card" error={errorFor(`steps.${index}.template_id`)}>
+            <Field param={`steps.${index}.template_id`} label="Template" hint="Your message template's id, e.g. tpl_update_payment_method" error={errorFor(`steps.${index}.template_id`)}>
               <input id={fieldId(`steps.${index}.template_id`)} value={step.template_id} onInput={(event) => setStep(index, { template_id: event.currentTarget.value })} />
             </Field>
             {step.channel === 'email' && (
