@@ -175,14 +175,19 @@ describe('merchant dashboard in Chromium', () => {
   });
 
   it("shows a campaign's steps with what each sent and recovered", async () => {
+    // Prepare: the campaign analytics are kept by a consumer of the event stream, so they arrive a moment after the events.
+    const today = new Date().toISOString().slice(0, 10);
+    const campaignReport = async () => {
+      const { body } = await api(`/v1/analytics/campaigns?from=${new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 10)}&to=${today}`);
+      return body.data.campaigns.find((campaign: { campaign_id: string }) => campaign.campaign_id === ids.campaign);
+    };
+    await expect.poll(campaignReport, { timeout: 20_000 }).toBeDefined();
+    const report = await campaignReport();
     // Act
     await page.goto(`${server.baseUrl}/dashboard/campaigns`);
     await page.getByRole('link', { name: 'Card problems' }).click();
     await page.getByRole('heading', { name: 'Steps and their funnel' }).waitFor();
     // Assess
-    const today = new Date().toISOString().slice(0, 10);
-    const { body } = await api(`/v1/analytics/campaigns?from=${new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 10)}&to=${today}`);
-    const report = body.data.campaigns.find((campaign: { campaign_id: string }) => campaign.campaign_id === ids.campaign);
     const sent = await page.locator('[data-step-metric="messages_sent"]').allTextContents();
     expect(sent.map(Number)).toEqual([0, 1].map((step) => report.steps.find((entry: { step: number }) => entry.step === step)?.messages_sent ?? 0));
     expect(Number(sent[0])).toBeGreaterThan(0);
