@@ -36,7 +36,7 @@ export interface NetworkHold {
 }
 
 /** The delivered event types that tell a payment's story (GET /v1/payments/{id}/events), in the order they can happen. */
-export const PAYMENT_HISTORY_TYPES = ['payment.failed', 'payment.retry_scheduled', 'payment.retry_failed', 'campaign.message_sent', 'payment.recovered', 'payment.terminal'] as const;
+export const PAYMENT_HISTORY_TYPES = ['payment.failed', 'payment.retry_scheduled', 'payment.retry_failed', 'payment.network_held', 'campaign.message_sent', 'payment.recovered', 'payment.terminal'] as const;
 
 /** How a payment came back: the analytics channels of recovery. */
 export type RecoveryChannel = 'automatic_retry' | 'manual_retry' | 'card_update' | 'dunning_campaign' | 'cancel_flow_save' | 'processor';

@@ -68,6 +68,12 @@ describe('card network rules (generic processor, sandbox retries)', () => {
       network_hold: { rule: 'visa_category_1', effect: 'never', next_allowed_at: null },
     });
     expect(await eventTypes(tenant)).toEqual(expect.arrayContaining(['payment.failed', 'payment.retry_failed', 'payment.network_held']));
+    // The hold is part of the payment's history, with the rule that decided it
+    await drainEvents();
+    const history = await call('GET', `/v1/payments/${id}/events`, { key });
+    expect(history.status).toBe(200);
+    const held = history.body.data.find((event: { type: string }) => event.type === 'payment.network_held');
+    expect(held?.data).toMatchObject({ id, network_hold: { rule: 'visa_category_1', effect: 'never', next_allowed_at: null } });
     const refused = await retryNow(key, id);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('network_retry_limit');

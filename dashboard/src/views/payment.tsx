@@ -151,6 +151,8 @@ function describe(event: PaymentEvent): { title: string; detail: string } {
       return { title: 'Retry scheduled', detail: data.next_retry_at ? `for ${new Date(data.next_retry_at).toLocaleString()}` : '' };
     case 'payment.retry_failed':
       return { title: `Retry ${data.retry_count} declined`, detail: `${data.decline_code ?? 'no decline code'}; now ${words(data.status)}` };
+    case 'payment.network_held':
+      return { title: 'Held by a card network rule', detail: data.network_hold ? `${data.network_hold.description}; ${data.network_hold.next_allowed_at ? `not before ${new Date(data.network_hold.next_allowed_at).toLocaleString()}` : 'until the card is updated'}` : '' };
     case 'payment.recovered':
       return { title: 'Recovered', detail: data.recovery_channel ? `by ${words(data.recovery_channel)}` : '' };
     case 'payment.terminal':

@@ -82,6 +82,7 @@ export const paymentEventSchema = z
         recovery_channel: z.enum(CHANNELS).nullable().optional().meta({
           description: 'payment.recovered only: what brought the payment back',
         }),
+        network_hold: networkHoldSchema.optional().meta({ description: 'payment.network_held only: the rule that held the attempt back' }),
       }),
       z.strictObject({
         campaign_id: prefixedId('cmp'),
