@@ -39,6 +39,8 @@ export class CardSetupFailed extends Error {
     message: string,
     /** A decline the customer can act on (another card), as opposed to the service's or merchant's problem. */
     readonly customerCanRetry: boolean,
+    /** The processor could not answer now (rate limited, its error, no connection): the same request may succeed later. */
+    readonly transient = false,
   ) {
     super(message);
     this.name = 'CardSetupFailed';

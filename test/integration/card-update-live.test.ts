@@ -20,7 +20,7 @@ import { getPayment } from '../../shared/store/payments.ts';
 import { newMerchant } from '../support/api.ts';
 import { postBraintreeFailure } from '../support/braintree-events.ts';
 import { startFakeBraintree, subscriptionXml, type FakeBraintree } from '../support/fake-braintree.ts';
-import { ok, startFakeStripe, type FakeStripe } from '../support/fake-stripe.ts';
+import { ok, startFakeStripe, stripeError, type FakeStripe } from '../support/fake-stripe.ts';
 import { stripeChargeFailure } from '../support/stripe-events.ts';
 import { BRAINTREE_CREDENTIALS, connect, postStripe, STRIPE_SECRET } from '../support/webhooks.ts';
 
@@ -125,6 +125,41 @@ describe('live card updates', () => {
       const events = await listEvents(tenant);
       expect(events.filter((recorded) => recorded.type === 'customer.payment_method_updated')).toHaveLength(1);
       expect(events.filter((recorded) => recorded.type === 'card_update.completed')).toHaveLength(1);
+    } finally {
+      complete.mockRestore();
+    }
+  });
+
+  it('Stripe: an event Stripe cannot confirm now is answered 5xx, so its redelivery completes the update', async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    const path = await connect(keys.live_admin, 'stripe', { webhook_secret: STRIPE_SECRET, api_key: 'sk_live_down' });
+    const failure = stripeChargeFailure({ declineCode: 'expired_card', customer: 'cus_live_down' });
+    const received = await postStripe(path, failure.invoice);
+    const { tenant, link } = await linkFor(merchantId, received.body.customer_id, received.body.payment_id);
+    completedSetupAtStripe('cs_live_down', 'cus_live_down', failure.ids.sub, { id: 'pm_down', type: 'card', card: { brand: 'visa', last4: '4242', exp_month: 1, exp_year: 2033 } });
+    const confirmed = ok({ id: 'cs_live_down', mode: 'setup', status: 'complete', customer: 'cus_live_down', setup_intent: { id: 'seti_down', status: 'succeeded', customer: 'cus_live_down', payment_method: { id: 'pm_down', type: 'card', card: { brand: 'visa', last4: '4242', exp_month: 1, exp_year: 2033 } } } });
+    const down = stripeError(500, { type: 'api_error', message: 'Something went wrong on our end' }, { 'Stripe-Should-Retry': 'false' });
+    stripe.on('GET', '/v1/checkout/sessions/cs_live_down', down, confirmed);
+    const atFake = createStripeCardSetup({ host: stripe.host, port: stripe.port, protocol: 'http' });
+    const complete = vi.spyOn(localCardSetup, 'complete').mockImplementation((request) => atFake.complete(request));
+    const metadata = { merchant_id: merchantId, environment: 'live', customer_id: received.body.customer_id, link_id: link.link_id };
+    const event = { id: 'evt_setup_down', type: 'checkout.session.completed', created: Math.floor(runtime.clock.now().getTime() / 1000), data: { object: { id: 'cs_live_down', object: 'checkout.session', mode: 'setup', metadata } } };
+    const before = await findCustomer(tenant, received.body.customer_id);
+
+    try {
+      // Act
+      const first = await postStripe(path, event);
+      const afterFirst = await findCustomer(tenant, received.body.customer_id);
+      const redelivered = await postStripe(path, event);
+
+      // Assess: nothing changed on the refused delivery; the redelivery did the whole update
+      expect(first.status).toBeGreaterThanOrEqual(500);
+      expect(afterFirst).toEqual(before);
+      expect(redelivered.status).toBe(200);
+      expect(redelivered.body).toMatchObject({ outcome: 'updated', customer_id: received.body.customer_id });
+      expect((await findCustomer(tenant, received.body.customer_id))!.payment_method).toMatchObject({ brand: 'visa', last_four: '4242' });
+      expect(await getPayment(tenant, received.body.payment_id)).toMatchObject({ status: 'retrying', retry_trigger: 'card_update' });
     } finally {
       complete.mockRestore();
     }

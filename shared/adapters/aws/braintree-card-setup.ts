@@ -23,7 +23,7 @@ export function createBraintreeCardSetup(options: BraintreeCardSetupOptions = {}
     return createBraintreeGateway(address, credentials, options.timeoutMs ?? 10_000);
   };
   const unavailable = (error: unknown): never => {
-    if (error instanceof BraintreeGatewayError) throw new CardSetupFailed(`Braintree could not take the card now (${error.kind}: ${error.message})`, false);
+    if (error instanceof BraintreeGatewayError) throw new CardSetupFailed(`Braintree could not take the card now (${error.kind}: ${error.message})`, false, error.retryable);
     throw error;
   };
   return {

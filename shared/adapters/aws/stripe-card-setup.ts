@@ -65,9 +65,16 @@ async function setupIntentOf(stripe: StripeApi, proof: string, pspCustomerId: st
   return { intent, paymentMethod: intent.payment_method };
 }
 
+/** Stripe's answers that a later try may not get: its own errors, a rate limit, no connection. */
+const UNAVAILABLE: ReadonlySet<StripeApiError['category']> = new Set(['rate_limit_error', 'api_error', 'api_connection_error']);
+
 function failure(error: unknown): never {
   if (error instanceof StripeApiError) {
-    throw new CardSetupFailed(error.category === 'card_error' ? error.message : `Stripe could not take the card now (${error.describe()})`, error.category === 'card_error');
+    throw new CardSetupFailed(
+      error.category === 'card_error' ? error.message : `Stripe could not take the card now (${error.describe()})`,
+      error.category === 'card_error',
+      UNAVAILABLE.has(error.category),
+    );
   }
   throw error;
 }

@@ -154,7 +154,8 @@ export async function completeCardSetupEvent(
     await recordCardUpdate(ports, tenant, customer.id, card, link, now);
     return { customerId: customer.id, changed: !sameCard(customer.payment_method, card) };
   } catch (error) {
-    if (!(error instanceof CardSetupFailed)) throw error;
+    // Stripe could not answer now: the receiver fails so that Stripe sends the event again.
+    if (!(error instanceof CardSetupFailed) || error.transient) throw error;
     return null;
   }
 }
