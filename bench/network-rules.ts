@@ -172,6 +172,6 @@ export function benchNetworkRules(cards: number, seed = 25) {
     visa_cards: portfolio.filter((card) => card.network === 'visa').length,
     guarded: { ...withGuard, ms: Math.round(guardMs) },
     naive_8_in_14_days: fixed,
-    fees_note: "estimate: each violation at the network's published domestic fee (US$0.10)",
+    fees_note: "estimate: each violation at the network's published US fee (Visa US$0.10, Mastercard advice codes US$0.10, Mastercard attempt limits US$0.50)",
   };
 }

@@ -19,14 +19,18 @@
  * - Mastercard Merchant Advice Codes 01, 02, 03, 21, 24-30:
  *   https://developer.paypal.com/braintree/docs/reference/general/merchant-responses/merchant-advice-codes ,
  *   https://docs.solidgate.com/payments/card-payments/recover-revenue/merchant-advice-codes (02: after 72 h).
- * - Mastercard attempt limits (10 per card in 24 h, 35 in 30 days, Transaction Processing Excellence),
- *   the figures of issue 25; the US/Canada Excessive Authorization Attempts fee (US$0.10 after 20
- *   declines in 24 h, https://support.forte.net/support/solutions/articles/11000081270) is looser, so
- *   keeping to these keeps to it.
+ * - Mastercard attempt limits (Transaction Processing Excellence, Excessive Authorization Attempts): more
+ *   than 10 declines per card in a day, and 35 per card, merchant and amount in 30 days, US from
+ *   1 Nov 2023, US$0.50 per attempt over them since 1 Jan 2025.
+ *   https://developer.paypal.com/braintree/articles/risk-and-security/compliance/network-updates/2023/mastercard-f23 ,
+ *   https://developers.tabapay.com/docs/excessive-retry-rules , https://retries.com/guides/transaction-processing-excellence .
+ *   Counted here per card whatever the amount, which keeps to the per-amount rule too. The 2019 fee
+ *   (US$0.10 after 20 declines in 24 h, https://support.forte.net/support/solutions/articles/11000081270)
+ *   is looser.
  */
 import type { CardNetwork, LedgerCounter } from '../../model/card-ledger.ts';
 
-export const NETWORK_RULES_VERSION = '2026-11-26.1';
+export const NETWORK_RULES_VERSION = '2026-11-26.2';
 
 export type RuleEffect =
   /** No attempt on the card until it changes (a card update). */
@@ -52,6 +56,8 @@ export interface NetworkRule {
 
 const VISA_FEE = 10;
 const MASTERCARD_FEE = 10;
+/** The Excessive Authorization Attempts fee over the attempt limits, since 1 Jan 2025 (US). */
+const MASTERCARD_ATTEMPTS_FEE = 50;
 const hours = (days: number): number => days * 24;
 
 export const NETWORK_RULES: readonly NetworkRule[] = [
@@ -155,8 +161,8 @@ export const NETWORK_RULES: readonly NetworkRule[] = [
     when: 'every_attempt',
     effect: { kind: 'limit', counter: 'attempts', windowHours: 24, max: 10 },
     description: 'Mastercard: at most 10 attempts per card in 24 hours',
-    effectiveFrom: '2021-07-01',
-    feeCents: MASTERCARD_FEE,
+    effectiveFrom: '2023-11-01',
+    feeCents: MASTERCARD_ATTEMPTS_FEE,
   },
   {
     id: 'mastercard_attempts_30d',
@@ -164,8 +170,8 @@ export const NETWORK_RULES: readonly NetworkRule[] = [
     when: 'every_attempt',
     effect: { kind: 'limit', counter: 'attempts', windowHours: hours(30), max: 35 },
     description: 'Mastercard: at most 35 attempts per card in 30 days',
-    effectiveFrom: '2021-07-01',
-    feeCents: MASTERCARD_FEE,
+    effectiveFrom: '2023-11-01',
+    feeCents: MASTERCARD_ATTEMPTS_FEE,
   },
 ];
 
