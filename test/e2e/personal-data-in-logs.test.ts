@@ -29,21 +29,12 @@ afterAll(async () => {
   if (!stopped) await server?.stop();
 });
 
-async function send(method: string, path: string, body: string | undefined, headers: Record<string, string>) {
-  const response = await fetch(`${server.baseUrl}${path}`, { method, headers: { 'Content-Type': 'application/json', ...headers }, body });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
-
 /** A merchant API (or dev route) request with the demo merchant's test admin key. */
-function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const authorization = `Bearer ${server.credentials.keys.test_admin}`;
-  return send(method, path, body === undefined ? undefined : JSON.stringify(body), { Authorization: authorization, ...headers });
-}
+const request = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => server.api(method, path, body, headers);
 
 /** A processor's webhook: no API key, the signature is the credential. */
 function postWebhook(path: string, body: string, signature: string) {
-  return send('POST', path, body, { 'X-Recovery-Signature': signature });
+  return server.send('POST', path, body, { 'Content-Type': 'application/json', 'X-Recovery-Signature': signature });
 }
 
 /** What the local adapters sent to the person, once the timer or run-due has delivered it. */

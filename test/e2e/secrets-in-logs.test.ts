@@ -33,16 +33,8 @@ afterAll(async () => {
   if (!stopped) await server?.stop();
 });
 
-async function send(method: string, path: string, body: string | undefined, headers: Record<string, string>) {
-  const response = await fetch(`${server.baseUrl}${path}`, { method, headers, body });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
-
-function request(method: string, path: string, body?: unknown) {
-  const headers = { Authorization: `Bearer ${server.credentials.keys.test_admin}`, 'Content-Type': 'application/json' };
-  return send(method, path, body === undefined ? undefined : JSON.stringify(body), headers);
-}
+const send = (...args: Parameters<RunningServer['send']>) => server.send(...args);
+const request = (method: string, path: string, body?: unknown) => server.api(method, path, body);
 
 async function connect(psp: string, body: Record<string, string>): Promise<string> {
   const response = await request('PUT', `/v1/processors/${psp}`, body);

@@ -15,7 +15,9 @@ export interface RunningServer {
   baseUrl: string;
   credentials: Credentials;
   /** A merchant API request with the demo merchant's test admin key; the JSON body answered. */
-  api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+  api: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: any }>;
+  /** Any request as sent (a webhook's exact bytes, no key); the JSON body answered, if any. */
+  send: (method: string, path: string, body: string | undefined, headers: Record<string, string>) => Promise<{ status: number; body: any }>;
   /** A dev route (`/__dev/<path>`); throws unless it answers 200. */
   dev: (method: string, path: string, body?: unknown) => Promise<any>;
   /** Its LOCAL_DIR (removed when it stops). */
@@ -78,14 +80,13 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
       cli.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       cli.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
     });
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${credentials.keys.test_admin}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as any };
+  const send = async (method: string, path: string, body: string | undefined, headers: Record<string, string>) => {
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as any) };
   };
+  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    send(method, path, body === undefined ? undefined : JSON.stringify(body), { Authorization: `Bearer ${credentials.keys.test_admin}`, 'Content-Type': 'application/json', ...headers });
   const dev = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${baseUrl}/__dev/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
     if (response.status !== 200) throw new Error(`${method} /__dev/${path} answered ${response.status}: ${await response.text()}`);
@@ -95,6 +96,7 @@ export async function startLocalServer(extraEnv: Record<string, string> = {}, ar
     baseUrl,
     credentials,
     api,
+    send,
     dev,
     localDir,
     output: () => output,
