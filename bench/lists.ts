@@ -11,6 +11,8 @@ import { newCustomer, newPayment } from '../shared/domain/ingestion/failure-acco
 import { onboardMerchant } from '../shared/domain/access/merchant-onboarding.ts';
 import { isOpen, type Payment, type PaymentStatus } from '../shared/model/payment.ts';
 import type { Tenant } from '../shared/model/tenant.ts';
+import { searchIndexing } from '../shared/model/customer-search.ts';
+import { searchCountItem, searchEntry } from '../shared/store/customer-search.ts';
 import { customerDimensions, customerItem } from '../shared/store/customers.ts';
 import { counterItems } from '../shared/store/list-counters.ts';
 import { paymentDimensions, paymentItem } from '../shared/store/payments.ts';
@@ -132,13 +134,25 @@ async function writeAll(items: Record<string, unknown>[], step: Step): Promise<v
   await Promise.all(Array.from({ length: WRITERS }, writer));
 }
 
+/** Customers with their search entries and the entries' counts, as their transactions would have left them. */
+function searchIndexItems(tenant: Tenant, customers: readonly Customer[]): Record<string, unknown>[] {
+  const counts = new Map<string, number>();
+  const items: Record<string, unknown>[] = [];
+  for (const customer of customers) {
+    const { prefixes, text } = searchIndexing(customer.name, customer.email);
+    items.push(customerItem(tenant, customer, prefixes), ...prefixes.map((prefix) => searchEntry(tenant, customer, prefix, text)));
+    for (const prefix of prefixes) counts.set(prefix, (counts.get(prefix) ?? 0) + 1);
+  }
+  return [...items, ...[...counts].map(([prefix, matches]) => searchCountItem(tenant, prefix, matches))];
+}
+
 async function seed(payments: number, seedNumber: number): Promise<Seeded> {
   const started = performance.now();
   const { merchant, keys } = await onboardMerchant({ plan: 'enterprise' }, new Date());
   const tenant: Tenant = { merchantId: merchant.id, environment: 'test' };
   const data = generate(payments, seedNumber);
   const items = [
-    ...data.customers.map((customer) => customerItem(tenant, customer)),
+    ...searchIndexItems(tenant, data.customers),
     ...counterItems(tenant, 'CUSTOMERS', data.customers.map((customer) => ({ id: customer.id, created_at: customer.created_at, dimensions: customerDimensions(customer) }))),
     ...data.payments.map((payment) => paymentItem(tenant, payment)),
     ...counterItems(tenant, 'PAYMENTS', data.payments.map((payment) => ({ id: payment.id, created_at: payment.created_at, dimensions: paymentDimensions(payment) }))),

@@ -5,8 +5,9 @@ import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import type { Item, Key } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
+import { eraseSearchIndexWrites, retiredPrefixes, searchIndexChange, type IndexedAs } from './customer-search.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
-import { amountKey } from './list-query.ts';
+import { amountKey, textKey } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
 import type { TransactItem } from './transactions.ts';
 
@@ -51,32 +52,31 @@ function calendarIndexKeys(tenant: Tenant, customer: Customer): { gsi3pk?: strin
   return { gsi3pk: customerPartition.cardExpiry(tenant), gsi3sk: `${monthKey(cardExpiryMonth(customer.payment_method)!)}#${customer.id}` };
 }
 
-/** Sort-key text: lowercase, bounded (keys stop at 1 KB), and a separator below every printable character so "Ada" sorts before "Ada Lovelace". */
-const textKey = (value: string | null, id: string): string => `${(value ?? '').toLowerCase().slice(0, 200)}\u0001${id}`;
-
-/** What `query` (§4.2) searches: name and email, lowercase, one attribute so one `contains` tests both. */
-export const searchText = (customer: Pick<Customer, 'name' | 'email'>): string =>
-  [customer.name ?? '', customer.email ?? ''].join('\n').toLowerCase();
-
 /** The list counters a customer counts toward (see list-counters.ts). */
 export function customerDimensions(customer: Customer): string[] {
   return withPairs('CUSTOMERS', ['all', `status:${customer.status}`, `psp:${customer.psp}`, `failing:${customer.failed_payments > 0 ? 'yes' : 'no'}`]);
 }
 
 /**
- * A customer as read, with the counter dimensions its stored item was counted under. Domain updates
- * build the next customer by spreading the one they read, so this travels to the write exactly like
- * `version`, and the write moves the counts from what was stored to what is written.
+ * A customer as read, with what its stored item was counted and indexed under: the counter
+ * dimensions, the name and email its search entries were made from, and the search prefixes renames
+ * left behind (customer-search.ts). Domain updates build the next customer by spreading the one they
+ * read, so these travel to the write exactly like `version`, and the write moves counts and entries
+ * from what was stored to what is written.
  */
-type StoredCustomer = Customer & { counted_as?: string[] };
+type StoredCustomer = Customer & { counted_as?: string[]; indexed?: Pick<IndexedAs, 'name' | 'email' | 'prefixes'>; search_retired?: string[] };
 
-/** The stored item, index attributes included; bulk loads (the list bench's seed) write exactly this. */
-export function customerItem(tenant: Tenant, customer: Customer) {
-  const { counted_as: _previous, ...fields } = customer as StoredCustomer;
+/**
+ * The stored item, index attributes included, with the search prefixes its entries were written for
+ * and those renames left behind; bulk loads (the list bench's seed) write exactly this.
+ */
+export function customerItem(tenant: Tenant, customer: Customer, prefixes: readonly string[], retired: readonly string[] = []) {
+  const { counted_as: _counted, indexed: _indexed, search_retired: _retired, ...fields } = customer as StoredCustomer;
   const id = customer.id;
   return storedItem({ pk: tenantPk(tenant), sk: customerSk(id) }, 'customer', fields, {
     counted_as: customerDimensions(customer),
-    search: searchText(customer),
+    indexed: { name: customer.name, email: customer.email, prefixes },
+    ...(retired.length > 0 ? { search_retired: retired } : {}),
     gsi1pk: customerPartition.status(tenant, customer.status),
     gsi1sk: id,
     gsi2pk: customerPartition.recovered(tenant),
@@ -89,8 +89,14 @@ export function customerItem(tenant: Tenant, customer: Customer) {
   });
 }
 
-/** The customer, with the `counted_as` of its item riding along (see StoredCustomer). */
+/** The customer, with the `counted_as`, `indexed` and `search_retired` of its item riding along (see StoredCustomer). */
 export const customerFromItem = (item: Item): Customer => entityOf<StoredCustomer>(item, ['search']);
+
+/** The customer as its search entries were last made, if they were (items written before the index have none). */
+function lastIndexed(customer: Customer): IndexedAs | null {
+  const { indexed } = customer as StoredCustomer;
+  return indexed ? { ...customer, ...indexed } : null;
+}
 
 export async function findCustomerIdForPsp(tenant: Tenant, psp: string, pspCustomerId: string): Promise<string | undefined> {
   const { Item } = await db.send(
@@ -146,10 +152,11 @@ export async function getCustomer(tenant: Tenant, customerId: string): Promise<C
  */
 export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersion: number | null): TransactItem[] {
   const before = readVersion === null ? null : ((customer as StoredCustomer).counted_as ?? null);
-  const counters = counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer));
+  const search = searchIndexChange(tenant, readVersion === null ? null : lastIndexed(customer), customer);
+  const counters = [...counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer)), ...search.writes];
   if (readVersion === null) {
     return [
-      { Put: { TableName: tableName, Item: customerItem(tenant, customer), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName, Item: customerItem(tenant, customer, search.prefixes), ConditionExpression: 'attribute_not_exists(pk)' } },
       {
         Put: {
           TableName: tableName,
@@ -160,11 +167,12 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
       ...counters,
     ];
   }
+  const retired = retiredPrefixes((customer as StoredCustomer).search_retired ?? [], search);
   return [
     {
       Put: {
         TableName: tableName,
-        Item: customerItem(tenant, customer),
+        Item: customerItem(tenant, customer, search.prefixes, retired),
         ConditionExpression: 'version = :version',
         ExpressionAttributeValues: { ':version': readVersion },
       },
@@ -174,13 +182,16 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
 }
 
 /**
- * Deletes a customer for good (erasure): the item with every index entry it has, its processor
- * reference (so the processor customer is a stranger again), and its counts; only if it is still the
- * version that was read, so a change that slipped in is never lost unerased.
+ * Deletes a customer for good (erasure): the item with every index entry it has, its search entries
+ * and the search counts only it kept, its processor reference (so the processor customer is a
+ * stranger again), and its counts; only if it is still the version that was read, so a change that
+ * slipped in is never lost unerased.
  */
-export function deleteCustomerWrites(tenant: Tenant, customer: Customer): TransactItem[] {
+export async function deleteCustomerWrites(tenant: Tenant, customer: Customer): Promise<TransactItem[]> {
   const counted = (customer as StoredCustomer).counted_as ?? null;
+  const search = await eraseSearchIndexWrites(tenant, lastIndexed(customer), (customer as StoredCustomer).search_retired ?? []);
   return [
+    ...search,
     {
       Delete: {
         TableName: tableName,

@@ -115,7 +115,7 @@ export async function eraseCustomer(tenant: Tenant, customerId: string, now: Dat
     await anonymizeOwnedItems(tenant, customerId, personal, erasedAt, now);
     const notice = newEvent(tenant, 'customer.deleted', { id: customerId, deleted: true }, now);
     const outcome = await transact([
-      ...deleteCustomerWrites(tenant, customer),
+      ...(await deleteCustomerWrites(tenant, customer)),
       completeErasureWrite(tenant, customerId, now),
       completeErasedCustomerWrite(tenant, customer.psp, customer.psp_customer_id, customerId),
       recordEventWrite(tenant, notice),
