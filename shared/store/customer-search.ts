@@ -26,8 +26,11 @@ const { db, tableName } = runtime;
 export const searchPartition = (tenant: Tenant, prefix: string): string => `${tenantPk(tenant)}#SEARCH#${prefix}`;
 const COUNT_SK = '#COUNT';
 const COUNT = 'matches';
-/** Prefixes a rename left behind, kept on the customer until erasure: enough for a few renames. */
-const RETIRED_LIMIT = 40;
+/**
+ * Prefixes a rename left behind, kept on the customer until erasure: a rename's worth. Erasure's
+ * transaction holds 2 × MAX_PREFIXES current ones, these, and 7 writes of its own: under 100.
+ */
+const RETIRED_LIMIT = 30;
 
 /** What the entries are built from: the customer's stable fields and the name and email indexed. */
 export type Indexed = Pick<Customer, 'id' | 'name' | 'email' | 'psp' | 'created_at'>;
