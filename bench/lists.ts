@@ -14,7 +14,7 @@ import { onboardMerchant } from '../shared/domain/access/merchant-onboarding.ts'
 import { isOpen, type Payment, type PaymentStatus } from '../shared/model/payment.ts';
 import type { Tenant } from '../shared/model/tenant.ts';
 import { queryWords, searchIndexing } from '../shared/model/customer-search.ts';
-import { searchCountItem, searchEntry } from '../shared/store/customer-search.ts';
+import { searchCountItem, searchEntry, searchRecordItem } from '../shared/store/customer-search.ts';
 import { customerDimensions, customerItem } from '../shared/store/customers.ts';
 import { counterItems } from '../shared/store/list-counters.ts';
 import { paymentDimensions, paymentItem } from '../shared/store/payments.ts';
@@ -139,8 +139,8 @@ async function writeAll(items: Record<string, unknown>[], step: Step): Promise<v
 }
 
 /**
- * Customers with their search entries and the entries' counts, as their transactions would have left
- * them; entries only in the partitions the bench's searches can read (`searched`), since a search
+ * Customers with their search records, entries and the entries' counts, as their index changes would
+ * have left them; entries only in the partitions the bench's searches can read (`searched`), since a search
  * reads only its words' partitions and ~25 entries per customer would be most of the seeding time.
  */
 function searchIndexItems(tenant: Tenant, customers: readonly Customer[], searched: ReadonlySet<string>): Record<string, unknown>[] {
@@ -149,7 +149,11 @@ function searchIndexItems(tenant: Tenant, customers: readonly Customer[], search
   for (const customer of customers) {
     const { prefixes, text } = searchIndexing(customer.name, customer.email);
     const read = prefixes.filter((prefix) => searched.has(prefix));
-    items.push(customerItem(tenant, customer, prefixes), ...read.map((prefix) => searchEntry(tenant, customer, prefix, text)));
+    items.push(
+      customerItem(tenant, customer),
+      searchRecordItem(tenant, { ...customer, prefixes, retired: [], version: 1 }),
+      ...read.map((prefix) => searchEntry(tenant, customer, prefix, text)),
+    );
     for (const prefix of read) counts.set(prefix, (counts.get(prefix) ?? 0) + 1);
   }
   return [...items, ...[...counts].map(([prefix, matches]) => searchCountItem(tenant, prefix, matches))];

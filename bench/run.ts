@@ -70,11 +70,11 @@ const BENCHES: Bench[] = [
     render: ({ in_process: inProcess, local_server: throughput }) => [
       '## Webhook ingestion',
       '',
-      '| Case | DynamoDB requests (median / max) | Scheduler calls | Latency ms (median / p99) |',
-      '|---|---|---|---|',
+      '| Case | DynamoDB requests (median / max) | Transaction items (median / max) | Scheduler calls | Latency ms (median / p99) |',
+      '|---|---|---|---|---|',
       ...Object.entries(inProcess as Record<string, any>).map(
         ([name, r]) =>
-          `| ${name.replaceAll('_', ' ')} | ${r.dynamodb_requests.median} / ${r.dynamodb_requests.max} | ${r.scheduler_calls?.median ?? '–'} | ${r.latency_ms.median} / ${r.latency_ms.p99} |`,
+          `| ${name.replaceAll('_', ' ')} | ${r.dynamodb_requests.median} / ${r.dynamodb_requests.max} | ${r.transaction_items ? `${r.transaction_items.median} / ${r.transaction_items.max}` : '–'} | ${r.scheduler_calls?.median ?? '–'} | ${r.latency_ms.median} / ${r.latency_ms.p99} |`,
       ),
       '',
       ...renderIngestionThroughput(throughput),

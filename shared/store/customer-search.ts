@@ -1,12 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Customer } from '../model/customer.ts';
+import { lockTimeout } from '../model/errors.ts';
 import { MAX_PREFIXES, queryWords, searchIndexing, type QueryWord } from '../model/customer-search.ts';
 import type { Tenant } from '../model/tenant.ts';
+import { customerSk, findCustomer } from './customers.ts';
 import { batchGetConsistent } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import { allOf, raw, textKey, type Filter } from './list-query.ts';
-import type { TransactItem } from './transactions.ts';
+import { transact, type TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
 
@@ -19,29 +21,63 @@ const { db, tableName } = runtime;
  * before every id), added to in the same transaction as the entries, so a one-word search knows its
  * total and a many-word one reads its rarest word's partition.
  *
- * Entries and counts hold name and email fragments in their keys: personal data. Erasure deletes the
- * entries, and the counts that the customer leaves at zero, in the transaction that deletes the
- * customer; counts a rename left at zero are remembered on the customer (`search_retired`) for that.
+ * What a customer's entries were made from is the customer's search record (`CUSTSEARCH#<id>`): the
+ * name and email indexed, the prefixes with an entry, and those a rename left behind. Entries, counts
+ * and the record change together, in a transaction of their own that checks the customer still has
+ * the name and email indexed (`indexCustomer`), run by the request that created or renamed the
+ * customer right after that write: the customer's own transaction (a failure, 10-20 items) stays as
+ * it was, and a burst of first failures for one new customer races on that small write alone.
+ *
+ * Entries, counts and the record hold name and email fragments: personal data. Erasure deletes the
+ * entries, the record, and the counts that the customer leaves at zero, in the transaction that
+ * deletes the customer.
  */
 export const searchPartition = (tenant: Tenant, prefix: string): string => `${tenantPk(tenant)}#SEARCH#${prefix}`;
 const COUNT_SK = '#COUNT';
 const COUNT = 'matches';
 /**
- * Prefixes a rename left behind, kept on the customer until erasure: a rename's worth. Erasure's
- * transaction holds 2 × MAX_PREFIXES current ones, these, and 7 writes of its own: under 100.
+ * Prefixes a rename left behind, kept on the record until erasure: a rename's worth. Erasure's
+ * transaction holds 2 × MAX_PREFIXES current ones, these, the record and 7 writes of its own: under 100.
  */
 const RETIRED_LIMIT = 30;
+/** How often an index change is tried against concurrent changes of the customer before the request gives up (429, delivered again). */
+const INDEX_ATTEMPTS = 5;
 
 /** What the entries are built from: the customer's stable fields and the name and email indexed. */
 export type Indexed = Pick<Customer, 'id' | 'name' | 'email' | 'psp' | 'created_at'>;
 /** A customer as its entries were last written: with the prefixes that have one. */
 export type IndexedAs = Indexed & { prefixes: readonly string[] };
+/** The search record: what the customer's entries are, and the prefixes renames left. */
+export type SearchRecord = IndexedAs & { retired: readonly string[]; version: number };
 /**
- * The most index writes one customer write adds to its transaction (DynamoDB takes 100 items; the
- * write they join has up to ~20). A change too big for it indexes the customer under fewer words
- * (model/customer-search.ts priorities) and the next write of the customer adds the rest.
+ * The most entry and count writes one index change holds (DynamoDB takes 100 items; the record and
+ * the customer check are two more). A change too big for it indexes the customer under fewer words
+ * (model/customer-search.ts priorities); the next rename indexes them again.
  */
-const WRITE_BUDGET = 70;
+const WRITE_BUDGET = 96;
+
+export const searchRecordKey = (tenant: Tenant, customerId: string) => ({ pk: tenantPk(tenant), sk: `CUSTSEARCH#${customerId}` });
+
+/** The search record's item; bulk loads (the list bench's seed) write exactly this. */
+export function searchRecordItem(tenant: Tenant, record: SearchRecord) {
+  const { id, name, email, psp, created_at, prefixes, retired, version } = record;
+  return { ...searchRecordKey(tenant, id), entity: 'search_record', customer_id: id, name, email, psp, created_at, prefixes, retired, version };
+}
+
+async function findSearchRecord(tenant: Tenant, customerId: string): Promise<SearchRecord | null> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: searchRecordKey(tenant, customerId), ConsistentRead: true }));
+  if (!Item) return null;
+  return {
+    id: customerId,
+    name: (Item.name ?? null) as string | null,
+    email: (Item.email ?? null) as string | null,
+    psp: Item.psp as string,
+    created_at: Item.created_at as string,
+    prefixes: (Item.prefixes ?? []) as string[],
+    retired: (Item.retired ?? []) as string[],
+    version: Number(Item.version),
+  };
+}
 
 /** One index entry; bulk loads (the list bench's seed) write exactly this. */
 export function searchEntry(tenant: Tenant, customer: Indexed, prefix: string, text: string) {
@@ -99,7 +135,7 @@ export interface SearchIndexChange {
  * The writes that move a customer's entries from `before` (as last written; null when it had none)
  * to `after`: new prefixes are put and counted, dropped ones deleted and discounted, and when the
  * search text or a sort key changed the kept entries are put again. Nothing when name and email did
- * not change and every prefix is indexed. Part of the transaction that writes the customer.
+ * not change and every prefix is indexed.
  */
 export function searchIndexChange(tenant: Tenant, before: IndexedAs | null, after: Indexed): SearchIndexChange {
   const had = new Set(before?.prefixes ?? []);
@@ -129,23 +165,75 @@ export function retiredPrefixes(earlier: readonly string[], change: SearchIndexC
 }
 
 /**
- * Erasure's part: the customer's entries deleted, each count taken down by one, and a count the
- * customer leaves at zero deleted with it (so no fragment of the name stays in a key); retired
- * prefixes' counts deleted when nobody else is counted there. Each count write is conditional on the
- * value just read, so a concurrent change to it cancels the transaction and the erasure decides again.
+ * Makes the customer's entries, counts and search record match `customer` (as just written, or
+ * re-read after a concurrent change): one transaction, conditional on the customer still having that
+ * name and email (its name and email sort keys) and on the record being the one read. Nothing when
+ * they already match. `fresh`: the customer was just created, so there is no record to read.
  */
-export async function eraseSearchIndexWrites(tenant: Tenant, indexed: IndexedAs | null, retired: readonly string[]): Promise<TransactItem[]> {
-  const prefixes = indexed?.prefixes ?? [];
-  const current = new Set(prefixes);
-  const leftBehind = retired.filter((prefix) => !current.has(prefix));
-  const counts = await readCounts(tenant, [...prefixes, ...leftBehind], true);
-  const entries = prefixes.map((prefix): TransactItem => ({ Delete: { TableName: tableName, Key: { pk: searchPartition(tenant, prefix), sk: indexed!.id } } }));
-  const counted = prefixes.map((prefix): TransactItem => {
+export async function indexCustomer(tenant: Tenant, written: Customer, fresh = false): Promise<void> {
+  let customer: Customer | undefined = written;
+  for (let attempt = 0; customer; attempt++) {
+    if (attempt === INDEX_ATTEMPTS) throw lockTimeout(`The search index of customer ${written.id} changed under every try; deliver the event again.`);
+    const record = fresh && attempt === 0 ? null : await findSearchRecord(tenant, customer.id);
+    const change = searchIndexChange(tenant, record, customer);
+    if (change.writes.length === 0 && (record || change.prefixes.length === 0)) return;
+    const outcome = await transact([
+      {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: { pk: tenantPk(tenant), sk: customerSk(customer.id) },
+          ConditionExpression: 'gsi4sk = :name AND gsi5sk = :email',
+          ExpressionAttributeValues: { ':name': textKey(customer.name, customer.id), ':email': textKey(customer.email, customer.id) },
+        },
+      },
+      {
+        Put: {
+          TableName: tableName,
+          Item: searchRecordItem(tenant, { ...customer, prefixes: change.prefixes, retired: retiredPrefixes(record?.retired ?? [], change), version: (record?.version ?? 0) + 1 }),
+          ConditionExpression: record ? 'version = :version' : 'attribute_not_exists(pk)',
+          ...(record ? { ExpressionAttributeValues: { ':version': record.version } } : {}),
+        },
+      },
+      ...change.writes,
+    ]);
+    if (outcome.committed) return;
+    customer = await findCustomer(tenant, customer.id);
+  }
+}
+
+/**
+ * After a write of `written` (read as `read`; undefined when the write created it): its index change,
+ * when the write gave it a name or email its entries do not have. Nothing, not even a read, when the
+ * name and email stayed as they were: a failure for a known customer writes no index item.
+ */
+export async function followCustomerWrite(tenant: Tenant, read: Customer | undefined, written: Customer): Promise<void> {
+  if (read && read.name === written.name && read.email === written.email) return;
+  await indexCustomer(tenant, written, read === undefined);
+}
+
+/**
+ * Erasure's part: the customer's entries and search record deleted, each count taken down by one, and
+ * a count the customer leaves at zero deleted with it (so no fragment of the name stays in a key);
+ * prefixes a rename left have their counts deleted when nobody else is counted there. Each write is
+ * conditional on what was just read, so a concurrent index change cancels the transaction and the
+ * erasure decides again.
+ */
+export async function eraseSearchIndexWrites(tenant: Tenant, customerId: string): Promise<TransactItem[]> {
+  const record = await findSearchRecord(tenant, customerId);
+  if (!record) return [{ ConditionCheck: { TableName: tableName, Key: searchRecordKey(tenant, customerId), ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const current = new Set(record.prefixes);
+  const leftBehind = record.retired.filter((prefix) => !current.has(prefix));
+  const counts = await readCounts(tenant, [...record.prefixes, ...leftBehind], true);
+  const entries = record.prefixes.map((prefix): TransactItem => ({ Delete: { TableName: tableName, Key: { pk: searchPartition(tenant, prefix), sk: customerId } } }));
+  const counted = record.prefixes.map((prefix): TransactItem => {
     const matches = counts.get(prefix) ?? 0;
     return matches > 1 ? countChange(tenant, prefix, -1, matches) : deleteCountAt(tenant, prefix, matches);
   });
   const emptied = leftBehind.filter((prefix) => (counts.get(prefix) ?? 0) === 0).map((prefix) => deleteCountAt(tenant, prefix, 0));
-  return [...entries, ...counted, ...emptied];
+  const recordGone: TransactItem = {
+    Delete: { TableName: tableName, Key: searchRecordKey(tenant, customerId), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': record.version } },
+  };
+  return [...entries, ...counted, ...emptied, recordGone];
 }
 
 function deleteCountAt(tenant: Tenant, prefix: string, matches: number): TransactItem {

@@ -5,7 +5,6 @@ import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import type { Item, Key } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
-import { eraseSearchIndexWrites, retiredPrefixes, searchIndexChange, type IndexedAs } from './customer-search.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey, textKey } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
@@ -31,7 +30,7 @@ export const customerRefKey = (tenant: Tenant, psp: string, pspCustomerId: strin
 /**
  * The index partitions a customer is listed in (docs/data-model.md, "List indexes"):
  *   gsi1: by status (id order = creation)   gsi2: all by total recovered
- *   gsi4: all by name, with the search text (narrow)   gsi5: all by email (narrow)
+ *   gsi4: all by name (narrow)   gsi5: all by email (narrow)
  *   gsi3: calendar candidates only (sparse), by card expiry month, for the daily calendar scan
  */
 export const customerPartition = {
@@ -58,25 +57,18 @@ export function customerDimensions(customer: Customer): string[] {
 }
 
 /**
- * A customer as read, with what its stored item was counted and indexed under: the counter
- * dimensions, the name and email its search entries were made from, and the search prefixes renames
- * left behind (customer-search.ts). Domain updates build the next customer by spreading the one they
- * read, so these travel to the write exactly like `version`, and the write moves counts and entries
- * from what was stored to what is written.
+ * A customer as read, with the counter dimensions its stored item was counted under. Domain updates
+ * build the next customer by spreading the one they read, so this travels to the write exactly like
+ * `version`, and the write moves the counts from what was stored to what is written.
  */
-type StoredCustomer = Customer & { counted_as?: string[]; indexed?: Pick<IndexedAs, 'name' | 'email' | 'prefixes'>; search_retired?: string[] };
+type StoredCustomer = Customer & { counted_as?: string[] };
 
-/**
- * The stored item, index attributes included, with the search prefixes its entries were written for
- * and those renames left behind; bulk loads (the list bench's seed) write exactly this.
- */
-export function customerItem(tenant: Tenant, customer: Customer, prefixes: readonly string[], retired: readonly string[] = []) {
-  const { counted_as: _counted, indexed: _indexed, search_retired: _retired, ...fields } = customer as StoredCustomer;
+/** The stored item, index attributes included; bulk loads (the list bench's seed) write exactly this. */
+export function customerItem(tenant: Tenant, customer: Customer) {
+  const { counted_as: _previous, ...fields } = customer as StoredCustomer;
   const id = customer.id;
   return storedItem({ pk: tenantPk(tenant), sk: customerSk(id) }, 'customer', fields, {
     counted_as: customerDimensions(customer),
-    indexed: { name: customer.name, email: customer.email, prefixes },
-    ...(retired.length > 0 ? { search_retired: retired } : {}),
     gsi1pk: customerPartition.status(tenant, customer.status),
     gsi1sk: id,
     gsi2pk: customerPartition.recovered(tenant),
@@ -89,14 +81,11 @@ export function customerItem(tenant: Tenant, customer: Customer, prefixes: reado
   });
 }
 
-/** The customer, with the `counted_as`, `indexed` and `search_retired` of its item riding along (see StoredCustomer). */
+/**
+ * The customer, with the `counted_as` of its item riding along (see StoredCustomer). Items written
+ * before the search index (2026-11-26) also hold `search`, the text the old substring search scanned.
+ */
 export const customerFromItem = (item: Item): Customer => entityOf<StoredCustomer>(item, ['search']);
-
-/** The customer as its search entries were last made, if they were (items written before the index have none). */
-function lastIndexed(customer: Customer): IndexedAs | null {
-  const { indexed } = customer as StoredCustomer;
-  return indexed ? { ...customer, ...indexed } : null;
-}
 
 export async function findCustomerIdForPsp(tenant: Tenant, psp: string, pspCustomerId: string): Promise<string | undefined> {
   const { Item } = await db.send(
@@ -152,11 +141,10 @@ export async function getCustomer(tenant: Tenant, customerId: string): Promise<C
  */
 export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersion: number | null): TransactItem[] {
   const before = readVersion === null ? null : ((customer as StoredCustomer).counted_as ?? null);
-  const search = searchIndexChange(tenant, readVersion === null ? null : lastIndexed(customer), customer);
-  const counters = [...counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer)), ...search.writes];
+  const counters = counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer));
   if (readVersion === null) {
     return [
-      { Put: { TableName: tableName, Item: customerItem(tenant, customer, search.prefixes), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName, Item: customerItem(tenant, customer), ConditionExpression: 'attribute_not_exists(pk)' } },
       {
         Put: {
           TableName: tableName,
@@ -167,12 +155,11 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
       ...counters,
     ];
   }
-  const retired = retiredPrefixes((customer as StoredCustomer).search_retired ?? [], search);
   return [
     {
       Put: {
         TableName: tableName,
-        Item: customerItem(tenant, customer, search.prefixes, retired),
+        Item: customerItem(tenant, customer),
         ConditionExpression: 'version = :version',
         ExpressionAttributeValues: { ':version': readVersion },
       },
@@ -182,16 +169,13 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
 }
 
 /**
- * Deletes a customer for good (erasure): the item with every index entry it has, its search entries
- * and the search counts only it kept, its processor reference (so the processor customer is a
- * stranger again), and its counts; only if it is still the version that was read, so a change that
- * slipped in is never lost unerased.
+ * Deletes a customer for good (erasure): the item with every index entry it has, its processor
+ * reference (so the processor customer is a stranger again), and its counts; only if it is still the
+ * version that was read, so a change that slipped in is never lost unerased.
  */
-export async function deleteCustomerWrites(tenant: Tenant, customer: Customer): Promise<TransactItem[]> {
+export function deleteCustomerWrites(tenant: Tenant, customer: Customer): TransactItem[] {
   const counted = (customer as StoredCustomer).counted_as ?? null;
-  const search = await eraseSearchIndexWrites(tenant, lastIndexed(customer), (customer as StoredCustomer).search_retired ?? []);
   return [
-    ...search,
     {
       Delete: {
         TableName: tableName,
