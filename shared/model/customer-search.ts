@@ -8,6 +8,9 @@
  * to PREFIX_LENGTH characters; a longer query word reads its first PREFIX_LENGTH characters' entries
  * and is tested against the customer's search text (`text`), which holds every whole word and email
  * part, each preceded by a space, so `contains(text, " " + word)` is "some word starts with it".
+ * The whole email domain is one more key, `@<domain>`: a query word that is a whole domain reads
+ * exactly that domain's customers, and a whole address reads the smaller of its local part's and its
+ * domain's entries (docs/decisions.md, "A whole domain is one search key").
  */
 export const PREFIX_LENGTH = 10;
 /**
@@ -32,6 +35,11 @@ export function normalise(text: string): string {
 const atomsOf = (text: string): string[] => text.split(/[^\p{L}\p{N}]+/u).filter((atom) => atom.length > 0);
 const unique = (values: readonly string[]): string[] => [...new Set(values)];
 
+/** The key of every customer whose email is at this domain. */
+export const domainKey = (domain: string): string => `@${domain}`;
+/** Longest domain given its own key (longer ones are found by their words). */
+const DOMAIN_KEY_LENGTH = 60;
+
 export interface SearchIndexing {
   /** Every indexed prefix, each once. */
   prefixes: string[];
@@ -53,7 +61,8 @@ export function searchIndexing(name: string | null, email: string | null, limit 
   // Priority when MAX_PREFIXES runs out: first and last name, the email's first word, its domain's name, its other words, other name words.
   const localAtoms = atomsOf(local);
   const atoms = unique([...nameAtoms.slice(0, 1), ...nameAtoms.slice(-1), ...localAtoms.slice(0, 1), ...atomsOf(domain).slice(0, 1), ...localAtoms, ...nameAtoms]);
-  const prefixes = new Set<string>();
+  // The domain's own key first: one prefix, so it always fits and every customer of the domain has it.
+  const prefixes = new Set<string>(domain.length > 0 && domain.length <= DOMAIN_KEY_LENGTH ? [domainKey(domain)] : []);
   for (const atom of atoms) {
     const own = Array.from({ length: Math.min(atom.length, PREFIX_LENGTH) }, (_, i) => atom.slice(0, i + 1)).filter((prefix) => !prefixes.has(prefix));
     // A word is indexed whole or not at all, so every query for it finds the customer or none does.
@@ -71,6 +80,21 @@ export interface QueryWord {
   prefix: string;
   /** The prefix's entries are exactly the word's matches: no text test needed. */
   exact: boolean;
+  /**
+   * A domain key whose entries may be read instead, when the word names a domain: a whole domain
+   * ("example.com", exact: its customers are the matches) or an address's ("ada@example.com", tested).
+   */
+  domain?: { key: string; exact: boolean };
+}
+
+/** Letters, digits, dots and hyphens with a dot inside: what a domain looks like. */
+const DOMAIN_SHAPE = /^[\p{L}\p{N}-]+(\.[\p{L}\p{N}-]+)+$/u;
+
+function domainOf(word: string): QueryWord['domain'] {
+  const at = word.lastIndexOf('@');
+  const domain = at < 0 ? word : word.slice(at + 1);
+  if (!DOMAIN_SHAPE.test(domain) || domain.length > DOMAIN_KEY_LENGTH) return undefined;
+  return { key: domainKey(domain), exact: at < 0 };
 }
 
 /**
@@ -87,6 +111,7 @@ export function queryWords(query: string): QueryWord[] {
   return words.map((word) => {
     const atom = atomsOf(word)[0]!;
     const exact = atom === word && word.length <= PREFIX_LENGTH;
-    return { word, prefix: atom.slice(0, PREFIX_LENGTH), exact };
+    const domain = domainOf(word);
+    return { word, prefix: atom.slice(0, PREFIX_LENGTH), exact, ...(domain ? { domain } : {}) };
   });
 }

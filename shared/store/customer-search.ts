@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Customer } from '../model/customer.ts';
 import { lockTimeout } from '../model/errors.ts';
-import { MAX_PREFIXES, queryWords, searchIndexing, type QueryWord } from '../model/customer-search.ts';
+import { MAX_PREFIXES, queryWords, searchIndexing } from '../model/customer-search.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { customerSk, findCustomer } from './customers.ts';
 import { batchGetConsistent } from './dynamo.ts';
@@ -265,7 +265,7 @@ async function readCounts(tenant: Tenant, prefixes: readonly string[], consisten
 }
 
 export interface SearchPlan {
-  /** The partition to read: the rarest word's prefix. */
+  /** The partition to read: the rarest word's prefix (or domain). */
   partition: string;
   /** The words its entries must still be tested for. */
   filter: Filter | undefined;
@@ -274,19 +274,25 @@ export interface SearchPlan {
 }
 
 /**
- * How to read a query: its words' counts (one request) choose the partition with the fewest entries;
- * the other words, and a word longer than the indexed prefixes, become `contains` tests on the entries'
- * search text. `null` when the query has no word to search for.
+ * How to read a query: its words' counts (one request) choose the partition with the fewest entries,
+ * a word naming a domain read from the domain's key when that holds fewer (or exactly its matches);
+ * the other words, and a word the partition does not match exactly, become `contains` tests on the
+ * entries' search text. `null` when the query has no word to search for.
  */
 export async function planSearch(tenant: Tenant, query: string): Promise<SearchPlan | null> {
   const words = queryWords(query);
   if (words.length === 0) return null;
-  const counts = await readCounts(tenant, words.map((word) => word.prefix), false);
-  const size = (word: QueryWord) => counts.get(word.prefix) ?? 0;
-  const rarest = words.reduce((best, word) => (size(word) < size(best) || (size(word) === size(best) && word.exact && !best.exact) ? word : best));
-  const tested = words.filter((word) => word !== rarest || !word.exact);
+  const counts = await readCounts(tenant, words.flatMap((word) => [word.prefix, ...(word.domain ? [word.domain.key] : [])]), false);
+  const size = (key: string) => counts.get(key) ?? 0;
+  const reads = words.map((word) => {
+    const domain = word.domain;
+    if (domain && size(domain.key) > 0 && (domain.exact || size(domain.key) < size(word.prefix))) return { word, key: domain.key, exact: domain.exact };
+    return { word, key: word.prefix, exact: word.exact };
+  });
+  const rarest = reads.reduce((best, read) => (size(read.key) < size(best.key) || (size(read.key) === size(best.key) && read.exact && !best.exact) ? read : best));
+  const tested = reads.filter((read) => read !== rarest || !read.exact).map((read) => read.word);
   const filter = allOf(
     ...tested.map((word, i) => raw(`contains(#search, :word${i})`, { '#search': 'search' }, { [`:word${i}`]: ` ${word.word}` })),
   );
-  return { partition: searchPartition(tenant, rarest.prefix), filter, matches: size(rarest) };
+  return { partition: searchPartition(tenant, rarest.key), filter, matches: size(rarest.key) };
 }

@@ -4,6 +4,7 @@ import { searchIndexing } from '../../shared/model/customer-search.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { searchPartition } from '../../shared/store/customer-search.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { call } from '../support/api.ts';
 import { byKey, merchantWithProcessors, readAllPages, recordFailure, storedCustomers } from '../support/recovery-data.ts';
 import { scanTable } from '../support/tenant-items.ts';
@@ -36,6 +37,28 @@ async function expectIndexMatchesCustomers(tenant: Tenant) {
   expect(Object.fromEntries(counts.map((count) => [count.pk, count.matches]))).toEqual(Object.fromEntries(perPartition));
   return items;
 }
+
+/** The TransactWriteItems sent through the shared client while `work` runs, each as its items' partition and sort keys. */
+async function transactionsDuring(work: () => Promise<unknown>): Promise<string[][]> {
+  const seen: string[][] = [];
+  const name = `transactions${Math.random()}`;
+  runtime.db.middlewareStack.add(
+    (next: (args: any) => Promise<any>) => async (args: any) => {
+      const items = args.input?.TransactItems as Record<string, any>[] | undefined;
+      if (items) seen.push(items.map((item) => { const write = Object.values(item)[0]; const key = write.Item ?? write.Key; return `${key.pk} ${key.sk}`; }));
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await work();
+  } finally {
+    runtime.db.middlewareStack.remove(name);
+  }
+  return seen;
+}
+
+const isIndexItem = (key: string) => key.includes('#SEARCH#') || key.includes(' CUSTSEARCH#');
 
 const search = (merchant: Merchant, query: Record<string, string>) => call('GET', '/v1/customers', { key: merchant.keys.test_read, query });
 const ids = (response: { body: { data: { id: string }[] } }) => response.body.data.map((customer) => customer.id);
@@ -94,6 +117,31 @@ describe('customer search index', () => {
     expect((await search(merchant, { query: 'noor+ops', per_page: '1' })).body.pagination.total).toBe(23);
     expect(ids(await search(merchant, { query: 'nor zo' }))).toHaveLength(1);
     expect((await search(merchant, { query: 'no', per_page: '1' })).body.pagination.total).toBe(24);
+  });
+
+  it("writes a new customer's index apart from their failure, and nothing for a known customer whose name and email stayed", async () => {
+    const customer = `cust_quiet_${randomBytes(4).toString('hex')}`;
+    const spec = { customer, name: 'Ulla Quietly', email: 'ulla@quiet.example' };
+    const created = await transactionsDuring(() => recordFailure(merchant.paths, spec));
+    const failure = created.find((keys) => keys.some((key) => key.includes(' PAYMENT#')))!;
+    expect(failure.filter(isIndexItem)).toEqual([]);
+    expect(created.filter((keys) => keys.some(isIndexItem))).toHaveLength(1);
+    expect(ids(await search(merchant, { query: 'quietly' }))).toHaveLength(1);
+    const again = await transactionsDuring(() => recordFailure(merchant.paths, spec));
+    expect(again.flat().filter(isIndexItem)).toEqual([]);
+    expect(again.flat().some((key) => key.includes(' PAYMENT#'))).toBe(true);
+  });
+
+  it("finds a whole domain's customers from its own key, with their total, in every order", async () => {
+    const firm1 = (await storedCustomers(merchant.tenant)).filter((customer) => customer.email?.endsWith('@firm1.example'));
+    expect(firm1.length).toBeGreaterThan(5);
+    for (const sort of ['created_at', 'name', 'email']) {
+      const { ids: listed, total } = await readAllPages(merchant.keys.test_read, '/v1/customers', { query: 'FIRM1.example', sort, order: 'asc' }, 3);
+      expect(total).toBe(firm1.length);
+      expect([...listed].sort()).toEqual(firm1.map((customer) => customer.id).sort());
+    }
+    expect(ids(await search(merchant, { query: 'n4.noor+ops@firm1.example' }))).toEqual([made[4]!.id]);
+    expect((await search(merchant, { query: 'firm1.example noor' })).body.pagination.total).toBe(firm1.length);
   });
 
   it('keeps the index in step with renames, including concurrent ones, and never counts a customer twice', async () => {

@@ -5,7 +5,9 @@ import { MAX_PREFIXES, normalise, PREFIX_LENGTH, queryWords, searchIndexing } fr
 /** Whether the index would put a customer in the partition a query word reads, and its text test passes. */
 function finds(name: string | null, email: string | null, query: string): boolean {
   const { prefixes, text } = searchIndexing(name, email);
-  return queryWords(query).every((word) => prefixes.includes(word.prefix) && (word.exact || text.includes(` ${word.word}`)));
+  return queryWords(query).every(
+    (word) => (word.domain?.exact === true && prefixes.includes(word.domain.key)) || (prefixes.includes(word.prefix) && (word.exact || text.includes(` ${word.word}`))),
+  );
 }
 
 describe('customer search terms', () => {
@@ -31,6 +33,16 @@ describe('customer search terms', () => {
     const email = 'mafernandez+invoices@example.com';
     for (const query of ['maria', 'fernandez', 'mafern', 'example']) expect(finds(name, email, query), query).toBe(true);
     expect(finds(name, email, 'angeles')).toBe(false);
+  });
+
+  it('gives the whole domain one key, read for a query word that is a whole domain or an address', () => {
+    expect(searchIndexing('Ada', 'ada@Example.COM').prefixes).toContain('@example.com');
+    expect(queryWords('Example.com')).toEqual([{ word: 'example.com', prefix: 'example', exact: false, domain: { key: '@example.com', exact: true } }]);
+    expect(queryWords('ada@example.com')[0]!.domain).toEqual({ key: '@example.com', exact: false });
+    expect(queryWords('example.')[0]!.domain).toBeUndefined();
+    expect(finds('Ada', 'ada@example.co.uk', 'example.co.uk')).toBe(true);
+    // A long name and email use up the prefixes, and the domain's key is still there.
+    expect(searchIndexing('Maximilian Oberhausenberger', 'maximilian.oberhausenberger@verylongdomainname.example').prefixes).toContain('@verylongdomainname.example');
   });
 
   it('keeps a customer without a name or an email findable by what they have', () => {
