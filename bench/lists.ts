@@ -165,7 +165,7 @@ async function seed(customers: number, seedNumber: number): Promise<Seeded> {
   const tenant: Tenant = { merchantId: merchant.id, environment: 'test' };
   const payments = customers * PAYMENTS_PER_CUSTOMER;
   const data = generate(payments, seedNumber);
-  const searched = new Set(SEARCHES.flatMap((query) => queryWords(query).map((word) => word.prefix)));
+  const searched = new Set(SEARCHES.flatMap((query) => queryWords(query).flatMap((word) => [word.prefix, ...(word.domain ? [word.domain.key] : [])])));
   const items = [
     ...searchIndexItems(tenant, data.customers, searched),
     ...counterItems(tenant, 'CUSTOMERS', data.customers.map((customer) => ({ id: customer.id, created_at: customer.created_at, dimensions: customerDimensions(customer) }))),

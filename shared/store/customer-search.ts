@@ -4,7 +4,7 @@ import type { Customer } from '../model/customer.ts';
 import { lockTimeout } from '../model/errors.ts';
 import { MAX_PREFIXES, queryWords, searchIndexing } from '../model/customer-search.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { customerSk, findCustomer } from './customers.ts';
+import { customerSk, findCustomer, searchPending } from './customers.ts';
 import { batchGetConsistent } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import { allOf, raw, textKey, type Filter } from './list-query.ts';
@@ -167,8 +167,10 @@ export function retiredPrefixes(earlier: readonly string[], change: SearchIndexC
 /**
  * Makes the customer's entries, counts and search record match `customer` (as just written, or
  * re-read after a concurrent change): one transaction, conditional on the customer still having that
- * name and email (its name and email sort keys) and on the record being the one read. Nothing when
- * they already match. `fresh`: the customer was just created, so there is no record to read.
+ * name and email (its name and email sort keys) and on the record being the one read, that also
+ * clears the customer's `search_pending`. Nothing when they already match, or once a later write
+ * renamed the customer (that write's own index change takes over). `fresh`: the customer was just
+ * created, so there is no record to read.
  */
 export async function indexCustomer(tenant: Tenant, written: Customer, fresh = false): Promise<void> {
   let customer: Customer | undefined = written;
@@ -176,12 +178,13 @@ export async function indexCustomer(tenant: Tenant, written: Customer, fresh = f
     if (attempt === INDEX_ATTEMPTS) throw lockTimeout(`The search index of customer ${written.id} changed under every try; deliver the event again.`);
     const record = fresh && attempt === 0 ? null : await findSearchRecord(tenant, customer.id);
     const change = searchIndexChange(tenant, record, customer);
-    if (change.writes.length === 0 && (record || change.prefixes.length === 0)) return;
+    if (change.writes.length === 0 && (record || change.prefixes.length === 0) && !searchPending(customer)) return;
     const outcome = await transact([
       {
-        ConditionCheck: {
+        Update: {
           TableName: tableName,
           Key: { pk: tenantPk(tenant), sk: customerSk(customer.id) },
+          UpdateExpression: 'REMOVE search_pending',
           ConditionExpression: 'gsi4sk = :name AND gsi5sk = :email',
           ExpressionAttributeValues: { ':name': textKey(customer.name, customer.id), ':email': textKey(customer.email, customer.id) },
         },
@@ -197,7 +200,9 @@ export async function indexCustomer(tenant: Tenant, written: Customer, fresh = f
       ...change.writes,
     ]);
     if (outcome.committed) return;
-    customer = await findCustomer(tenant, customer.id);
+    const now = await findCustomer(tenant, customer.id);
+    // Renamed (or erased) since: the write that did it makes its own index change.
+    customer = now && sameKeys(now, customer) ? now : undefined;
   }
 }
 
@@ -207,8 +212,18 @@ export async function indexCustomer(tenant: Tenant, written: Customer, fresh = f
  * name and email stayed as they were: a failure for a known customer writes no index item.
  */
 export async function followCustomerWrite(tenant: Tenant, read: Customer | undefined, written: Customer): Promise<void> {
-  if (read && read.name === written.name && read.email === written.email) return;
+  if (read && sameKeys(read, written)) return;
   await indexCustomer(tenant, written, read === undefined);
+}
+
+/**
+ * The same after a delivery of an event already recorded, which also makes the index change a
+ * stopped request left undone (the customer's `search_pending`): the first delivery may have ended
+ * between the customer's write and its index change. Nothing, not even a read, otherwise.
+ */
+export async function catchUpSearchIndex(tenant: Tenant, read: Customer, written: Customer): Promise<void> {
+  if (sameKeys(read, written) && !searchPending(read)) return;
+  await indexCustomer(tenant, written);
 }
 
 /**

@@ -132,6 +132,34 @@ describe('customer search index', () => {
     expect(again.flat().some((key) => key.includes(' PAYMENT#'))).toBe(true);
   });
 
+  it('indexes a customer on the next delivery when the request that created them stopped before its index change', async () => {
+    const event = genericFailure({ customerId: `cust_stopped_${randomBytes(4).toString('hex')}`, email: 'wanda@stopped.example' });
+    event.customer.name = 'Wanda Stoppedearly';
+    const name = `stopIndex${Math.random()}`;
+    let stopped = 0;
+    runtime.db.middlewareStack.add(
+      (next: (args: any) => Promise<any>) => async (args: any) => {
+        if (stopped === 0 && JSON.stringify(args.input?.TransactItems ?? []).includes('CUSTSEARCH#')) {
+          stopped += 1;
+          throw new Error('the function stopped here');
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      expect((await postGeneric(merchant.paths.acme, event)).status).toBe(500);
+    } finally {
+      runtime.db.middlewareStack.remove(name);
+    }
+    expect(stopped).toBe(1);
+    expect((await search(merchant, { query: 'stoppedearly' })).body.pagination.total).toBe(0);
+    const again = await postGeneric(merchant.paths.acme, event);
+    expect(again.body.outcome).toBe('duplicate');
+    expect(ids(await search(merchant, { query: 'stoppedearly' }))).toEqual([again.body.customer_id]);
+    await expectIndexMatchesCustomers(merchant.tenant);
+  });
+
   it("finds a whole domain's customers from its own key, with their total, in every order", async () => {
     const firm1 = (await storedCustomers(merchant.tenant)).filter((customer) => customer.email?.endsWith('@firm1.example'));
     expect(firm1.length).toBeGreaterThan(5);

@@ -18,4 +18,9 @@ describe('list bench summary', () => {
     expect(growing).toBe(`| growing | 40 (40) pass · 1 · 5 / 10 | ${LIST_TARGETS.itemsRead + 1} (${LIST_TARGETS.itemsRead + 1}) **FAIL** · 1 · 8 / 16 | 1.60× **FAIL** |`);
     expect(lines.join('\n')).toContain('p99 100,000 ÷ 1,000');
   });
+
+  it('judges no growth when one size was measured', () => {
+    const lines = renderLists({ sizes: { '10000': size(10_000, { flat: result(36, 10) }) } });
+    expect(lines.find((line) => line.startsWith('| flat |'))).toBe('| flat | 36 (36) pass · 1 · 5 / 10 | – |');
+  });
 });

@@ -13,7 +13,7 @@ import { customerListItem } from '../../representations/customer.ts';
 import { paymentResource } from '../../representations/payment.ts';
 import { recoveredEventData } from '../../representations/payment-events.ts';
 import { findCustomer, saveCustomerWrites } from '../../store/customers.ts';
-import { followCustomerWrite, indexCustomer } from '../../store/customer-search.ts';
+import { catchUpSearchIndex, followCustomerWrite } from '../../store/customer-search.ts';
 import { enrollmentsOf } from '../../store/enrollments.ts';
 import { erasureCheck, notErasedChecks, type ErasureCheck, type ErasureVerdict } from '../../store/erased-references.ts';
 import { recordEventWrite } from '../../store/events.ts';
@@ -246,7 +246,7 @@ async function completeDuplicate(
     }
     if (enriched === payment && writes.length === 0 && linking.length === 0) {
       await routeFailure(ports, tenant, payment);
-      if (latest) await indexCustomer(tenant, latest);
+      if (customer && latest) await catchUpSearchIndex(tenant, customer, latest);
       return { outcome: 'duplicate', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     const changed =
@@ -260,7 +260,7 @@ async function completeDuplicate(
     const result = await transact([...checked, ...notErasedChecks(check)]);
     if (result.committed) {
       await routeFailure(ports, tenant, enriched);
-      if (latest) await indexCustomer(tenant, latest);
+      if (customer && latest) await catchUpSearchIndex(tenant, customer, latest);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     return result.failedConditions.some((position) => position >= checked.length) ? undefined : LOST;
