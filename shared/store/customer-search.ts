@@ -25,8 +25,10 @@ const { db, tableName } = runtime;
  * name and email indexed, the prefixes with an entry, and those a rename left behind. Entries, counts
  * and the record change together, in a transaction of their own that checks the customer still has
  * the name and email indexed (`indexCustomer`), run by the request that created or renamed the
- * customer right after that write: the customer's own transaction (a failure, 10-20 items) stays as
- * it was, and a burst of first failures for one new customer races on that small write alone.
+ * customer right after that write: the customer's own transaction (a failure's: 11-15 items) stays
+ * as it was, and a burst of first failures for one new customer races on that small write alone.
+ * The write marks the customer `search_pending` and the index change clears it, so a request that
+ * stopped in between is caught up by the next delivery of its event (`catchUpSearchIndex`).
  *
  * Entries, counts and the record hold name and email fragments: personal data. Erasure deletes the
  * entries, the record, and the counts that the customer leaves at zero, in the transaction that
