@@ -52,7 +52,7 @@ export function renderLists({ sizes }: { sizes: Record<string, SizeResult> }): s
       (runs.length === 1 ? 'and p99 growth, judged when more than one size is measured. ' : `and p99 at ${count(largest.customers)} customers ≤ ${LIST_TARGETS.p99Ratio}× p99 at ${count(smallest.customers)}. `) +
       'DynamoDB Local: latencies are relative, not AWS figures.',
     '',
-    `| Case | ${header.join(' | ')} | p99 ${count(largest.customers)} ÷ ${count(smallest.customers)} |`,
+    `| Case | ${header.join(' | ')} | ${runs.length === 1 ? 'p99 growth' : `p99 ${count(largest.customers)} ÷ ${count(smallest.customers)}`} |`,
     `|---|${runs.map(() => '---').join('|')}|---|`,
     ...rows,
     '',
