@@ -49,6 +49,7 @@ export async function benchIngestionInProcess(count: number) {
     const step = progress.step(`in process, ${label}`, events.length);
     const requests: number[] = [];
     const schedulerCalls: number[] = [];
+    const transactItems: number[] = [];
     const latency: number[] = [];
     for (const event of events) {
       const body = JSON.stringify(event);
@@ -59,10 +60,11 @@ export async function benchIngestionInProcess(count: number) {
       if (response.status !== 200) throw new Error(`ingestion failed: ${response.body.toString()}`);
       requests.push(counter.count);
       schedulerCalls.push(counter.schedulerCalls);
+      transactItems.push(counter.transactItems);
       step.advance();
     }
     step.done();
-    return { dynamodb_requests: summarize(requests), scheduler_calls: summarize(schedulerCalls), latency_ms: summarize(latency) };
+    return { dynamodb_requests: summarize(requests), transaction_items: summarize(transactItems), scheduler_calls: summarize(schedulerCalls), latency_ms: summarize(latency) };
   };
   const newCustomers = Array.from({ length: count }, (_, i) => failureEvent(i, `bench_new_${i}`));
   const existingCustomers = Array.from({ length: count }, (_, i) => failureEvent(count + i, `bench_new_${i}`));

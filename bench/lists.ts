@@ -1,7 +1,9 @@
 /**
- * List cost at scale: seeds one merchant with N payments (and N/5 customers) written with the store's
- * own item builders and counter layout, then measures list requests through the real handlers in
- * process: latency, DynamoDB items read and read capacity per request.
+ * List cost at scale: seeds one merchant with N customers (and 2N payments) written with the store's
+ * own item builders, counter layout and search index, then measures every list, search and sort case
+ * through the real handlers in process: latency, DynamoDB items read and read capacity per request,
+ * judged against issue 26's targets (items read ≤ 2 × per_page + 50; p99 at the largest size within
+ * 1.5× of the smallest's).
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dispatch } from '../bin/local/dispatch.ts';
@@ -11,27 +13,31 @@ import { newCustomer, newPayment } from '../shared/domain/ingestion/failure-acco
 import { onboardMerchant } from '../shared/domain/access/merchant-onboarding.ts';
 import { isOpen, type Payment, type PaymentStatus } from '../shared/model/payment.ts';
 import type { Tenant } from '../shared/model/tenant.ts';
+import { queryWords, searchIndexing } from '../shared/model/customer-search.ts';
+import { searchCountItem, searchEntry, searchRecordItem } from '../shared/store/customer-search.ts';
 import { customerDimensions, customerItem } from '../shared/store/customers.ts';
 import { counterItems } from '../shared/store/list-counters.ts';
 import { paymentDimensions, paymentItem } from '../shared/store/payments.ts';
+import { WRITERS } from './list-report.ts';
 import { progress, type Step } from './progress.ts';
 import { seededRandom, summarize } from './support.ts';
 
 const DAY_MS = 86_400_000;
 const SPAN_DAYS = 90;
-const PAYMENTS_PER_CUSTOMER = 5;
-const WRITERS = 8;
+const PAYMENTS_PER_CUSTOMER = 2;
 
 const FIRST = ['ada', 'grace', 'alan', 'edsger', 'barbara', 'donald', 'margaret', 'ken', 'dennis', 'frances', 'john', 'radia', 'tim', 'linus', 'guido', 'anita', 'leslie', 'niklaus', 'sophie', 'karen'];
 const LAST = ['lovelace', 'hopper', 'turing', 'dijkstra', 'liskov', 'knuth', 'hamilton', 'thompson', 'ritchie', 'allen', 'mccarthy', 'perlman', 'berners', 'torvalds', 'rossum', 'borg', 'lamport', 'wirth', 'wilson', 'jones', 'smith', 'garcia', 'mueller', 'rossi', 'dubois', 'novak', 'kowalski', 'nakamura', 'silva', 'ivanova'];
 const CODES = ['insufficient_funds', 'insufficient_funds', 'insufficient_funds', 'do_not_honor', 'generic_decline', 'processing_error', 'try_again_later', 'expired_card', 'expired_card', 'incorrect_cvc', 'card_declined', 'authentication_required', 'stolen_card', 'fraudulent', 'lost_card'];
 const CURRENCIES = ['usd', 'usd', 'usd', 'eur', 'eur', 'gbp'];
+const DOMAINS = ['gmail.com', 'gmail.com', 'yahoo.com', 'outlook.com', 'example.com', 'proton.me'];
+
 
 interface Seeded {
   tenant: Tenant;
   keys: Record<string, string>;
   customerIds: string[];
-  searchTerm: string;
+  payments: number;
   seconds: number;
 }
 
@@ -66,7 +72,7 @@ function generate(count: number, seed: number) {
     const psp = next() < 0.7 ? 'stripe' : 'braintree';
     const customer = newCustomer(
       psp,
-      { pspCustomerId: `${psp === 'stripe' ? 'cus_' : 'bt_'}${seed}_${i}`, email: `${first}.${last}.${i}@example.com`, name: `${first[0]!.toUpperCase()}${first.slice(1)} ${last[0]!.toUpperCase()}${last.slice(1)}`, timezone: null, country: 'US', phone: null },
+      { pspCustomerId: `${psp === 'stripe' ? 'cus_' : 'bt_'}${seed}_${i}`, email: `${first}.${last}.${i}@${pick(DOMAINS)}`, name: `${first[0]!.toUpperCase()}${first.slice(1)} ${last[0]!.toUpperCase()}${last.slice(1)}`, timezone: null, country: 'US', phone: null },
       created,
     );
     customer.payment_method = { type: 'card', brand: 'visa', last_four: String(1000 + (i % 9000)), exp_month: 1 + (i % 12), exp_year: 2027 + (i % 4) };
@@ -132,21 +138,44 @@ async function writeAll(items: Record<string, unknown>[], step: Step): Promise<v
   await Promise.all(Array.from({ length: WRITERS }, writer));
 }
 
-async function seed(payments: number, seedNumber: number): Promise<Seeded> {
+/**
+ * Customers with their search records, entries and the entries' counts, as their index changes would
+ * have left them; entries only in the partitions the bench's searches can read (`searched`), since a search
+ * reads only its words' partitions and ~25 entries per customer would be most of the seeding time.
+ */
+function searchIndexItems(tenant: Tenant, customers: readonly Customer[], searched: ReadonlySet<string>): Record<string, unknown>[] {
+  const counts = new Map<string, number>();
+  const items: Record<string, unknown>[] = [];
+  for (const customer of customers) {
+    const { prefixes, text } = searchIndexing(customer.name, customer.email);
+    const read = prefixes.filter((prefix) => searched.has(prefix));
+    items.push(
+      customerItem(tenant, customer),
+      searchRecordItem(tenant, { ...customer, prefixes, retired: [], version: 1 }),
+      ...read.map((prefix) => searchEntry(tenant, customer, prefix, text)),
+    );
+    for (const prefix of read) counts.set(prefix, (counts.get(prefix) ?? 0) + 1);
+  }
+  return [...items, ...[...counts].map(([prefix, matches]) => searchCountItem(tenant, prefix, matches))];
+}
+
+async function seed(customers: number, seedNumber: number): Promise<Seeded> {
   const started = performance.now();
   const { merchant, keys } = await onboardMerchant({ plan: 'enterprise' }, new Date());
   const tenant: Tenant = { merchantId: merchant.id, environment: 'test' };
+  const payments = customers * PAYMENTS_PER_CUSTOMER;
   const data = generate(payments, seedNumber);
+  const searched = new Set(SEARCHES.flatMap((query) => queryWords(query).flatMap((word) => [word.prefix, ...(word.domain ? [word.domain.key] : [])])));
   const items = [
-    ...data.customers.map((customer) => customerItem(tenant, customer)),
+    ...searchIndexItems(tenant, data.customers, searched),
     ...counterItems(tenant, 'CUSTOMERS', data.customers.map((customer) => ({ id: customer.id, created_at: customer.created_at, dimensions: customerDimensions(customer) }))),
     ...data.payments.map((payment) => paymentItem(tenant, payment)),
     ...counterItems(tenant, 'PAYMENTS', data.payments.map((payment) => ({ id: payment.id, created_at: payment.created_at, dimensions: paymentDimensions(payment) }))),
   ];
-  const step = progress.step(`seeding ${payments.toLocaleString('en-US')} payments (items written)`, items.length);
+  const step = progress.step(`seeding ${customers.toLocaleString('en-US')} customers, ${payments.toLocaleString('en-US')} payments (items written)`, items.length);
   await writeAll(items as Record<string, unknown>[], step);
   step.done();
-  return { tenant, keys: keys as Record<string, string>, customerIds: data.customers.map((customer) => customer.id), searchTerm: 'lovelace', seconds: Math.round((performance.now() - started) / 100) / 10 };
+  return { tenant, keys: keys as Record<string, string>, customerIds: data.customers.map((customer) => customer.id), payments, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
 
 /** What one request cost in DynamoDB reads, the API key lookup and rate-limit write left out (the same for every request). */
@@ -198,7 +227,8 @@ async function measure(key: string, paths: () => string, samples: number) {
   const rcu: number[] = [];
   const requests: number[] = [];
   let total = 0;
-  for (let i = 0; i < samples + 3; i++) {
+  let wanted = samples;
+  for (let i = 0; i < wanted + 3; i++) {
     const url = new URL(paths(), 'http://bench');
     meter.reset();
     const started = performance.now();
@@ -206,26 +236,51 @@ async function measure(key: string, paths: () => string, samples: number) {
     const elapsed = performance.now() - started;
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${response.body.toString()}`);
     if (i < 3) continue; // warm-up: module load, connection pool
+    // A case that reads for seconds is measured a few times: its verdict is plain, and the run stays minutes.
+    if (i === 3 && elapsed > SLOW_MS) wanted = SLOW_SAMPLES;
     total = JSON.parse(response.body.toString()).pagination.total;
     latency.push(elapsed);
     items.push(meter.reading.itemsRead);
     rcu.push(meter.reading.capacity);
     requests.push(meter.reading.requests);
   }
-  return { total, latency_ms: summarize(latency), items_read: summarize(items), read_capacity_units: summarize(rcu), dynamodb_requests: summarize(requests) };
+  return { total, samples: latency.length, latency_ms: summarize(latency), items_read: summarize(items), read_capacity_units: summarize(rcu), dynamodb_requests: summarize(requests) };
 }
 
-export const LIST_CASES = [
-  'first page, unfiltered',
-  'status filter (pending)',
-  "one customer's payments",
-  'page 500, unfiltered',
-  'customer search',
-  'page 500, status filter',
-  'page 500, sorted by amount',
-  'status + currency (pair counter)',
-  'status + decline code (counted by reading)',
-] as const;
+/** Every list, search and sort the API offers, first and deep pages; `{customer}` is a random customer. */
+/** A case slower than this on its first measured request gets SLOW_SAMPLES samples instead of `samples`. */
+const SLOW_MS = 1_000;
+const SLOW_SAMPLES = 5;
+
+export const LIST_CASES = {
+  'payments, first page': '/v1/payments',
+  'payments, status filter (pending)': '/v1/payments?status=pending',
+  "payments, one customer's": '/v1/customers/{customer}/payments',
+  'payments, page 500': '/v1/payments?page=500',
+  'payments, page 500, status filter': '/v1/payments?status=pending&page=500',
+  'payments, page 500 sorted by status': '/v1/payments?sort=status&page=500',
+  'payments, page 500 sorted by amount': '/v1/payments?sort=amount&order=asc&page=500',
+  'payments, status + currency': '/v1/payments?status=pending&currency=eur',
+  'payments, status + decline code': '/v1/payments?status=communication_pending&decline_code=expired_card',
+  'customers, first page': '/v1/customers',
+  'customers, page 250': '/v1/customers?page=250',
+  'customers, page 250 sorted by name': '/v1/customers?sort=name&order=asc&page=250',
+  'customers, page 250 sorted by email': '/v1/customers?sort=email&page=250',
+  'customers, page 250 sorted by total recovered': '/v1/customers?sort=total_recovered&page=250',
+  'search, one letter': '/v1/customers?query=l',
+  'search, one letter, page 50': '/v1/customers?query=l&page=50',
+  'search, a last name': '/v1/customers?query=Lovelace',
+  'search, a last name, sorted by name': '/v1/customers?query=lovelace&sort=name&order=asc',
+  'search, two word starts': '/v1/customers?query=ada%20lov',
+  'search, an email domain name': '/v1/customers?query=outlook',
+  'search, a whole email domain': '/v1/customers?query=outlook.com',
+} as const;
+
+/** The searches' query words, whose partitions the seed fills. */
+const SEARCHES = Object.values(LIST_CASES).flatMap((path) => {
+  const query = new URL(path, 'http://bench').searchParams.get('query');
+  return query === null ? [] : [query];
+});
 
 export async function benchLists(sizes: readonly number[], samples = 30) {
   const results: Record<string, unknown> = {};
@@ -234,25 +289,15 @@ export async function benchLists(sizes: readonly number[], samples = 30) {
     const key = seeded.keys.test_read!;
     const next = seededRandom(7);
     const customer = () => seeded.customerIds[Math.floor(next() * seeded.customerIds.length)]!;
-    const paths: Record<(typeof LIST_CASES)[number], () => string> = {
-      'first page, unfiltered': () => '/v1/payments',
-      'status filter (pending)': () => '/v1/payments?status=pending',
-      "one customer's payments": () => `/v1/customers/${customer()}/payments`,
-      'page 500, unfiltered': () => '/v1/payments?page=500',
-      'customer search': () => `/v1/customers?query=${seeded.searchTerm}`,
-      'page 500, status filter': () => '/v1/payments?status=pending&page=500',
-      'page 500, sorted by amount': () => '/v1/payments?sort=amount&order=asc&page=500',
-      'status + currency (pair counter)': () => '/v1/payments?status=pending&currency=eur',
-      'status + decline code (counted by reading)': () => '/v1/payments?status=communication_pending&decline_code=expired_card',
-    };
     const cases: Record<string, unknown> = {};
-    const step = progress.step(`list cases measured on ${size.toLocaleString('en-US')} payments`, LIST_CASES.length);
-    for (const name of LIST_CASES) {
-      cases[name] = { request: paths[name]().replace(/cus_\w+/, 'cus_…'), ...(await measure(key, paths[name], samples)) };
+    const names = Object.keys(LIST_CASES) as (keyof typeof LIST_CASES)[];
+    const step = progress.step(`list cases measured on ${size.toLocaleString('en-US')} customers`, names.length);
+    for (const name of names) {
+      cases[name] = { request: LIST_CASES[name], ...(await measure(key, () => LIST_CASES[name].replace('{customer}', customer()), samples)) };
       step.advance();
     }
     step.done();
-    results[String(size)] = { payments: size, customers: seeded.customerIds.length, seed_seconds: seeded.seconds, samples, cases };
+    results[String(size)] = { customers: size, payments: seeded.payments, seed_seconds: seeded.seconds, samples, cases };
   }
   return results;
 }

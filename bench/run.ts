@@ -7,6 +7,7 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { renderLists } from './list-report.ts';
 import { progress } from './progress.ts';
 import { renderBundles, renderColdStart, renderCost, renderHotPartition, renderIngestionThroughput, renderLatency, renderTargets, renderThroughput, type Lookup } from './summaries.ts';
 import { benchEngine, RESULTS_DIR, writeResult } from './support.ts';
@@ -14,7 +15,7 @@ import { benchEngine, RESULTS_DIR, writeResult } from './support.ts';
 const selected = new Set(process.argv.slice(2));
 const wants = (name: string) => selected.size === 0 || selected.has(name);
 
-/** Payments per merchant in the list bench; BENCH_LIST_SIZES=2000,500 for a quick look. */
+/** Customers per merchant in the list bench (two payments each); BENCH_LIST_SIZES=10000,100000,1000000 for the million. */
 const LIST_SIZES = (process.env.BENCH_LIST_SIZES ?? '10000,100000').split(',').map(Number);
 /** Fresh processes per bundle in the cold-start bench (medians over these). */
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
@@ -69,11 +70,11 @@ const BENCHES: Bench[] = [
     render: ({ in_process: inProcess, local_server: throughput }) => [
       '## Webhook ingestion',
       '',
-      '| Case | DynamoDB requests (median / max) | Scheduler calls | Latency ms (median / p99) |',
-      '|---|---|---|---|',
+      '| Case | DynamoDB requests (median / max) | Transaction items (median / max) | Scheduler calls | Latency ms (median / p99) |',
+      '|---|---|---|---|---|',
       ...Object.entries(inProcess as Record<string, any>).map(
         ([name, r]) =>
-          `| ${name.replaceAll('_', ' ')} | ${r.dynamodb_requests.median} / ${r.dynamodb_requests.max} | ${r.scheduler_calls?.median ?? '–'} | ${r.latency_ms.median} / ${r.latency_ms.p99} |`,
+          `| ${name.replaceAll('_', ' ')} | ${r.dynamodb_requests.median} / ${r.dynamodb_requests.max} | ${r.transaction_items ? `${r.transaction_items.median} / ${r.transaction_items.max}` : '–'} | ${r.scheduler_calls?.median ?? '–'} | ${r.latency_ms.median} / ${r.latency_ms.p99} |`,
       ),
       '',
       ...renderIngestionThroughput(throughput),
@@ -86,33 +87,7 @@ const BENCHES: Bench[] = [
       const { benchLists } = await import('./lists.ts');
       return { sizes: await benchLists(LIST_SIZES) };
     },
-    render: ({ sizes }) => {
-      const runs = Object.values(sizes as Record<string, any>).sort((a, b) => a.payments - b.payments);
-      const header = runs.map((run) => `${run.payments.toLocaleString('en-US')} payments: items read · RCU · ms median / p99`);
-      const cases = Object.keys(runs[0].cases);
-      return [
-        '## Lists at scale',
-        '',
-        `One merchant, payments over 90 days (${runs.map((run) => `${run.payments.toLocaleString('en-US')} payments and ${run.customers.toLocaleString('en-US')} customers`).join('; ')}); ` +
-          `${runs[0].samples} requests per case through the real handlers in process. Items read and read capacity units are medians per request, ` +
-          'the API key lookup and rate-limit write left out (the same for every request). DynamoDB Local: latencies are relative, not AWS figures.',
-        '',
-        `| Case | ${header.join(' | ')} |`,
-        `|---|${runs.map(() => '---').join('|')}|`,
-        ...cases.map(
-          (name) =>
-            `| ${name} | ${runs
-              .map((run) => {
-                const c = run.cases[name];
-                return `${c.items_read.median} · ${c.read_capacity_units.median} · ${c.latency_ms.median} / ${c.latency_ms.p99}`;
-              })
-              .join(' | ')} |`,
-        ),
-        '',
-        `Seeding: ${runs.map((run) => `${run.payments.toLocaleString('en-US')} payments in ${run.seed_seconds} s`).join(', ')} (BatchWrite, ${8} writers).`,
-        '',
-      ];
-    },
+    render: (result) => renderLists(result),
   },
   {
     name: 'cost',

@@ -127,7 +127,7 @@ export const CUSTOMER_SORTS = ['created_at', 'name', 'email', 'total_recovered']
 export type CustomerSort = (typeof CUSTOMER_SORTS)[number];
 
 export interface CustomerFilters {
-  /** Part of the name or email, any case. */
+  /** Words, each the start of a word of the name or of a part of the email, any case or accents (model/customer-search.ts). */
   query?: string;
   status?: CustomerStatus;
   psp?: string;

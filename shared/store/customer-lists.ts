@@ -1,12 +1,15 @@
-import { type Customer, type CustomerFilters, type CustomerListRequest } from '../model/customer.ts';
+import { totalRecovered, type Customer, type CustomerFilters, type CustomerListRequest } from '../model/customer.ts';
 import type { ListResult } from '../model/listing.ts';
 import { pageOffset } from '../model/pagination.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { CUSTOMER_SK_PREFIX, customerFromItem, customerPartition } from './customers.ts';
+import { planSearch } from './customer-search.ts';
+import { CUSTOMER_SK_PREFIX, customerFromItem, customerPartition, customerSk } from './customers.ts';
+import { BATCH_GET_LIMIT } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import { CounterView } from './list-counters.ts';
 import {
   allOf,
+  amountKey,
   compareKeys,
   createdFilter,
   creationOrderedSegment,
@@ -17,6 +20,7 @@ import {
   readAllEntries,
   readPage,
   sortedSegment,
+  textKey,
   type Filter,
   type Predicate,
   type Segment,
@@ -25,14 +29,14 @@ import {
 /**
  * Plans GET /v1/customers onto the customer indexes (docs/data-model.md): creation order from the
  * tenant partition or a status partition, the other orders from their own index partitions, and a
- * search by reading the narrow name index with the search text as a filter.
+ * search from the search index.
  */
 export async function queryCustomers(tenant: Tenant, request: CustomerListRequest): Promise<ListResult<Customer>> {
   const { filters } = request;
   const view = new CounterView(tenant, 'CUSTOMERS');
   const window = filters.created ?? {};
   const predicates = customerPredicates(tenant, filters);
-  if (filters.query !== undefined) return search(tenant, filters.query, predicates, request);
+  if (filters.query !== undefined) return search(tenant, filters.query, request);
   const sort = request.sort;
   const segment =
     sort === 'created_at'
@@ -75,27 +79,50 @@ function customerPredicates(tenant: Tenant, filters: CustomerFilters): Predicate
   return predicates;
 }
 
-/** Index-order keys of the narrow name index's entries, for sorting search matches in memory. */
-const entryKey: Record<CustomerListRequest['sort'], (entry: Record<string, unknown>) => string> = {
-  created_at: (entry) => entry.sk as string,
-  name: (entry) => entry.gsi4sk as string,
-  email: (entry) => entry.gsi5sk as string,
-  total_recovered: (entry) => entry.gsi2sk as string,
+/** Sort keys of customers, as their indexes order them: for sorting search matches in memory. */
+const customerKey: Record<CustomerListRequest['sort'], (customer: Customer) => string> = {
+  created_at: (customer) => customer.id,
+  name: (customer) => textKey(customer.name, customer.id),
+  email: (customer) => textKey(customer.email, customer.id),
+  total_recovered: (customer) => `${amountKey(totalRecovered(customer).amount)}#${customer.id}`,
 };
 
 /**
- * `query`: a part of a name or email cannot be a key condition, so the tenant's narrow name index is
- * read whole with the search text as a filter (~450 bytes per customer), the matches sorted in
- * memory, and only the page's customers fetched.
+ * `query`: the rarest query word's search partition (customer-search.ts), read in the list's order
+ * (creation from the table, name and email from gsi4/gsi5 under the same partition), the other words
+ * and `psp` as filters. Status, failing and total recovered change with every payment, so the entries
+ * do not carry them: a search with them reads all its matches and sorts them in memory.
  */
-async function search(tenant: Tenant, query: string, predicates: Predicate[], request: CustomerListRequest): Promise<ListResult<Customer>> {
-  const text = raw('contains(#search, :query)', { '#search': 'search' }, { ':query': query.toLowerCase() });
-  const filter = allOf(text, ...predicates.map((predicate) => predicate.filter), createdFilter(request.filters.created ?? {}));
-  const entries = await readAllEntries(sortSegments.name(tenant, filter));
-  const key = entryKey[request.sort];
+async function search(tenant: Tenant, query: string, request: CustomerListRequest): Promise<ListResult<Customer>> {
+  const plan = await planSearch(tenant, query);
+  if (!plan || plan.matches === 0) return { items: [], total: 0 };
+  const { filters, sort } = request;
+  const window = filters.created ?? {};
+  const psp = filters.psp === undefined ? undefined : equals('psp', filters.psp);
+  const itemKey = (entry: Record<string, unknown>) => ({ pk: tenantPk(tenant), sk: customerSk(entry.customer_id as string) });
+  const whole = plan.filter === undefined && psp === undefined && window.from === undefined && window.to === undefined;
+  const kept = whole ? async () => plan.matches : undefined;
+  const inMemory = filters.status !== undefined || filters.has_failed_payment !== undefined || sort === 'total_recovered';
+  if (inMemory) return searchInMemory({ partition: plan.partition, prefix: 'cus_', filter: allOf(plan.filter, psp, createdFilter(window)), narrow: true, itemKey }, request);
+  const segment: Segment =
+    sort === 'created_at'
+      ? { partition: plan.partition, prefix: 'cus_', filter: allOf(plan.filter, psp), narrow: true, timeBounds: idBounds, itemKey, kept }
+      : { index: sort === 'name' ? 'gsi4' : 'gsi5', partition: plan.partition, prefix: '', filter: allOf(plan.filter, psp, createdFilter(window)), narrow: true, itemKey, kept };
+  const { items, total } = await readPage([segment], window, request.order === 'asc', pageOffset(request), request.per_page);
+  return { items: items.map(customerFromItem), total };
+}
+
+async function searchInMemory(segment: Segment, request: CustomerListRequest): Promise<ListResult<Customer>> {
+  const { status, has_failed_payment: failing } = request.filters;
+  const entries = await readAllEntries(segment);
+  const chunks = Array.from({ length: Math.ceil(entries.length / BATCH_GET_LIMIT) }, (_, i) => entries.slice(i * BATCH_GET_LIMIT, (i + 1) * BATCH_GET_LIMIT));
+  const items = (await Promise.all(chunks.map((chunk) => fetchItems(chunk.map(segment.itemKey!))))).flat();
+  const matches = items
+    .map(customerFromItem)
+    .filter((customer) => (status === undefined || customer.status === status) && (failing === undefined || customer.failed_payments > 0 === failing));
+  const key = customerKey[request.sort];
   const direction = request.order === 'asc' ? 1 : -1;
-  entries.sort((a, b) => direction * compareKeys(key(a), key(b)));
+  matches.sort((a, b) => direction * compareKeys(key(a), key(b)));
   const start = pageOffset(request);
-  const page = entries.slice(start, start + request.per_page).map((entry) => ({ pk: entry.pk as string, sk: entry.sk as string }));
-  return { items: (await fetchItems(page)).map(customerFromItem), total: entries.length };
+  return { items: matches.slice(start, start + request.per_page), total: matches.length };
 }

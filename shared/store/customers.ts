@@ -6,7 +6,7 @@ import { missingResource } from './cross-environment.ts';
 import type { Item, Key } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
-import { amountKey } from './list-query.ts';
+import { amountKey, textKey } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
 import type { TransactItem } from './transactions.ts';
 
@@ -30,7 +30,7 @@ export const customerRefKey = (tenant: Tenant, psp: string, pspCustomerId: strin
 /**
  * The index partitions a customer is listed in (docs/data-model.md, "List indexes"):
  *   gsi1: by status (id order = creation)   gsi2: all by total recovered
- *   gsi4: all by name, with the search text (narrow)   gsi5: all by email (narrow)
+ *   gsi4: all by name (narrow)   gsi5: all by email (narrow)
  *   gsi3: calendar candidates only (sparse), by card expiry month, for the daily calendar scan
  */
 export const customerPartition = {
@@ -51,32 +51,35 @@ function calendarIndexKeys(tenant: Tenant, customer: Customer): { gsi3pk?: strin
   return { gsi3pk: customerPartition.cardExpiry(tenant), gsi3sk: `${monthKey(cardExpiryMonth(customer.payment_method)!)}#${customer.id}` };
 }
 
-/** Sort-key text: lowercase, bounded (keys stop at 1 KB), and a separator below every printable character so "Ada" sorts before "Ada Lovelace". */
-const textKey = (value: string | null, id: string): string => `${(value ?? '').toLowerCase().slice(0, 200)}\u0001${id}`;
-
-/** What `query` (§4.2) searches: name and email, lowercase, one attribute so one `contains` tests both. */
-export const searchText = (customer: Pick<Customer, 'name' | 'email'>): string =>
-  [customer.name ?? '', customer.email ?? ''].join('\n').toLowerCase();
-
 /** The list counters a customer counts toward (see list-counters.ts). */
 export function customerDimensions(customer: Customer): string[] {
   return withPairs('CUSTOMERS', ['all', `status:${customer.status}`, `psp:${customer.psp}`, `failing:${customer.failed_payments > 0 ? 'yes' : 'no'}`]);
 }
 
 /**
- * A customer as read, with the counter dimensions its stored item was counted under. Domain updates
- * build the next customer by spreading the one they read, so this travels to the write exactly like
- * `version`, and the write moves the counts from what was stored to what is written.
+ * A customer as read, with the counter dimensions its stored item was counted under, the name and
+ * email keys it was stored with (`search_keys`), and whether its search index may lag behind them
+ * (`search_pending`, customer-search.ts). Domain updates build the next customer by spreading the one
+ * they read, so these travel to the write exactly like `version`, and the write moves the counts from
+ * what was stored to what is written and marks a new or renamed customer's index as pending.
  */
-type StoredCustomer = Customer & { counted_as?: string[] };
+type StoredCustomer = Customer & { counted_as?: string[]; search_keys?: string; search_pending?: boolean };
+
+const searchKeys = (customer: Customer): string => `${textKey(customer.name, customer.id)}\n${textKey(customer.email, customer.id)}`;
+
+/**
+ * Whether the customer's search index may not have caught up with their name and email: set by the
+ * write that creates or renames them, cleared by the index change (customer-search.ts).
+ */
+export const searchPending = (customer: Customer): boolean => (customer as StoredCustomer).search_pending === true;
 
 /** The stored item, index attributes included; bulk loads (the list bench's seed) write exactly this. */
-export function customerItem(tenant: Tenant, customer: Customer) {
-  const { counted_as: _previous, ...fields } = customer as StoredCustomer;
+export function customerItem(tenant: Tenant, customer: Customer, searchPending = false) {
+  const { counted_as: _counted, search_keys: _keys, search_pending: _pending, ...fields } = customer as StoredCustomer;
   const id = customer.id;
   return storedItem({ pk: tenantPk(tenant), sk: customerSk(id) }, 'customer', fields, {
     counted_as: customerDimensions(customer),
-    search: searchText(customer),
+    ...(searchPending ? { search_pending: true } : {}),
     gsi1pk: customerPartition.status(tenant, customer.status),
     gsi1sk: id,
     gsi2pk: customerPartition.recovered(tenant),
@@ -89,8 +92,15 @@ export function customerItem(tenant: Tenant, customer: Customer) {
   });
 }
 
-/** The customer, with the `counted_as` of its item riding along (see StoredCustomer). */
-export const customerFromItem = (item: Item): Customer => entityOf<StoredCustomer>(item, ['search']);
+/**
+ * The customer, with `counted_as`, `search_pending` and the name and email keys of its item riding
+ * along (see StoredCustomer). Items written before the search index (2026-11-26) also hold `search`,
+ * the text the old substring search scanned.
+ */
+export const customerFromItem = (item: Item): Customer => ({
+  ...entityOf<StoredCustomer>(item, ['search']),
+  search_keys: `${item.gsi4sk as string}\n${item.gsi5sk as string}`,
+}) as Customer;
 
 export async function findCustomerIdForPsp(tenant: Tenant, psp: string, pspCustomerId: string): Promise<string | undefined> {
   const { Item } = await db.send(
@@ -145,11 +155,13 @@ export async function getCustomer(tenant: Tenant, customerId: string): Promise<C
  * Either way the list counters move in the same transaction.
  */
 export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersion: number | null): TransactItem[] {
-  const before = readVersion === null ? null : ((customer as StoredCustomer).counted_as ?? null);
+  const stored = customer as StoredCustomer;
+  const before = readVersion === null ? null : (stored.counted_as ?? null);
+  const pending = readVersion === null || stored.search_pending === true || stored.search_keys !== searchKeys(customer);
   const counters = counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer));
   if (readVersion === null) {
     return [
-      { Put: { TableName: tableName, Item: customerItem(tenant, customer), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName, Item: customerItem(tenant, customer, pending), ConditionExpression: 'attribute_not_exists(pk)' } },
       {
         Put: {
           TableName: tableName,
@@ -164,7 +176,7 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
     {
       Put: {
         TableName: tableName,
-        Item: customerItem(tenant, customer),
+        Item: customerItem(tenant, customer, pending),
         ConditionExpression: 'version = :version',
         ExpressionAttributeValues: { ':version': readVersion },
       },

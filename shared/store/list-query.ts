@@ -37,6 +37,10 @@ export interface Segment {
   timeBounds?: (window: TimeWindow) => { lower: string; upper: string };
   /** Counters that count exactly this segment's entries (after its filter), per creation day. */
   counted?: { view: CounterView; dimension: string };
+  /** A count kept of exactly this segment's entries (after its filter), for segments without a time window. */
+  kept?: () => Promise<number>;
+  /** The key of the item a narrow entry stands for, when it is not the entry's own table key (search entries). */
+  itemKey?: (entry: Record<string, unknown>) => { pk: string; sk: string };
 }
 
 /** Sort-key bounds of ids created in a window, for sort keys `<prefix><id>` and ids `<idPrefix>_<time>…`. */
@@ -50,10 +54,15 @@ export function idTimeBounds(prefix: string, idPrefix: string): (window: TimeWin
 /** Zero-padded so amounts sort as numbers in a string key (16 digits covers any safe integer). */
 export const amountKey = (amount: number): string => String(Math.max(0, Math.trunc(amount))).padStart(16, '0');
 
+/** Sort-key text: lowercase, bounded (keys stop at 1 KB), and a separator below every printable character so "Ada" sorts before "Ada Lovelace". */
+export const textKey = (value: string | null, id: string): string => `${(value ?? '').toLowerCase().slice(0, 200)}\u0001${id}`;
+
 /** Combines predicates into one filter; placeholders are numbered so they never collide. */
 export function allOf(...parts: (Filter | undefined)[]): Filter | undefined {
   const present = parts.filter((part): part is Filter => part !== undefined);
   if (present.length === 0) return undefined;
+  // DynamoDB refuses doubled parentheses, which combining a combination would make.
+  if (present.length === 1) return present[0];
   return {
     expression: present.map((part) => `(${part.expression})`).join(' AND '),
     names: Object.assign({}, ...present.map((part) => part.names)),
@@ -151,6 +160,7 @@ export async function countEntries(segment: Segment, bounds: Bounds = {}): Promi
 
 /** The segment's total, from counters when they count exactly this segment, else by reading its entries. */
 export async function segmentTotal(segment: Segment, window: TimeWindow): Promise<number> {
+  if (segment.kept) return segment.kept();
   if (segment.counted && !segment.timeBounds) return segment.counted.view.allTime(segment.counted.dimension);
   if (segment.counted) {
     const buckets = await bucketsOf(segment, window);
@@ -278,7 +288,7 @@ async function readEntries(segment: Segment, bounds: Bounds, forward: boolean, s
 
 function wholeItems(segment: Segment, entries: Record<string, unknown>[]): Promise<Record<string, unknown>[]> | Record<string, unknown>[] {
   if (!segment.narrow) return entries;
-  return fetchItems(entries.map((entry) => ({ pk: entry.pk as string, sk: entry.sk as string })));
+  return fetchItems(entries.map(segment.itemKey ?? ((entry) => ({ pk: entry.pk as string, sk: entry.sk as string }))));
 }
 
 /** The day (or exact part of a day) holding match number `skip`, and how many matches precede it there. */

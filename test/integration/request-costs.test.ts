@@ -7,6 +7,8 @@ import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support
 /** Issue #9's budgets: DynamoDB requests per call on a warm instance (the scheduler's calls are not DynamoDB in AWS). */
 const INGESTION_BUDGET = 3;
 const AUTHENTICATED_READ_BUDGET = 3;
+/** A rename's search index change, after the failure's own requests: the search record read and one transaction (customer-search.ts). */
+const RENAME_INDEXING = 2;
 
 const counter = requestCounter(runtime.db);
 afterAll(() => counter.stop());
@@ -32,12 +34,26 @@ describe('DynamoDB requests per call on a warm instance', () => {
     const first = genericFailure();
     // Act
     const newCustomer = await measured(() => postGeneric(path, first));
-    const knownCustomer = await measured(() => postGeneric(path, genericFailure({ customerId: first.customer.id })));
+    const again = genericFailure({ customerId: first.customer.id, email: first.customer.email });
+    again.customer.name = first.customer.name;
+    const knownCustomer = await measured(() => postGeneric(path, again));
     // Assess
     expect(newCustomer.result.body.outcome).toBe('created');
     expect(knownCustomer.result.body).toMatchObject({ outcome: 'created', customer_id: newCustomer.result.body.customer_id });
     expect(newCustomer.requests).toBeLessThanOrEqual(INGESTION_BUDGET);
     expect(knownCustomer.requests).toBeLessThanOrEqual(INGESTION_BUDGET);
+  });
+
+  it(`ingests a failure that renames a known customer in ${INGESTION_BUDGET} requests and its search index change in ${RENAME_INDEXING} more`, async () => {
+    // Prepare
+    const { path } = await warmWebhook();
+    const first = genericFailure();
+    await postGeneric(path, first);
+    // Act: the generic fixture gives every event a new name and email
+    const renamed = await measured(() => postGeneric(path, genericFailure({ customerId: first.customer.id })));
+    // Assess
+    expect(renamed.result.body.outcome).toBe('created');
+    expect(renamed.requests).toBeLessThanOrEqual(INGESTION_BUDGET + RENAME_INDEXING);
   });
 
   it(`answers a replayed delivery in at most ${INGESTION_BUDGET} requests, recording nothing twice`, async () => {

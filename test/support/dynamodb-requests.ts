@@ -16,11 +16,13 @@ let counters = 0;
 export function requestCounter(client: Pick<DynamoDBDocumentClient, 'middlewareStack'>) {
   let count = 0;
   let scheduler = 0;
+  let transactItems = 0;
   const name = `requestCounter${++counters}`;
   client.middlewareStack.add(
     (next: (args: any) => Promise<any>) => async (args: any) => {
       if (isLocalSchedulerRequest(args.input)) scheduler += 1;
       else count += 1;
+      transactItems += args.input?.TransactItems?.length ?? 0;
       return next(args);
     },
     { step: 'initialize', name },
@@ -29,6 +31,7 @@ export function requestCounter(client: Pick<DynamoDBDocumentClient, 'middlewareS
     reset: () => {
       count = 0;
       scheduler = 0;
+      transactItems = 0;
     },
     stop: () => {
       client.middlewareStack.remove(name);
@@ -38,6 +41,10 @@ export function requestCounter(client: Pick<DynamoDBDocumentClient, 'middlewareS
     },
     get schedulerCalls() {
       return scheduler;
+    },
+    /** Items written or checked by transactions (DynamoDB bills and locks each one). */
+    get transactItems() {
+      return transactItems;
     },
   };
 }

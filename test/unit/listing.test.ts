@@ -142,18 +142,20 @@ describe('recovery summary', () => {
 });
 
 describe('counter dimensions', () => {
-  it('counts low-cardinality dimensions in pairs too, and names the counter for a set of filters', () => {
+  it('counts low-cardinality dimensions in pairs too, a decline code with the status, and names the counter for a set of filters', () => {
     expect(withPairs('PAYMENTS', ['all', 'status:pending', 'currency:eur', 'code:expired_card'])).toEqual([
       'all',
       'status:pending',
       'currency:eur',
       'code:expired_card',
       'currency:eur&status:pending',
+      'code:expired_card&status:pending',
     ]);
     expect(countedAs('PAYMENTS', [])).toBe('all');
     expect(countedAs('PAYMENTS', ['code:expired_card'])).toBe('code:expired_card');
     expect(countedAs('PAYMENTS', ['status:pending', 'currency:eur'])).toBe('currency:eur&status:pending');
-    expect(countedAs('PAYMENTS', ['status:pending', 'code:expired_card'])).toBeUndefined();
+    expect(countedAs('PAYMENTS', ['status:pending', 'code:expired_card'])).toBe('code:expired_card&status:pending');
+    expect(countedAs('PAYMENTS', ['currency:eur', 'code:expired_card'])).toBeUndefined();
     expect(countedAs('PAYMENTS', ['status:pending', 'currency:eur', 'psp:acme'])).toBeUndefined();
     expect(countedAs('CUSTOMERS', ['failing:yes', 'psp:acme'])).toBe('failing:yes&psp:acme');
   });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deleteSubscriberSessions } from '../../store/cancel-sessions.ts';
 import { findCustomer, getCustomer, deleteCustomerWrites } from '../../store/customers.ts';
+import { eraseSearchIndexWrites } from '../../store/customer-search.ts';
 import { completeErasedCustomerWrite, erasedChargeWrites, recordErasedCustomer } from '../../store/erased-references.ts';
 import { countAnonymizedWrite, completeErasureWrite, deleteOwnedItem, findErasure, ownedItems, startErasure } from '../../store/erasures.ts';
 import { enrollmentFromItem, eraseEnrollmentWrites } from '../../store/enrollments.ts';
@@ -116,6 +117,7 @@ export async function eraseCustomer(tenant: Tenant, customerId: string, now: Dat
     const notice = newEvent(tenant, 'customer.deleted', { id: customerId, deleted: true }, now);
     const outcome = await transact([
       ...deleteCustomerWrites(tenant, customer),
+      ...(await eraseSearchIndexWrites(tenant, customerId)),
       completeErasureWrite(tenant, customerId, now),
       completeErasedCustomerWrite(tenant, customer.psp, customer.psp_customer_id, customerId),
       recordEventWrite(tenant, notice),

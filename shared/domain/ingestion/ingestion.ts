@@ -13,6 +13,7 @@ import { customerListItem } from '../../representations/customer.ts';
 import { paymentResource } from '../../representations/payment.ts';
 import { recoveredEventData } from '../../representations/payment-events.ts';
 import { findCustomer, saveCustomerWrites } from '../../store/customers.ts';
+import { catchUpSearchIndex, followCustomerWrite } from '../../store/customer-search.ts';
 import { enrollmentsOf } from '../../store/enrollments.ts';
 import { erasureCheck, notErasedChecks, type ErasureCheck, type ErasureVerdict } from '../../store/erased-references.ts';
 import { recordEventWrite } from '../../store/events.ts';
@@ -179,6 +180,7 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
     ]);
     if (result.committed) {
       await routeFailure(ports, tenant, payment);
+      await followCustomerWrite(tenant, existing, customer);
       return { outcome: 'created', payment_id: payment.id, customer_id: customer.id };
     }
     // A concurrent delivery of the same charge recorded it between the read and this transaction.
@@ -215,6 +217,8 @@ async function completeDuplicate(
     const linking = paymentReferenceWrites(tenant, psp, payment.id, match.unlinked);
     const writes: TransactItem[] = [];
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
+    // The customer as this delivery leaves them, whose search index is brought up to date (the first delivery may have stopped before it).
+    let latest = customer;
     const timeZone = event.customer.timezone ?? customer?.timezone ?? null;
     let enriched = (event.payment.declineCode === null ? undefined : reclassify(payment, event.payment.declineCode, timeZone, now)) ?? payment;
     const newReferences = match.unlinked.filter((reference) => !payment.psp_references.includes(reference));
@@ -227,7 +231,8 @@ async function completeDuplicate(
       // A terminal code arriving late closes the payment, so it leaves the customer's open count.
       if (isOpen(payment.status) && enriched.status === 'terminal') refreshed.customer = countTerminal(refreshed.customer);
       if (!isDeepStrictEqual(refreshed.customer, customer)) {
-        writes.push(...saveCustomerWrites(tenant, withStatus(refreshed.customer, now), customer.version));
+        latest = withStatus(refreshed.customer, now);
+        writes.push(...saveCustomerWrites(tenant, latest, customer.version));
       }
       if (payment.subscription_id === null && refreshed.subscription) {
         enriched = {
@@ -241,6 +246,7 @@ async function completeDuplicate(
     }
     if (enriched === payment && writes.length === 0 && linking.length === 0) {
       await routeFailure(ports, tenant, payment);
+      if (customer && latest) await catchUpSearchIndex(tenant, customer, latest);
       return { outcome: 'duplicate', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     const changed =
@@ -254,6 +260,7 @@ async function completeDuplicate(
     const result = await transact([...checked, ...notErasedChecks(check)]);
     if (result.committed) {
       await routeFailure(ports, tenant, enriched);
+      if (customer && latest) await catchUpSearchIndex(tenant, customer, latest);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     return result.failedConditions.some((position) => position >= checked.length) ? undefined : LOST;
@@ -313,13 +320,12 @@ async function recordRecovery(ports: IngestionPorts, tenant: Tenant, psp: string
       ...(paidAfterAll ? [recordEventWrite(tenant, newEvent(tenant, 'payment.terminal_reversed', paymentResource(recovered), now))] : []),
       recordEventWrite(tenant, newEvent(tenant, 'payment.recovered', recoveredEventData(recovered), now)),
     ];
-    if (customer) {
-      const counted = countRecovery(withReportedSubscription(customer, event, now), recovered, now, paidAfterAll ? 'terminal' : 'open');
-      writes.push(...saveCustomerWrites(tenant, counted, customer.version));
-    }
+    const counted = customer && countRecovery(withReportedSubscription(customer, event, now), recovered, now, paidAfterAll ? 'terminal' : 'open');
+    if (customer && counted) writes.push(...saveCustomerWrites(tenant, counted, customer.version));
     const result = await transact([...writes, ...notErasedChecks(check)]);
     if (result.committed) {
       await cancelPendingRetry(ports, payment);
+      if (customer && counted) await followCustomerWrite(tenant, customer, counted);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     return LOST;
@@ -367,6 +373,8 @@ async function updateKnownCustomer(
     const writes = saveCustomerWrites(tenant, next.customer, customer.version);
     if (next.event) writes.push(recordEventWrite(tenant, newEvent(tenant, next.event.type, { ...customerListItem(next.customer), ...next.event.data }, now)));
     writes.push(...notErasedChecks(check));
-    return (await transact(writes)).committed ? { outcome: 'updated', customer_id: customer.id } : LOST;
+    if (!(await transact(writes)).committed) return LOST;
+    await followCustomerWrite(tenant, customer, next.customer);
+    return { outcome: 'updated', customer_id: customer.id };
   });
 }

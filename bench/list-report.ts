@@ -1,0 +1,62 @@
+/**
+ * The list bench's verdicts and summary section, apart from the bench itself so the summary can be
+ * rendered without loading the runtime (bench/run.ts imports the runtime only after the engine starts).
+ */
+
+/** Every request asks for the default page size. */
+export const PER_PAGE = 20;
+/** Issue 26: every request reads at most 2 × per_page + 50 items; p99 at the largest size within 1.5× of the smallest's. */
+export const LIST_TARGETS = { itemsRead: 2 * PER_PAGE + 50, p99Ratio: 1.5 } as const;
+/** BatchWrite requests in flight while seeding. */
+export const WRITERS = 8;
+
+interface CaseResult {
+  total: number;
+  items_read: { median: number; max: number };
+  read_capacity_units: { median: number };
+  latency_ms: { median: number; p99: number };
+}
+interface SizeResult {
+  customers: number;
+  payments: number;
+  seed_seconds: number;
+  samples: number;
+  cases: Record<string, CaseResult>;
+}
+
+const verdict = (pass: boolean) => (pass ? 'pass' : '**FAIL**');
+
+/** The summary's section: each case's reads at each size with its verdict, and the p99 growth from the smallest size to the largest. */
+export function renderLists({ sizes }: { sizes: Record<string, SizeResult> }): string[] {
+  const runs = Object.values(sizes).sort((a, b) => a.customers - b.customers);
+  const smallest = runs[0]!;
+  const largest = runs.at(-1)!;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const header = runs.map((run) => `${count(run.customers)} customers: items read (max) · RCU · ms median / p99`);
+  const rows = Object.keys(smallest.cases).map((name) => {
+    const cells = runs.map((run) => {
+      const c = run.cases[name]!;
+      return `${c.items_read.median} (${c.items_read.max}) ${verdict(c.items_read.max <= LIST_TARGETS.itemsRead)} · ${c.read_capacity_units.median} · ${c.latency_ms.median} / ${c.latency_ms.p99}`;
+    });
+    const ratio = largest.cases[name]!.latency_ms.p99 / smallest.cases[name]!.latency_ms.p99;
+    // One size measured: there is no growth to judge.
+    const growth = runs.length === 1 ? '–' : `${ratio.toFixed(2)}× ${verdict(ratio <= LIST_TARGETS.p99Ratio)}`;
+    return `| ${name} | ${cells.join(' | ')} | ${growth} |`;
+  });
+  return [
+    '## Lists at scale',
+    '',
+    `One merchant, payments over 90 days (${runs.map((run) => `${count(run.customers)} customers and ${count(run.payments)} payments`).join('; ')}); ` +
+      `${smallest.samples} requests per case (5 for a case slower than a second) through the real handlers in process, per_page ${PER_PAGE}. Items read (the median, and the most any request read) and read capacity units are per request, ` +
+      `the API key lookup and rate-limit write left out (the same for every request). Targets (issue 26): items read ≤ 2 × per_page + 50 = ${LIST_TARGETS.itemsRead} by every request, ` +
+      (runs.length === 1 ? 'and p99 growth, judged when more than one size is measured. ' : `and p99 at ${count(largest.customers)} customers ≤ ${LIST_TARGETS.p99Ratio}× p99 at ${count(smallest.customers)}. `) +
+      'DynamoDB Local: latencies are relative, not AWS figures.',
+    '',
+    `| Case | ${header.join(' | ')} | ${runs.length === 1 ? 'p99 growth' : `p99 ${count(largest.customers)} ÷ ${count(smallest.customers)}`} |`,
+    `|---|${runs.map(() => '---').join('|')}|---|`,
+    ...rows,
+    '',
+    `Seeding: ${runs.map((run) => `${count(run.customers)} customers in ${run.seed_seconds} s`).join(', ')} (BatchWrite, ${WRITERS} writers; search entries only in the partitions the searches read).`,
+    '',
+  ];
+}

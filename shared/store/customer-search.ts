@@ -1,0 +1,315 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../runtime.ts';
+import type { Customer } from '../model/customer.ts';
+import { lockTimeout } from '../model/errors.ts';
+import { MAX_PREFIXES, queryWords, searchIndexing } from '../model/customer-search.ts';
+import type { Tenant } from '../model/tenant.ts';
+import { customerSk, findCustomer, searchPending } from './customers.ts';
+import { batchGetConsistent } from './dynamo.ts';
+import { tenantPk } from './keys.ts';
+import { allOf, raw, textKey, type Filter } from './list-query.ts';
+import { transact, type TransactItem } from './transactions.ts';
+
+const { db, tableName } = runtime;
+
+/**
+ * The customer search index (docs/data-model.md, "Customer search"): for every prefix a customer is
+ * found by (model/customer-search.ts), one entry in the prefix's partition, `…#SEARCH#<prefix>` /
+ * `<customer id>`, so its partition holds exactly the customers the prefix finds, in creation order;
+ * the same entry is in gsi4 and gsi5 under the same partition, by name and by email, so a search is
+ * read in the list's order. Each partition also holds the count of its entries (`#COUNT`, sorted
+ * before every id), added to in the same transaction as the entries, so a one-word search knows its
+ * total and a many-word one reads its rarest word's partition.
+ *
+ * What a customer's entries were made from is the customer's search record (`CUSTSEARCH#<id>`): the
+ * name and email indexed, the prefixes with an entry, and those a rename left behind. Entries, counts
+ * and the record change together, in a transaction of their own that checks the customer still has
+ * the name and email indexed (`indexCustomer`), run by the request that created or renamed the
+ * customer right after that write: the customer's own transaction (a failure's: 11-15 items) stays
+ * as it was, and a burst of first failures for one new customer races on that small write alone.
+ * The write marks the customer `search_pending` and the index change clears it, so a request that
+ * stopped in between is caught up by the next delivery of its event (`catchUpSearchIndex`).
+ *
+ * Entries, counts and the record hold name and email fragments: personal data. Erasure deletes the
+ * entries, the record, and the counts that the customer leaves at zero, in the transaction that
+ * deletes the customer.
+ */
+export const searchPartition = (tenant: Tenant, prefix: string): string => `${tenantPk(tenant)}#SEARCH#${prefix}`;
+const COUNT_SK = '#COUNT';
+const COUNT = 'matches';
+/**
+ * Prefixes a rename left behind, kept on the record until erasure: a rename's worth. Erasure's
+ * transaction holds 2 × MAX_PREFIXES current ones, these, the record and 7 writes of its own: under 100.
+ */
+const RETIRED_LIMIT = 30;
+/** How often an index change is tried against concurrent changes of the customer before the request gives up (429, delivered again). */
+const INDEX_ATTEMPTS = 5;
+
+/** What the entries are built from: the customer's stable fields and the name and email indexed. */
+export type Indexed = Pick<Customer, 'id' | 'name' | 'email' | 'psp' | 'created_at'>;
+/** A customer as its entries were last written: with the prefixes that have one. */
+export type IndexedAs = Indexed & { prefixes: readonly string[] };
+/** The search record: what the customer's entries are, and the prefixes renames left. */
+export type SearchRecord = IndexedAs & { retired: readonly string[]; version: number };
+/**
+ * The most entry and count writes one index change holds (DynamoDB takes 100 items; the record and
+ * the customer check are two more). A change too big for it indexes the customer under fewer words
+ * (model/customer-search.ts priorities); the next rename indexes them again.
+ */
+const WRITE_BUDGET = 96;
+
+export const searchRecordKey = (tenant: Tenant, customerId: string) => ({ pk: tenantPk(tenant), sk: `CUSTSEARCH#${customerId}` });
+
+/** The search record's item; bulk loads (the list bench's seed) write exactly this. */
+export function searchRecordItem(tenant: Tenant, record: SearchRecord) {
+  const { id, name, email, psp, created_at, prefixes, retired, version } = record;
+  return { ...searchRecordKey(tenant, id), entity: 'search_record', customer_id: id, name, email, psp, created_at, prefixes, retired, version };
+}
+
+async function findSearchRecord(tenant: Tenant, customerId: string): Promise<SearchRecord | null> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: searchRecordKey(tenant, customerId), ConsistentRead: true }));
+  if (!Item) return null;
+  return {
+    id: customerId,
+    name: (Item.name ?? null) as string | null,
+    email: (Item.email ?? null) as string | null,
+    psp: Item.psp as string,
+    created_at: Item.created_at as string,
+    prefixes: (Item.prefixes ?? []) as string[],
+    retired: (Item.retired ?? []) as string[],
+    version: Number(Item.version),
+  };
+}
+
+/** One index entry; bulk loads (the list bench's seed) write exactly this. */
+export function searchEntry(tenant: Tenant, customer: Indexed, prefix: string, text: string) {
+  const pk = searchPartition(tenant, prefix);
+  return {
+    pk,
+    sk: customer.id,
+    entity: 'search_entry',
+    customer_id: customer.id,
+    psp: customer.psp,
+    created_at: customer.created_at,
+    search: text,
+    gsi4pk: pk,
+    gsi4sk: textKey(customer.name, customer.id),
+    gsi5pk: pk,
+    gsi5sk: textKey(customer.email, customer.id),
+  };
+}
+
+/** The count item of a prefix's partition; bulk loads write it with the number of entries they wrote. */
+export const searchCountItem = (tenant: Tenant, prefix: string, matches: number) => ({
+  pk: searchPartition(tenant, prefix),
+  sk: COUNT_SK,
+  entity: 'search_count',
+  [COUNT]: matches,
+});
+
+const countKey = (tenant: Tenant, prefix: string) => ({ pk: searchPartition(tenant, prefix), sk: COUNT_SK });
+
+/** Adds `by` to a prefix's count; only if it still is `was`, when given. */
+function countChange(tenant: Tenant, prefix: string, by: number, was?: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: countKey(tenant, prefix),
+      UpdateExpression: 'ADD #count :by SET entity = :entity',
+      ExpressionAttributeNames: { '#count': COUNT },
+      ExpressionAttributeValues: { ':by': by, ':entity': 'search_count', ...(was === undefined ? {} : { ':was': was }) },
+      ...(was === undefined ? {} : { ConditionExpression: '#count = :was' }),
+    },
+  };
+}
+
+const sameKeys = (a: Indexed, b: Indexed): boolean => textKey(a.name, a.id) === textKey(b.name, b.id) && textKey(a.email, a.id) === textKey(b.email, b.id);
+
+export interface SearchIndexChange {
+  writes: TransactItem[];
+  /** The prefixes the customer is now found by. */
+  prefixes: string[];
+  /** Prefixes the customer is no longer found by. */
+  removed: string[];
+}
+
+/**
+ * The writes that move a customer's entries from `before` (as last written; null when it had none)
+ * to `after`: new prefixes are put and counted, dropped ones deleted and discounted, and when the
+ * search text or a sort key changed the kept entries are put again. Nothing when name and email did
+ * not change and every prefix is indexed.
+ */
+export function searchIndexChange(tenant: Tenant, before: IndexedAs | null, after: Indexed): SearchIndexChange {
+  const had = new Set(before?.prefixes ?? []);
+  const rewrite = before !== null && (searchIndexing(before.name, before.email).text !== searchIndexing(after.name, after.email).text || !sameKeys(before, after));
+  for (let limit = MAX_PREFIXES; ; limit--) {
+    const next = searchIndexing(after.name, after.email, limit);
+    const has = new Set(next.prefixes);
+    const added = next.prefixes.filter((prefix) => !had.has(prefix));
+    const removed = [...had].filter((prefix) => !has.has(prefix));
+    const put = rewrite ? next.prefixes : added;
+    if (put.length + 2 * removed.length + added.length > WRITE_BUDGET && limit > 0) continue;
+    const writes = [
+      ...put.map((prefix): TransactItem => ({ Put: { TableName: tableName, Item: searchEntry(tenant, after, prefix, next.text) } })),
+      ...removed.map((prefix): TransactItem => ({ Delete: { TableName: tableName, Key: { pk: searchPartition(tenant, prefix), sk: after.id } } })),
+      ...added.map((prefix) => countChange(tenant, prefix, 1)),
+      ...removed.map((prefix) => countChange(tenant, prefix, -1)),
+    ];
+    return { writes, prefixes: next.prefixes, removed };
+  }
+}
+
+/** The prefixes to remember after a rename: earlier ones and those just dropped, less those found by again. */
+export function retiredPrefixes(earlier: readonly string[], change: SearchIndexChange): string[] {
+  const current = new Set(change.prefixes);
+  const removed = change.removed;
+  return [...new Set([...removed, ...earlier])].filter((prefix) => !current.has(prefix)).slice(0, RETIRED_LIMIT);
+}
+
+/**
+ * Makes the customer's entries, counts and search record match `customer` (as just written, or
+ * re-read after a concurrent change): one transaction, conditional on the customer still having that
+ * name and email (its name and email sort keys) and on the record being the one read, that also
+ * clears the customer's `search_pending`. Nothing when they already match, or once a later write
+ * renamed the customer (that write's own index change takes over). `fresh`: the customer was just
+ * created, so there is no record to read.
+ */
+export async function indexCustomer(tenant: Tenant, written: Customer, fresh = false): Promise<void> {
+  let customer: Customer | undefined = written;
+  for (let attempt = 0; customer; attempt++) {
+    if (attempt === INDEX_ATTEMPTS) throw lockTimeout(`The search index of customer ${written.id} changed under every try; deliver the event again.`);
+    const record = fresh && attempt === 0 ? null : await findSearchRecord(tenant, customer.id);
+    const change = searchIndexChange(tenant, record, customer);
+    if (change.writes.length === 0 && (record || change.prefixes.length === 0) && !searchPending(customer)) return;
+    const outcome = await transact([
+      {
+        Update: {
+          TableName: tableName,
+          Key: { pk: tenantPk(tenant), sk: customerSk(customer.id) },
+          UpdateExpression: 'REMOVE search_pending',
+          ConditionExpression: 'gsi4sk = :name AND gsi5sk = :email',
+          ExpressionAttributeValues: { ':name': textKey(customer.name, customer.id), ':email': textKey(customer.email, customer.id) },
+        },
+      },
+      {
+        Put: {
+          TableName: tableName,
+          Item: searchRecordItem(tenant, { ...customer, prefixes: change.prefixes, retired: retiredPrefixes(record?.retired ?? [], change), version: (record?.version ?? 0) + 1 }),
+          ConditionExpression: record ? 'version = :version' : 'attribute_not_exists(pk)',
+          ...(record ? { ExpressionAttributeValues: { ':version': record.version } } : {}),
+        },
+      },
+      ...change.writes,
+    ]);
+    if (outcome.committed) return;
+    const now = await findCustomer(tenant, customer.id);
+    // Renamed (or erased) since: the write that did it makes its own index change.
+    customer = now && sameKeys(now, customer) ? now : undefined;
+  }
+}
+
+/**
+ * After a write of `written` (read as `read`; undefined when the write created it): its index change,
+ * when the write gave it a name or email its entries do not have. Nothing, not even a read, when the
+ * name and email stayed as they were: a failure for a known customer writes no index item.
+ */
+export async function followCustomerWrite(tenant: Tenant, read: Customer | undefined, written: Customer): Promise<void> {
+  if (read && sameKeys(read, written)) return;
+  await indexCustomer(tenant, written, read === undefined);
+}
+
+/**
+ * The same after a delivery of an event already recorded, which also makes the index change a
+ * stopped request left undone (the customer's `search_pending`): the first delivery may have ended
+ * between the customer's write and its index change. Nothing, not even a read, otherwise.
+ */
+export async function catchUpSearchIndex(tenant: Tenant, read: Customer, written: Customer): Promise<void> {
+  if (sameKeys(read, written) && !searchPending(read)) return;
+  await indexCustomer(tenant, written);
+}
+
+/**
+ * Erasure's part: the customer's entries and search record deleted, each count taken down by one, and
+ * a count the customer leaves at zero deleted with it (so no fragment of the name stays in a key);
+ * prefixes a rename left have their counts deleted when nobody else is counted there. Each write is
+ * conditional on what was just read, so a concurrent index change cancels the transaction and the
+ * erasure decides again.
+ */
+export async function eraseSearchIndexWrites(tenant: Tenant, customerId: string): Promise<TransactItem[]> {
+  const record = await findSearchRecord(tenant, customerId);
+  if (!record) return [{ ConditionCheck: { TableName: tableName, Key: searchRecordKey(tenant, customerId), ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const current = new Set(record.prefixes);
+  const leftBehind = record.retired.filter((prefix) => !current.has(prefix));
+  const counts = await readCounts(tenant, [...record.prefixes, ...leftBehind], true);
+  const entries = record.prefixes.map((prefix): TransactItem => ({ Delete: { TableName: tableName, Key: { pk: searchPartition(tenant, prefix), sk: customerId } } }));
+  const counted = record.prefixes.map((prefix): TransactItem => {
+    const matches = counts.get(prefix) ?? 0;
+    return matches > 1 ? countChange(tenant, prefix, -1, matches) : deleteCountAt(tenant, prefix, matches);
+  });
+  const emptied = leftBehind.filter((prefix) => (counts.get(prefix) ?? 0) === 0).map((prefix) => deleteCountAt(tenant, prefix, 0));
+  const recordGone: TransactItem = {
+    Delete: { TableName: tableName, Key: searchRecordKey(tenant, customerId), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': record.version } },
+  };
+  return [...entries, ...counted, ...emptied, recordGone];
+}
+
+function deleteCountAt(tenant: Tenant, prefix: string, matches: number): TransactItem {
+  return {
+    Delete: {
+      TableName: tableName,
+      Key: countKey(tenant, prefix),
+      ConditionExpression: 'attribute_not_exists(#count) OR #count = :was',
+      ExpressionAttributeNames: { '#count': COUNT },
+      ExpressionAttributeValues: { ':was': matches },
+    },
+  };
+}
+
+/** How many customers each prefix finds (absent: none). */
+async function readCounts(tenant: Tenant, prefixes: readonly string[], consistent: boolean): Promise<Map<string, number>> {
+  const unique = [...new Set(prefixes)];
+  const counts = new Map<string, number>();
+  if (unique.length === 1 && !consistent) {
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: countKey(tenant, unique[0]!) }));
+    if (Item) counts.set(unique[0]!, Number(Item[COUNT] ?? 0));
+    return counts;
+  }
+  if (unique.length === 0) return counts;
+  const items = await batchGetConsistent(db, tableName, unique.map((prefix) => countKey(tenant, prefix)), `pk, ${COUNT}`);
+  const prefixOf = new Map(unique.map((prefix) => [searchPartition(tenant, prefix), prefix]));
+  for (const item of items) counts.set(prefixOf.get(item.pk as string)!, Number(item[COUNT] ?? 0));
+  return counts;
+}
+
+export interface SearchPlan {
+  /** The partition to read: the rarest word's prefix (or domain). */
+  partition: string;
+  /** The words its entries must still be tested for. */
+  filter: Filter | undefined;
+  /** The partition's count, when no word needs testing: then it is the total. */
+  matches: number;
+}
+
+/**
+ * How to read a query: its words' counts (one request) choose the partition with the fewest entries,
+ * a word naming a domain read from the domain's key when that holds fewer (or exactly its matches);
+ * the other words, and a word the partition does not match exactly, become `contains` tests on the
+ * entries' search text. `null` when the query has no word to search for.
+ */
+export async function planSearch(tenant: Tenant, query: string): Promise<SearchPlan | null> {
+  const words = queryWords(query);
+  if (words.length === 0) return null;
+  const counts = await readCounts(tenant, words.flatMap((word) => [word.prefix, ...(word.domain ? [word.domain.key] : [])]), false);
+  const size = (key: string) => counts.get(key) ?? 0;
+  const reads = words.map((word) => {
+    const domain = word.domain;
+    if (domain && size(domain.key) > 0 && (domain.exact || size(domain.key) < size(word.prefix))) return { word, key: domain.key, exact: domain.exact };
+    return { word, key: word.prefix, exact: word.exact };
+  });
+  const rarest = reads.reduce((best, read) => (size(read.key) < size(best.key) || (size(read.key) === size(best.key) && read.exact && !best.exact) ? read : best));
+  const tested = reads.filter((read) => read !== rarest || !read.exact).map((read) => read.word);
+  const filter = allOf(
+    ...tested.map((word, i) => raw(`contains(#search, :word${i})`, { '#search': 'search' }, { [`:word${i}`]: ` ${word.word}` })),
+  );
+  return { partition: searchPartition(tenant, rarest.key), filter, matches: size(rarest.key) };
+}

@@ -1,0 +1,212 @@
+import { randomBytes } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { searchIndexing } from '../../shared/model/customer-search.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
+import { searchPartition } from '../../shared/store/customer-search.ts';
+import { tenantPk } from '../../shared/store/keys.ts';
+import { runtime } from '../../shared/runtime.ts';
+import { call } from '../support/api.ts';
+import { byKey, merchantWithProcessors, readAllPages, recordFailure, storedCustomers } from '../support/recovery-data.ts';
+import { scanTable } from '../support/tenant-items.ts';
+import { genericFailure, postGeneric } from '../support/webhooks.ts';
+
+/**
+ * Issue 26: customer search reads an index kept in the customers' own transactions. Results, order
+ * and totals through the API; the index items themselves read straight from the table.
+ */
+
+type Merchant = Awaited<ReturnType<typeof merchantWithProcessors>>;
+
+/** Every search item (entries and counts) of a tenant, from a scan: the index's partitions are the prefixes. */
+async function searchItems(tenant: Tenant) {
+  const partition = `${tenantPk(tenant)}#SEARCH#`;
+  return (await scanTable()).filter((item) => (item.pk as string).startsWith(partition)) as Record<string, any>[];
+}
+
+/** The index is exactly what the stored customers are found by, and each count is its partition's entries. */
+async function expectIndexMatchesCustomers(tenant: Tenant) {
+  const items = await searchItems(tenant);
+  const entries = items.filter((item) => item.entity === 'search_entry');
+  const expected = (await storedCustomers(tenant)).flatMap((customer) =>
+    searchIndexing(customer.name, customer.email).prefixes.map((prefix) => `${searchPartition(tenant, prefix)} ${customer.id}`),
+  );
+  expect(entries.map((entry) => `${entry.pk} ${entry.sk}`).sort()).toEqual(expected.sort());
+  const perPartition = new Map<string, number>();
+  for (const entry of entries) perPartition.set(entry.pk, (perPartition.get(entry.pk) ?? 0) + 1);
+  const counts = items.filter((item) => item.entity === 'search_count' && item.matches !== 0);
+  expect(Object.fromEntries(counts.map((count) => [count.pk, count.matches]))).toEqual(Object.fromEntries(perPartition));
+  return items;
+}
+
+/** The TransactWriteItems sent through the shared client while `work` runs, each as its items' partition and sort keys. */
+async function transactionsDuring(work: () => Promise<unknown>): Promise<string[][]> {
+  const seen: string[][] = [];
+  const name = `transactions${Math.random()}`;
+  runtime.db.middlewareStack.add(
+    (next: (args: any) => Promise<any>) => async (args: any) => {
+      const items = args.input?.TransactItems as Record<string, any>[] | undefined;
+      if (items) seen.push(items.map((item) => { const write = Object.values(item)[0]; const key = write.Item ?? write.Key; return `${key.pk} ${key.sk}`; }));
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await work();
+  } finally {
+    runtime.db.middlewareStack.remove(name);
+  }
+  return seen;
+}
+
+const isIndexItem = (key: string) => key.includes('#SEARCH#') || key.includes(' CUSTSEARCH#');
+
+const search = (merchant: Merchant, query: Record<string, string>) => call('GET', '/v1/customers', { key: merchant.keys.test_read, query });
+const ids = (response: { body: { data: { id: string }[] } }) => response.body.data.map((customer) => customer.id);
+
+/** Renames through the real webhook: a failure whose customer carries a new name and email. */
+async function rename(merchant: Merchant, customer: string, name: string, email: string) {
+  const event = genericFailure({ customerId: customer, email });
+  event.customer.name = name;
+  const response = await postGeneric(merchant.paths.acme, event);
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body.customer_id as string;
+}
+
+describe('customer search index', () => {
+  let merchant: Merchant;
+  const made: { id: string; name: string }[] = [];
+
+  beforeAll(async () => {
+    merchant = await merchantWithProcessors();
+    // 23 customers share the word "Noor", so pages of 5 cross several; names sort apart from creation.
+    for (let i = 0; i < 23; i++) {
+      const name = `Noor ${String.fromCharCode(122 - i)}${i % 2 === 0 ? 'ä' : 'a'}kim`;
+      const failure = await recordFailure(merchant.paths, { customer: `cust_noor_${i}`, name, email: `n${i}.noor+ops@firm${i % 3}.example`, after: 60 });
+      made.push({ id: failure.customerId, name });
+    }
+    await recordFailure(merchant.paths, { customer: 'cust_other', name: 'Zoë Nordstrom', email: 'zoe@firm0.example', after: 60 });
+  }, 120_000);
+
+  it('pages a common word in creation, name and email order, with its total, every customer once', async () => {
+    const stored = (await storedCustomers(merchant.tenant)).filter((customer) => customer.name.startsWith('Noor'));
+    expect(stored).toHaveLength(23);
+    const orders: Record<string, (c: Record<string, any>) => string> = {
+      created_at: (c) => c.id,
+      name: (c) => `${c.name.toLowerCase()}\u0001${c.id}`,
+      email: (c) => `${c.email.toLowerCase()}\u0001${c.id}`,
+      total_recovered: (c) => `${'0'.repeat(16)}#${c.id}`,
+    };
+    for (const [sort, key] of Object.entries(orders)) {
+      for (const order of ['asc', 'desc']) {
+        const { ids: listed, total } = await readAllPages(merchant.keys.test_read, '/v1/customers', { query: 'NOOR', sort, order }, 5);
+        const want = [...stored].sort((a, b) => byKey(key(a), key(b))).map((c) => c.id);
+        expect(total).toBe(23);
+        expect(listed, `${sort} ${order}`).toEqual(order === 'asc' ? want : want.reverse());
+      }
+    }
+  });
+
+  it('matches accents and case either way, email parts and domains, and words together', async () => {
+    const zAkim = made[0]!; // "Noor zäkim"
+    expect(ids(await search(merchant, { query: 'ZAK' }))).toEqual([zAkim.id]);
+    expect(ids(await search(merchant, { query: 'zäk' }))).toEqual([zAkim.id]);
+    expect((await search(merchant, { query: 'noor ä', per_page: '100' })).body.pagination.total).toBe(0);
+    expect((await search(merchant, { query: 'ops' })).body.pagination.total).toBe(23);
+    expect((await search(merchant, { query: 'firm0.example' })).body.pagination.total).toBe(9);
+    expect((await search(merchant, { query: 'n4.noor+ops@firm1.example' })).body.data.map((c: any) => c.name)).toEqual([made[4]!.name]);
+    expect((await search(merchant, { query: 'noor+ops', per_page: '1' })).body.pagination.total).toBe(23);
+    expect(ids(await search(merchant, { query: 'nor zo' }))).toHaveLength(1);
+    expect((await search(merchant, { query: 'no', per_page: '1' })).body.pagination.total).toBe(24);
+  });
+
+  it("writes a new customer's index apart from their failure, and nothing for a known customer whose name and email stayed", async () => {
+    const customer = `cust_quiet_${randomBytes(4).toString('hex')}`;
+    const spec = { customer, name: 'Ulla Quietly', email: 'ulla@quiet.example' };
+    const created = await transactionsDuring(() => recordFailure(merchant.paths, spec));
+    const failure = created.find((keys) => keys.some((key) => key.includes(' PAYMENT#')))!;
+    expect(failure.filter(isIndexItem)).toEqual([]);
+    expect(created.filter((keys) => keys.some(isIndexItem))).toHaveLength(1);
+    expect(ids(await search(merchant, { query: 'quietly' }))).toHaveLength(1);
+    const again = await transactionsDuring(() => recordFailure(merchant.paths, spec));
+    expect(again.flat().filter(isIndexItem)).toEqual([]);
+    expect(again.flat().some((key) => key.includes(' PAYMENT#'))).toBe(true);
+  });
+
+  it('indexes a customer on the next delivery when the request that created them stopped before its index change', async () => {
+    const event = genericFailure({ customerId: `cust_stopped_${randomBytes(4).toString('hex')}`, email: 'wanda@stopped.example' });
+    event.customer.name = 'Wanda Stoppedearly';
+    const name = `stopIndex${Math.random()}`;
+    let stopped = 0;
+    runtime.db.middlewareStack.add(
+      (next: (args: any) => Promise<any>) => async (args: any) => {
+        if (stopped === 0 && JSON.stringify(args.input?.TransactItems ?? []).includes('CUSTSEARCH#')) {
+          stopped += 1;
+          throw new Error('the function stopped here');
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      expect((await postGeneric(merchant.paths.acme, event)).status).toBe(500);
+    } finally {
+      runtime.db.middlewareStack.remove(name);
+    }
+    expect(stopped).toBe(1);
+    expect((await search(merchant, { query: 'stoppedearly' })).body.pagination.total).toBe(0);
+    const again = await postGeneric(merchant.paths.acme, event);
+    expect(again.body.outcome).toBe('duplicate');
+    expect(ids(await search(merchant, { query: 'stoppedearly' }))).toEqual([again.body.customer_id]);
+    await expectIndexMatchesCustomers(merchant.tenant);
+  });
+
+  it("finds a whole domain's customers from its own key, with their total, in every order", async () => {
+    const firm1 = (await storedCustomers(merchant.tenant)).filter((customer) => customer.email?.endsWith('@firm1.example'));
+    expect(firm1.length).toBeGreaterThan(5);
+    for (const sort of ['created_at', 'name', 'email']) {
+      const { ids: listed, total } = await readAllPages(merchant.keys.test_read, '/v1/customers', { query: 'FIRM1.example', sort, order: 'asc' }, 3);
+      expect(total).toBe(firm1.length);
+      expect([...listed].sort()).toEqual(firm1.map((customer) => customer.id).sort());
+    }
+    expect(ids(await search(merchant, { query: 'n4.noor+ops@firm1.example' }))).toEqual([made[4]!.id]);
+    expect((await search(merchant, { query: 'firm1.example noor' })).body.pagination.total).toBe(firm1.length);
+  });
+
+  it('keeps the index in step with renames, including concurrent ones, and never counts a customer twice', async () => {
+    const customer = `cust_rename_${randomBytes(4).toString('hex')}`;
+    const first = await recordFailure(merchant.paths, { customer, name: 'Quentin Oldname', email: 'quentin@old.example' });
+    expect(ids(await search(merchant, { query: 'oldname' }))).toEqual([first.customerId]);
+    await rename(merchant, customer, 'Quentin Newname', 'q.newname@new.example');
+    expect(ids(await search(merchant, { query: 'oldname' }))).toEqual([]);
+    expect(ids(await search(merchant, { query: 'old.example' }))).toEqual([]);
+    expect(ids(await search(merchant, { query: 'newn' }))).toEqual([first.customerId]);
+    expect(ids(await search(merchant, { query: 'quentin new' }))).toEqual([first.customerId]);
+    const names = ['Rhea Alpha', 'Rhea Beta', 'Rhea Gamma', 'Rhea Delta', 'Rhea Epsilon'];
+    await Promise.all(names.map((name, i) => rename(merchant, customer, name, `rhea${i}@concurrent.example`)));
+    const final = (await storedCustomers(merchant.tenant)).find((c) => c.id === first.customerId)!;
+    expect(names).toContain(final.name);
+    expect(ids(await search(merchant, { query: final.name }))).toEqual([first.customerId]);
+    expect((await search(merchant, { query: 'rhea' })).body.pagination.total).toBe(1);
+    await expectIndexMatchesCustomers(merchant.tenant);
+  });
+
+  it('leaves nothing of an erased customer in the index: entries, counts only they kept, counts a rename left', async () => {
+    const tag = randomBytes(5).toString('hex');
+    const customer = `cust_gone_${tag}`;
+    const failure = await recordFailure(merchant.paths, { customer, name: `Vanya Q${tag}`, email: `w${tag}@gone.example` });
+    await rename(merchant, customer, `Vanya X${tag}`, `y${tag}@gone.example`);
+    expect(ids(await search(merchant, { query: `x${tag}` }))).toEqual([failure.customerId]);
+    const erased = await call('DELETE', `/v1/customers/${failure.customerId}`, { key: merchant.keys.test_admin });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    const items = await expectIndexMatchesCustomers(merchant.tenant);
+    const theirs = new Set(
+      [searchIndexing(`Vanya Q${tag}`, `w${tag}@gone.example`), searchIndexing(`Vanya X${tag}`, `y${tag}@gone.example`)].flatMap((indexing) =>
+        indexing.prefixes.map((prefix) => searchPartition(merchant.tenant, prefix)),
+      ),
+    );
+    expect(items.filter((item) => JSON.stringify(item).includes(tag.slice(0, 4)))).toEqual([]);
+    expect(items.filter((item) => theirs.has(item.pk) && (item.entity === 'search_entry' ? item.sk === failure.customerId : item.matches === 0))).toEqual([]);
+    expect((await search(merchant, { query: 'vanya' })).body.pagination.total).toBe(0);
+    expect((await search(merchant, { query: 'noor' })).body.pagination.total).toBe(23);
+  });
+});
