@@ -17,7 +17,8 @@ import { queryWords, searchIndexing } from '../shared/model/customer-search.ts';
 import { searchCountItem, searchEntry } from '../shared/store/customer-search.ts';
 import { customerDimensions, customerItem } from '../shared/store/customers.ts';
 import { counterItems } from '../shared/store/list-counters.ts';
-import { paymentDimensions, paymentItem } from '../shared/store/payments.ts';
+import { amountRanked, PAYMENT_AMOUNT_ORDER, paymentDimensions, paymentItem } from '../shared/store/payments.ts';
+import { rankItems } from '../shared/store/rank-counters.ts';
 import { WRITERS } from './list-report.ts';
 import { progress, type Step } from './progress.ts';
 import { seededRandom, summarize } from './support.ts';
@@ -167,6 +168,7 @@ async function seed(customers: number, seedNumber: number): Promise<Seeded> {
     ...counterItems(tenant, 'CUSTOMERS', data.customers.map((customer) => ({ id: customer.id, created_at: customer.created_at, dimensions: customerDimensions(customer) }))),
     ...data.payments.map((payment) => paymentItem(tenant, payment)),
     ...counterItems(tenant, 'PAYMENTS', data.payments.map((payment) => ({ id: payment.id, created_at: payment.created_at, dimensions: paymentDimensions(payment) }))),
+    ...rankItems(tenant, PAYMENT_AMOUNT_ORDER, data.payments.map(amountRanked)),
   ];
   const step = progress.step(`seeding ${customers.toLocaleString('en-US')} customers, ${payments.toLocaleString('en-US')} payments (items written)`, items.length);
   await writeAll(items as Record<string, unknown>[], step);

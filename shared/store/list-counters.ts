@@ -73,7 +73,8 @@ const DAY_MS = 86_400_000;
 const statsPrefix = (family: CounterFamily, level: 'M' | 'D') => `STATS#${family}#${level}#`;
 const counterSk = (family: CounterFamily, level: 'M' | 'D', period: string, shard: number) => `${statsPrefix(family, level)}${period}#${shard}`;
 
-function shardOf(id: string): number {
+/** The counter shard an item's counts go to (its id's last characters). */
+export function shardOf(id: string): number {
   let sum = 0;
   for (const char of id.slice(-6)) sum += char.charCodeAt(0);
   return sum % COUNTER_SHARDS;

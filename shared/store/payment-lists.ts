@@ -18,7 +18,8 @@ import {
   type Predicate,
   type Segment,
 } from './list-query.ts';
-import { PAYMENT_SK_PREFIX, paymentFromItem, paymentPartition, paymentsOfCustomer } from './payments.ts';
+import { RankView } from './rank-counters.ts';
+import { PAYMENT_AMOUNT_ORDER, PAYMENT_SK_PREFIX, paymentFromItem, paymentPartition, paymentsOfCustomer } from './payments.ts';
 
 /**
  * Plans GET /v1/payments onto the payment indexes (docs/data-model.md, "List indexes" and the cost
@@ -35,8 +36,9 @@ export async function queryPayments(tenant: Tenant, request: PaymentListRequest)
   let segments: Segment[];
   if (request.sort === 'amount') {
     const segment = sortedSegment(view, (filter) => amountSegment(tenant, filters, filter), predicates, createdFilter(window));
-    // An amount range narrows the key range, which the counters know nothing of.
-    segments = [amount === undefined ? segment : { ...segment, counted: undefined }];
+    const unfiltered = predicates.length === 0 && amount === undefined && window.from === undefined && window.to === undefined;
+    // An amount range narrows the key range, which the counters know nothing of; the rank counters count every payment.
+    segments = [amount === undefined ? { ...segment, ranked: unfiltered ? new RankView(tenant, PAYMENT_AMOUNT_ORDER) : undefined } : { ...segment, counted: undefined }];
   } else if (request.sort === 'status') {
     // Status order is the alphabetical order of the values; within a status, creation time.
     const statuses = [...(filters.status ? [filters.status] : PAYMENT_STATUSES)].sort();
