@@ -15,7 +15,7 @@ import { isOpen, type Payment, type PaymentStatus } from '../shared/model/paymen
 import type { Tenant } from '../shared/model/tenant.ts';
 import { queryWords, searchIndexing } from '../shared/model/customer-search.ts';
 import { searchCountItem, searchEntry } from '../shared/store/customer-search.ts';
-import { customerDimensions, customerItem } from '../shared/store/customers.ts';
+import { customerDimensions, customerItem, customerRankItems } from '../shared/store/customers.ts';
 import { counterItems } from '../shared/store/list-counters.ts';
 import { amountRanked, PAYMENT_AMOUNT_ORDER, paymentDimensions, paymentItem } from '../shared/store/payments.ts';
 import { rankItems } from '../shared/store/rank-counters.ts';
@@ -166,6 +166,7 @@ async function seed(customers: number, seedNumber: number): Promise<Seeded> {
   const items = [
     ...searchIndexItems(tenant, data.customers, searched),
     ...counterItems(tenant, 'CUSTOMERS', data.customers.map((customer) => ({ id: customer.id, created_at: customer.created_at, dimensions: customerDimensions(customer) }))),
+    ...customerRankItems(tenant, data.customers),
     ...data.payments.map((payment) => paymentItem(tenant, payment)),
     ...counterItems(tenant, 'PAYMENTS', data.payments.map((payment) => ({ id: payment.id, created_at: payment.created_at, dimensions: paymentDimensions(payment) }))),
     ...rankItems(tenant, PAYMENT_AMOUNT_ORDER, data.payments.map(amountRanked)),

@@ -9,6 +9,7 @@ import { eraseSearchIndexWrites, retiredPrefixes, searchIndexChange, type Indexe
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey, textKey } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
+import { amountOrder, rankItems, rankWrites, type RankedOrder } from './rank-counters.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -57,24 +58,51 @@ export function customerDimensions(customer: Customer): string[] {
   return withPairs('CUSTOMERS', ['all', `status:${customer.status}`, `psp:${customer.psp}`, `failing:${customer.failed_payments > 0 ? 'yes' : 'no'}`]);
 }
 
+/** The value orders whose deep pages start from rank counters (rank-counters.ts), by the sort they serve. */
+export const CUSTOMER_RANKED_ORDERS = {
+  total_recovered: amountOrder('CUSTOMERS#recovered', 'cus'),
+} satisfies Record<string, RankedOrder>;
+type RankedAs = Record<keyof typeof CUSTOMER_RANKED_ORDERS, string>;
+
+/** The customer's values in each ranked order, as its index sort keys start. */
+export function customerRankedAs(customer: Customer): RankedAs {
+  return { total_recovered: amountKey(totalRecovered(customer).amount) };
+}
+
+/** The rank counter items of customers written in bulk outside transactions (the list bench's seed). */
+export function customerRankItems(tenant: Tenant, customers: readonly Customer[]): Record<string, unknown>[] {
+  const sorts = Object.keys(CUSTOMER_RANKED_ORDERS) as (keyof RankedAs)[];
+  return sorts.flatMap((sort) =>
+    rankItems(tenant, CUSTOMER_RANKED_ORDERS[sort], customers.map((customer) => ({ value: customerRankedAs(customer)[sort], id: customer.id, created_at: customer.created_at }))),
+  );
+}
+
+/** The rank counter updates that move a customer from the values it was ranked under to its new ones (`null`: absent). */
+function customerRankWrites(tenant: Tenant, customer: Customer, before: RankedAs | null, after: RankedAs | null): TransactItem[] {
+  const place = (values: RankedAs | null, sort: keyof RankedAs) => values && { value: values[sort], id: customer.id, created_at: customer.created_at };
+  const sorts = Object.keys(CUSTOMER_RANKED_ORDERS) as (keyof RankedAs)[];
+  return rankWrites(tenant, sorts.map((sort) => ({ order: CUSTOMER_RANKED_ORDERS[sort], before: place(before, sort), after: place(after, sort) })));
+}
+
 /**
  * A customer as read, with what its stored item was counted and indexed under: the counter
- * dimensions, the name and email its search entries were made from, and the search prefixes renames
+ * dimensions, its values in the ranked orders, the name and email its search entries were made from, and the search prefixes renames
  * left behind (customer-search.ts). Domain updates build the next customer by spreading the one they
  * read, so these travel to the write exactly like `version`, and the write moves counts and entries
  * from what was stored to what is written.
  */
-type StoredCustomer = Customer & { counted_as?: string[]; indexed?: Pick<IndexedAs, 'name' | 'email' | 'prefixes'>; search_retired?: string[] };
+type StoredCustomer = Customer & { counted_as?: string[]; ranked_as?: RankedAs; indexed?: Pick<IndexedAs, 'name' | 'email' | 'prefixes'>; search_retired?: string[] };
 
 /**
  * The stored item, index attributes included, with the search prefixes its entries were written for
  * and those renames left behind; bulk loads (the list bench's seed) write exactly this.
  */
 export function customerItem(tenant: Tenant, customer: Customer, prefixes: readonly string[], retired: readonly string[] = []) {
-  const { counted_as: _counted, indexed: _indexed, search_retired: _retired, ...fields } = customer as StoredCustomer;
+  const { counted_as: _counted, ranked_as: _ranked, indexed: _indexed, search_retired: _retired, ...fields } = customer as StoredCustomer;
   const id = customer.id;
   return storedItem({ pk: tenantPk(tenant), sk: customerSk(id) }, 'customer', fields, {
     counted_as: customerDimensions(customer),
+    ranked_as: customerRankedAs(customer),
     indexed: { name: customer.name, email: customer.email, prefixes },
     ...(retired.length > 0 ? { search_retired: retired } : {}),
     gsi1pk: customerPartition.status(tenant, customer.status),
@@ -89,7 +117,7 @@ export function customerItem(tenant: Tenant, customer: Customer, prefixes: reado
   });
 }
 
-/** The customer, with the `counted_as`, `indexed` and `search_retired` of its item riding along (see StoredCustomer). */
+/** The customer, with the `counted_as`, `ranked_as`, `indexed` and `search_retired` of its item riding along (see StoredCustomer). */
 export const customerFromItem = (item: Item): Customer => entityOf<StoredCustomer>(item, ['search']);
 
 /** The customer as its search entries were last made, if they were (items written before the index have none). */
@@ -148,12 +176,17 @@ export async function getCustomer(tenant: Tenant, customerId: string): Promise<C
 /**
  * Writes a customer as part of a transaction: a new one together with its processor reference (so two
  * first events cannot create two customers), an existing one only if nobody changed it since it was read.
- * Either way the list counters move in the same transaction.
+ * Either way the list and rank counters move in the same transaction.
  */
 export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersion: number | null): TransactItem[] {
   const before = readVersion === null ? null : ((customer as StoredCustomer).counted_as ?? null);
+  const rankedBefore = readVersion === null ? null : ((customer as StoredCustomer).ranked_as ?? null);
   const search = searchIndexChange(tenant, readVersion === null ? null : lastIndexed(customer), customer);
-  const counters = [...counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer)), ...search.writes];
+  const counters = [
+    ...counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer)),
+    ...customerRankWrites(tenant, customer, rankedBefore, customerRankedAs(customer)),
+    ...search.writes,
+  ];
   if (readVersion === null) {
     return [
       { Put: { TableName: tableName, Item: customerItem(tenant, customer, search.prefixes), ConditionExpression: 'attribute_not_exists(pk)' } },
@@ -184,7 +217,7 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
 /**
  * Deletes a customer for good (erasure): the item with every index entry it has, its search entries
  * and the search counts only it kept, its processor reference (so the processor customer is a
- * stranger again), and its counts; only if it is still the version that was read, so a change that
+ * stranger again), and its counts and ranks; only if it is still the version that was read, so a change that
  * slipped in is never lost unerased.
  */
 export async function deleteCustomerWrites(tenant: Tenant, customer: Customer): Promise<TransactItem[]> {
@@ -209,5 +242,6 @@ export async function deleteCustomerWrites(tenant: Tenant, customer: Customer): 
       },
     },
     ...counterWrites(tenant, 'CUSTOMERS', customer, counted, null),
+    ...customerRankWrites(tenant, customer, (customer as StoredCustomer).ranked_as ?? null, null),
   ];
 }

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
 import { RANK_LEAF } from '../../shared/store/rank-counters.ts';
 import { call } from '../support/api.ts';
-import { byKey, merchantWithProcessors, readAllPages, recordFailure, storedPayments, type FailureSpec } from '../support/recovery-data.ts';
+import { byKey, merchantWithProcessors, readAllPages, recordFailure, recordSuccess, storedCustomers, storedPayments, type FailureSpec } from '../support/recovery-data.ts';
 
 type Stored = Record<string, any>;
 
@@ -82,4 +82,52 @@ describe('payments sorted by amount, deep pages from rank counters', () => {
     expect(total).toBe(inRange.length);
     expect(ids).toEqual(inRange);
   }, 60_000);
+});
+
+describe('customers sorted by total recovered, deep pages from rank counters', () => {
+  let merchant: Awaited<ReturnType<typeof merchantWithProcessors>>;
+  const failures: Awaited<ReturnType<typeof recordFailure>>[] = [];
+
+  const recovered = (c: Stored) => (c.primary_currency ? (c.recovered_amounts[c.primary_currency] ?? 0) : 0);
+  async function expectedOrder(): Promise<string[]> {
+    const keyOf = (c: Stored) => `${String(recovered(c)).padStart(16, '0')}#${c.id}`;
+    return (await storedCustomers(merchant.tenant)).sort((a, b) => byKey(keyOf(a), keyOf(b))).map((c) => c.id);
+  }
+  async function expectPagesToMatch(label: string) {
+    const wanted = await expectedOrder();
+    for (const [perPage, order] of [[4, 'asc'], [9, 'desc'], [100, 'asc']] as const) {
+      const { ids, total } = await readAllPages(merchant.keys.test_read, '/v1/customers', { sort: 'total_recovered', order }, perPage);
+      expect(total, label).toBe(wanted.length);
+      expect(ids, `${label}: ${perPage} ${order}`).toEqual(order === 'asc' ? wanted : [...wanted].reverse());
+    }
+  }
+
+  // More customers with nothing recovered than a leaf holds (ties split by the day they were created),
+  // and a few recovered ones.
+  beforeAll(async () => {
+    merchant = await merchantWithProcessors();
+    for (let i = 0; i < RANK_LEAF + 20; i++) {
+      const amount = i % 9 === 0 ? 1000 + i : 2500;
+      failures.push(await recordFailure(merchant.paths, { customer: `cust_rank_${i}`, amount, code: 'insufficient_funds', after: i % 10 === 0 ? 86_400 : 120 }));
+    }
+    for (const failure of failures.filter((_, i) => i % 9 === 0)) await recordSuccess(merchant.paths.acme, failure.event);
+  }, 300_000);
+
+  it('returns every customer once, by total recovered then creation, at any page size and in both orders', async () => {
+    await expectPagesToMatch('as created');
+  }, 120_000);
+
+  it('moves a customer when their total grows and drops one that is erased', async () => {
+    // A customer with nothing recovered so far is paid: they leave the tie at zero for the top.
+    await recordSuccess(merchant.paths.acme, failures[5]!.event);
+    // A second payment of a recovered customer, recovered too: their total grows inside the class.
+    const again = await recordFailure(merchant.paths, { customer: 'cust_rank_9', amount: 777, code: 'insufficient_funds', after: 60 });
+    await recordSuccess(merchant.paths.acme, again.event);
+    await expectPagesToMatch('after recoveries');
+    for (const failure of [failures[18]!, failures[30]!]) {
+      const erased = await call('DELETE', `/v1/customers/${failure.customerId}`, { key: merchant.keys.test_admin });
+      expect(erased.status, JSON.stringify(erased.body)).toBeLessThan(300);
+    }
+    await expectPagesToMatch('after erasures');
+  }, 120_000);
 });
