@@ -31,6 +31,9 @@ export interface RankedOrder {
   idPrefix: string;
   /** The value's class: a prefix-like label, ordered as the values it holds. */
   classOf: (value: string) => string;
+  /** The value as a label in its class's node, as short as keeps the class's labels in the values' order, and back. */
+  label: (value: string) => string;
+  valueOf: (label: string) => string;
   /** The sort-key bounds of a class's entries. */
   classBounds: (label: string) => KeyRange;
 }
@@ -47,6 +50,8 @@ export interface Ranked {
   created_at: string;
 }
 
+const significant = (value: string): string => value.replace(/^0+(?=\d)/, '');
+
 /** Amounts as 16-digit keys (`amountKey`), classed by digit count and two leading digits: ≤ 100 values a class below 10,000, ~90 classes a decade. */
 export function amountOrder(name: string, idPrefix: string): RankedOrder {
   return {
@@ -54,9 +59,12 @@ export function amountOrder(name: string, idPrefix: string): RankedOrder {
     separator: '#',
     idPrefix,
     classOf: (value) => {
-      const digits = value.replace(/^0+(?=\d)/, '');
+      const digits = significant(value);
       return `${String(digits.length).padStart(2, '0')}${digits.slice(0, 2)}`;
     },
+    // A class's values have one digit count, so their digits alone keep their order.
+    label: significant,
+    valueOf: (label) => label.padStart(16, '0'),
     classBounds: (label) => {
       const length = Number(label.slice(0, 2));
       const leading = label.slice(2);
@@ -79,12 +87,17 @@ const attribute = (label: string) => `=${label}`;
 function rankPath(order: RankedOrder, entry: Ranked): { sk: string; label: string }[] {
   const shard = shardOf(entry.id);
   const label = order.classOf(entry.value);
+  const value = order.label(entry.value);
   return [
     { sk: rootSk(order, shard), label },
-    { sk: classSk(order, label, shard), label: entry.value },
-    { sk: valueSk(order, entry.value, shard), label: entry.created_at.slice(0, 10) },
+    { sk: classSk(order, label, shard), label: value },
+    { sk: valueSk(order, value, shard), label: dayLabel(entry.created_at) },
   ];
 }
+
+/** Days as `yyyymmdd`: counter items are billed by size on every write. */
+const dayLabel = (createdAt: string): string => createdAt.slice(0, 10).replaceAll('-', '');
+const dayStart = (label: string): number => Date.UTC(Number(label.slice(0, 4)), Number(label.slice(4, 6)) - 1, Number(label.slice(6, 8)));
 
 /** A change of one entry's place in one order: `null` before creation or after deletion. */
 export interface RankChange {
@@ -178,43 +191,86 @@ export function childAt(counts: ReadonlyMap<string, number>, offset: number, for
   return undefined;
 }
 
+/** Values from `from` (inclusive) to `below` (exclusive), as index value keys; either may be open. */
+export interface ValueRange {
+  from?: string;
+  below?: string;
+}
+
 /**
  * Reads one order's counters once per request: the total (the root's sum) and the bucket page N
- * starts in.
+ * starts in. With a value range, offsets count from the range's first entry, which the counts place
+ * in the whole order (the class node of each bound: ≤ 8 items more).
  */
 export class RankView {
-  private root: Promise<Map<string, number>> | undefined;
+  private readonly nodes = new Map<string, Promise<Map<string, number>>>();
 
   constructor(
     private readonly tenant: Tenant,
     private readonly order: RankedOrder,
+    private readonly range: ValueRange = {},
   ) {}
 
-  private rootCounts(): Promise<Map<string, number>> {
-    this.root ??= readNode(this.tenant, `RANK#${this.order.name}#R#`);
-    return this.root;
+  private node(prefix: string): Promise<Map<string, number>> {
+    let counts = this.nodes.get(prefix);
+    if (!counts) {
+      counts = readNode(this.tenant, prefix);
+      this.nodes.set(prefix, counts);
+    }
+    return counts;
   }
 
-  async total(): Promise<number> {
+  private rootCounts = () => this.node(`RANK#${this.order.name}#R#`);
+  private classCounts = (label: string) => this.node(`RANK#${this.order.name}#C#${label}\u0001`);
+
+  private async all(): Promise<number> {
     let total = 0;
     for (const count of (await this.rootCounts()).values()) total += count;
     return total;
   }
 
-  /** The smallest bucket (a class, a value, or a value's day) that holds entry number `offset`, counted from the `forward` end. */
+  /** Entries of the whole order whose value sorts before `value`. */
+  private async countBelow(value: string): Promise<number> {
+    const label = this.order.classOf(value);
+    const root = await this.rootCounts();
+    let below = 0;
+    for (const [other, count] of root) if (compareKeys(other, label) < 0) below += count;
+    if (!root.has(label)) return below;
+    const valueLabel = this.order.label(value);
+    for (const [other, count] of await this.classCounts(label)) if (compareKeys(other, valueLabel) < 0) below += count;
+    return below;
+  }
+
+  /** Entries before the range and after it, in the whole order. */
+  private async outside(): Promise<{ before: number; after: number }> {
+    const [all, start, end] = await Promise.all([
+      this.all(),
+      this.range.from === undefined ? 0 : this.countBelow(this.range.from),
+      this.range.below === undefined ? undefined : this.countBelow(this.range.below),
+    ]);
+    return { before: start, after: end === undefined ? 0 : all - end };
+  }
+
+  async total(): Promise<number> {
+    const { before, after } = await this.outside();
+    return Math.max(0, (await this.all()) - before - after);
+  }
+
+  /** The smallest bucket (a class, a value, or a value's day) that holds entry number `offset` of the range, counted from the `forward` end. */
   async landing(offset: number, forward: boolean): Promise<Landing | undefined> {
+    const { before, after } = await this.outside();
     const { order, tenant } = this;
-    const inClass = childAt(await this.rootCounts(), offset, forward);
+    const inClass = childAt(await this.rootCounts(), offset + (forward ? before : after), forward);
     if (!inClass) return undefined;
     if (inClass.count <= RANK_LEAF) return { bounds: order.classBounds(inClass.label), ...inClass };
-    const inValue = childAt(await readNode(tenant, `RANK#${order.name}#C#${inClass.label}\u0001`), inClass.remaining, forward);
+    const inValue = childAt(await this.classCounts(inClass.label), inClass.remaining, forward);
     if (!inValue) return undefined;
-    const value = inValue.label;
+    const value = order.valueOf(inValue.label);
     const valueBounds = { lower: `${value}${order.separator}`, upper: `${value}${order.separator}~` };
     if (inValue.count <= RANK_LEAF) return { bounds: valueBounds, ...inValue };
-    const inDay = childAt(await readNode(tenant, `RANK#${order.name}#V#${value}\u0001`), inValue.remaining, forward);
+    const inDay = childAt(await readNode(tenant, `RANK#${order.name}#V#${inValue.label}\u0001`), inValue.remaining, forward);
     if (!inDay) return undefined;
-    const day = Date.parse(`${inDay.label}T00:00:00Z`);
+    const day = dayStart(inDay.label);
     const ids = `${value}${order.separator}${order.idPrefix}_`;
     return { bounds: { lower: `${ids}${idTimePart(day)}`, upper: `${ids}${idTimePart(day + 86_399_999)}~` }, ...inDay };
   }

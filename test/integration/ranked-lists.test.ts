@@ -74,13 +74,27 @@ describe('payments sorted by amount, deep pages from rank counters', () => {
     }
   }, 120_000);
 
-  it('falls back to reading through the index when a filter or a range narrows the list, with the same results', async () => {
+  it('places an amount range in the counts: exact totals and every page, inside a tie and across classes', async () => {
     const stored: Stored[] = await storedPayments(merchant.tenant);
     const amounts = new Map(stored.map((p) => [p.id, p.amount as number]));
-    const inRange = expected.filter((id) => amounts.get(id)! >= 2900 && amounts.get(id)! <= 2910);
-    const { ids, total } = await readAllPages(merchant.keys.test_read, '/v1/payments', { sort: 'amount', order: 'asc', amount_min: '2900', amount_max: '2910' }, 9);
-    expect(total).toBe(inRange.length);
-    expect(ids).toEqual(inRange);
+    const ranges: [number | undefined, number | undefined][] = [[2900, 2903], [2901, 2905], [0, 1], [2903, undefined], [undefined, 2900], [3000, 3500], [1, 99_999_999]];
+    for (const [min, max] of ranges) {
+      const query: Record<string, string> = { sort: 'amount', ...(min === undefined ? {} : { amount_min: String(min) }), ...(max === undefined ? {} : { amount_max: String(max) }) };
+      const inRange = expected.filter((id) => (min === undefined || amounts.get(id)! >= min) && (max === undefined || amounts.get(id)! <= max));
+      for (const order of ['asc', 'desc'] as const) {
+        const { ids, total } = await readAllPages(merchant.keys.test_read, '/v1/payments', { ...query, order }, 4);
+        expect(total, JSON.stringify(query)).toBe(inRange.length);
+        expect(ids, JSON.stringify({ query, order })).toEqual(order === 'asc' ? inRange : [...inRange].reverse());
+      }
+    }
+  }, 120_000);
+
+  it('reads through the index, with the same results, when a filter narrows the list', async () => {
+    const stored: Stored[] = await storedPayments(merchant.tenant);
+    const pending = new Set(stored.filter((p) => p.status === 'pending').map((p) => p.id));
+    const { ids, total } = await readAllPages(merchant.keys.test_read, '/v1/payments', { sort: 'amount', order: 'desc', status: 'pending' }, 11);
+    expect(total).toBe(pending.size);
+    expect(ids).toEqual([...expected].reverse().filter((id) => pending.has(id)));
   }, 60_000);
 });
 
