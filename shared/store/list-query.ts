@@ -2,7 +2,7 @@ import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/
 import { runtime } from '../runtime.ts';
 import type { TimeWindow } from '../model/listing.ts';
 import { idTimePart } from '../ids.ts';
-import { countedAs, type Bucket, type CounterView } from './list-counters.ts';
+import { countedAs, DAY_LEAF, type Bucket, type CounterView } from './list-counters.ts';
 import type { Landing } from './rank-counters.ts';
 import { GLOBAL_INDEXES, TABLE_KEYS, type GlobalIndexName } from './table-schema.ts';
 
@@ -308,8 +308,9 @@ async function landingOf(segment: Segment, window: TimeWindow, forward: boolean,
   return { bounds: windowBounds(segment, { from: bucket.from, to: bucket.to }), count: bucket.count, remaining };
 }
 
-/** The day (or exact part of a day) holding match number `skip`, and how many matches precede it there. */
+/** The day, hour (or exact part of a day) holding match number `skip`, and how many matches precede it there. */
 async function landingBucket(segment: Segment, window: TimeWindow, forward: boolean, skip: number) {
+  const { view, dimension } = segment.counted!;
   let buckets = await bucketsOf(segment, window);
   let remaining = skip;
   for (;;) {
@@ -320,8 +321,9 @@ async function landingBucket(segment: Segment, window: TimeWindow, forward: bool
       return false;
     });
     if (!bucket) return undefined;
-    if (bucket.level !== 'month') return { bucket, remaining };
-    buckets = await segment.counted!.view.splitMonth(bucket, segment.counted!.dimension);
+    if (bucket.level === 'month') buckets = await view.splitMonth(bucket, dimension);
+    else if (bucket.level === 'day' && bucket.count > DAY_LEAF && view.splitsDays(dimension)) buckets = await view.splitDay(bucket, dimension);
+    else return { bucket, remaining };
   }
 }
 
