@@ -15,9 +15,10 @@ import { isOpen, type Payment, type PaymentStatus } from '../shared/model/paymen
 import type { Tenant } from '../shared/model/tenant.ts';
 import { queryWords, searchIndexing } from '../shared/model/customer-search.ts';
 import { searchCountItem, searchEntry, searchRecordItem } from '../shared/store/customer-search.ts';
-import { customerDimensions, customerItem } from '../shared/store/customers.ts';
+import { customerDimensions, customerItem, customerRankItems } from '../shared/store/customers.ts';
 import { counterItems } from '../shared/store/list-counters.ts';
-import { paymentDimensions, paymentItem } from '../shared/store/payments.ts';
+import { amountRanked, PAYMENT_AMOUNT_ORDER, paymentDimensions, paymentItem } from '../shared/store/payments.ts';
+import { rankItems } from '../shared/store/rank-counters.ts';
 import { WRITERS } from './list-report.ts';
 import { progress, type Step } from './progress.ts';
 import { seededRandom, summarize } from './support.ts';
@@ -169,8 +170,10 @@ async function seed(customers: number, seedNumber: number): Promise<Seeded> {
   const items = [
     ...searchIndexItems(tenant, data.customers, searched),
     ...counterItems(tenant, 'CUSTOMERS', data.customers.map((customer) => ({ id: customer.id, created_at: customer.created_at, dimensions: customerDimensions(customer) }))),
+    ...customerRankItems(tenant, data.customers),
     ...data.payments.map((payment) => paymentItem(tenant, payment)),
     ...counterItems(tenant, 'PAYMENTS', data.payments.map((payment) => ({ id: payment.id, created_at: payment.created_at, dimensions: paymentDimensions(payment) }))),
+    ...rankItems(tenant, PAYMENT_AMOUNT_ORDER, data.payments.map(amountRanked)),
   ];
   const step = progress.step(`seeding ${customers.toLocaleString('en-US')} customers, ${payments.toLocaleString('en-US')} payments (items written)`, items.length);
   await writeAll(items as Record<string, unknown>[], step);

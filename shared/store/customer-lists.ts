@@ -1,9 +1,10 @@
 import { totalRecovered, type Customer, type CustomerFilters, type CustomerListRequest } from '../model/customer.ts';
-import type { ListResult } from '../model/listing.ts';
+import type { ListResult, TimeWindow } from '../model/listing.ts';
 import { pageOffset } from '../model/pagination.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { planSearch } from './customer-search.ts';
-import { CUSTOMER_SK_PREFIX, customerFromItem, customerPartition, customerSk } from './customers.ts';
+import { RankView } from './rank-counters.ts';
+import { CUSTOMER_RANKED_ORDERS, CUSTOMER_SK_PREFIX, customerFromItem, customerPartition, customerSk } from './customers.ts';
 import { BATCH_GET_LIMIT } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import { CounterView } from './list-counters.ts';
@@ -41,12 +42,18 @@ export async function queryCustomers(tenant: Tenant, request: CustomerListReques
   const segment =
     sort === 'created_at'
       ? await creationOrderedSegment(view, (filter) => baseSegment(tenant, filter), predicates, undefined)
-      : sortedSegment(view, (filter) => sortSegments[sort](tenant, filter), predicates, createdFilter(window));
+      : { ...sortedSegment(view, (filter) => sortSegments[sort](tenant, filter), predicates, createdFilter(window)), ranked: rankedView(tenant, sort, predicates, window) };
   const { items, total } = await readPage([segment], window, request.order === 'asc', pageOffset(request), request.per_page);
   return { items: items.map(customerFromItem), total };
 }
 
 const idBounds = idTimeBounds('', 'cus');
+
+/** The rank counters of a value order, when they count exactly the list (no filter, no window). */
+function rankedView(tenant: Tenant, sort: Exclude<CustomerListRequest['sort'], 'created_at'>, predicates: readonly Predicate[], window: TimeWindow): RankView | undefined {
+  if (predicates.length > 0 || window.from !== undefined || window.to !== undefined || !(sort in CUSTOMER_RANKED_ORDERS)) return undefined;
+  return new RankView(tenant, CUSTOMER_RANKED_ORDERS[sort as keyof typeof CUSTOMER_RANKED_ORDERS]);
+}
 
 function baseSegment(tenant: Tenant, filter: Filter | undefined): Segment {
   return { partition: tenantPk(tenant), prefix: CUSTOMER_SK_PREFIX, filter, narrow: false, timeBounds: idTimeBounds(CUSTOMER_SK_PREFIX, 'cus') };

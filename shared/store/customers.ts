@@ -8,6 +8,7 @@ import { tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey, textKey } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
+import { amountOrder, rankItems, rankWrites, type RankedOrder } from './rank-counters.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -56,14 +57,41 @@ export function customerDimensions(customer: Customer): string[] {
   return withPairs('CUSTOMERS', ['all', `status:${customer.status}`, `psp:${customer.psp}`, `failing:${customer.failed_payments > 0 ? 'yes' : 'no'}`]);
 }
 
+/** The value orders whose deep pages start from rank counters (rank-counters.ts), by the sort they serve. */
+export const CUSTOMER_RANKED_ORDERS = {
+  total_recovered: amountOrder('CUSTOMERS#recovered', 'cus'),
+} satisfies Record<string, RankedOrder>;
+type RankedAs = Record<keyof typeof CUSTOMER_RANKED_ORDERS, string>;
+
+/** The customer's values in each ranked order, as its index sort keys start. */
+export function customerRankedAs(customer: Customer): RankedAs {
+  return { total_recovered: amountKey(totalRecovered(customer).amount) };
+}
+
+/** The rank counter items of customers written in bulk outside transactions (the list bench's seed). */
+export function customerRankItems(tenant: Tenant, customers: readonly Customer[]): Record<string, unknown>[] {
+  const sorts = Object.keys(CUSTOMER_RANKED_ORDERS) as (keyof RankedAs)[];
+  return sorts.flatMap((sort) =>
+    rankItems(tenant, CUSTOMER_RANKED_ORDERS[sort], customers.map((customer) => ({ value: customerRankedAs(customer)[sort], id: customer.id, created_at: customer.created_at }))),
+  );
+}
+
+/** The rank counter updates that move a customer from the values it was ranked under to its new ones (`null`: absent). */
+function customerRankWrites(tenant: Tenant, customer: Customer, before: RankedAs | null, after: RankedAs | null): TransactItem[] {
+  const place = (values: RankedAs | null, sort: keyof RankedAs) => values && { value: values[sort], id: customer.id, created_at: customer.created_at };
+  const sorts = Object.keys(CUSTOMER_RANKED_ORDERS) as (keyof RankedAs)[];
+  return rankWrites(tenant, sorts.map((sort) => ({ order: CUSTOMER_RANKED_ORDERS[sort], before: place(before, sort), after: place(after, sort) })));
+}
+
 /**
- * A customer as read, with the counter dimensions its stored item was counted under, the name and
- * email keys it was stored with (`search_keys`), and whether its search index may lag behind them
- * (`search_pending`, customer-search.ts). Domain updates build the next customer by spreading the one
- * they read, so these travel to the write exactly like `version`, and the write moves the counts from
- * what was stored to what is written and marks a new or renamed customer's index as pending.
+ * A customer as read, with what its stored item was counted and indexed under: the counter
+ * dimensions (`counted_as`), its values in the ranked orders (`ranked_as`), the name and email keys it
+ * was stored with (`search_keys`), and whether its search index may lag behind them (`search_pending`,
+ * customer-search.ts). Domain updates build the next customer by spreading the one they read, so these
+ * travel to the write exactly like `version`, and the write moves counts and ranks from what was
+ * stored to what is written and marks a new or renamed customer's index as pending.
  */
-type StoredCustomer = Customer & { counted_as?: string[]; search_keys?: string; search_pending?: boolean };
+type StoredCustomer = Customer & { counted_as?: string[]; ranked_as?: RankedAs; search_keys?: string; search_pending?: boolean };
 
 const searchKeys = (customer: Customer): string => `${textKey(customer.name, customer.id)}\n${textKey(customer.email, customer.id)}`;
 
@@ -75,10 +103,11 @@ export const searchPending = (customer: Customer): boolean => (customer as Store
 
 /** The stored item, index attributes included; bulk loads (the list bench's seed) write exactly this. */
 export function customerItem(tenant: Tenant, customer: Customer, searchPending = false) {
-  const { counted_as: _counted, search_keys: _keys, search_pending: _pending, ...fields } = customer as StoredCustomer;
+  const { counted_as: _counted, ranked_as: _ranked, search_keys: _keys, search_pending: _pending, ...fields } = customer as StoredCustomer;
   const id = customer.id;
   return storedItem({ pk: tenantPk(tenant), sk: customerSk(id) }, 'customer', fields, {
     counted_as: customerDimensions(customer),
+    ranked_as: customerRankedAs(customer),
     ...(searchPending ? { search_pending: true } : {}),
     gsi1pk: customerPartition.status(tenant, customer.status),
     gsi1sk: id,
@@ -152,13 +181,17 @@ export async function getCustomer(tenant: Tenant, customerId: string): Promise<C
 /**
  * Writes a customer as part of a transaction: a new one together with its processor reference (so two
  * first events cannot create two customers), an existing one only if nobody changed it since it was read.
- * Either way the list counters move in the same transaction.
+ * Either way the list and rank counters move in the same transaction.
  */
 export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersion: number | null): TransactItem[] {
   const stored = customer as StoredCustomer;
   const before = readVersion === null ? null : (stored.counted_as ?? null);
+  const rankedBefore = readVersion === null ? null : (stored.ranked_as ?? null);
   const pending = readVersion === null || stored.search_pending === true || stored.search_keys !== searchKeys(customer);
-  const counters = counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer));
+  const counters = [
+    ...counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer)),
+    ...customerRankWrites(tenant, customer, rankedBefore, customerRankedAs(customer)),
+  ];
   if (readVersion === null) {
     return [
       { Put: { TableName: tableName, Item: customerItem(tenant, customer, pending), ConditionExpression: 'attribute_not_exists(pk)' } },
@@ -187,8 +220,8 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
 
 /**
  * Deletes a customer for good (erasure): the item with every index entry it has, its processor
- * reference (so the processor customer is a stranger again), and its counts; only if it is still the
- * version that was read, so a change that slipped in is never lost unerased.
+ * reference (so the processor customer is a stranger again), and its counts and ranks; only if it is
+ * still the version that was read, so a change that slipped in is never lost unerased.
  */
 export function deleteCustomerWrites(tenant: Tenant, customer: Customer): TransactItem[] {
   const counted = (customer as StoredCustomer).counted_as ?? null;
@@ -210,5 +243,6 @@ export function deleteCustomerWrites(tenant: Tenant, customer: Customer): Transa
       },
     },
     ...counterWrites(tenant, 'CUSTOMERS', customer, counted, null),
+    ...customerRankWrites(tenant, customer, (customer as StoredCustomer).ranked_as ?? null, null),
   ];
 }

@@ -44,6 +44,24 @@ const ALSO_PAIRED: Record<CounterFamily, readonly (readonly [string, string])[]>
   CUSTOMERS: [],
 };
 
+/**
+ * The whole list and each status are also counted per day of the month on the month items
+ * (`all@05`) and per hour of the day on the day items (`status:pending@13`), so a deep page in
+ * creation order finds its day from the month items it reads anyway and its hour from four day
+ * items, instead of reading a month's 124 day items and skipping through a whole day.
+ */
+export const finelyCounted = (dimension: string): boolean => dimension === 'all' || (dimension.startsWith('status:') && !dimension.includes('&'));
+
+/**
+ * A finely counted dimension's attribute for one part (`@05`: all on day 5, `@13pen`: pending in hour
+ * 13): short, since counter items are billed by size on every write and read by every list. Three
+ * letters tell every payment and customer status apart.
+ */
+const fineName = (dimension: string, part: string): string => `@${part}${dimension === 'all' ? '' : dimension.slice('status:'.length, 'status:'.length + 3)}`;
+
+/** Days larger than this are split into hours before skipping inside them. */
+export const DAY_LEAF = 60;
+
 const kindOf = (dimension: string): string => dimension.split(':')[0]!;
 const pairOf = (a: string, b: string): string => [a, b].sort().join('&');
 
@@ -73,7 +91,8 @@ const DAY_MS = 86_400_000;
 const statsPrefix = (family: CounterFamily, level: 'M' | 'D') => `STATS#${family}#${level}#`;
 const counterSk = (family: CounterFamily, level: 'M' | 'D', period: string, shard: number) => `${statsPrefix(family, level)}${period}#${shard}`;
 
-function shardOf(id: string): number {
+/** The counter shard an item's counts go to (its id's last characters). */
+export function shardOf(id: string): number {
   let sum = 0;
   for (const char of id.slice(-6)) sum += char.charCodeAt(0);
   return sum % COUNTER_SHARDS;
@@ -89,15 +108,24 @@ export function counterWrites(tenant: Tenant, family: CounterFamily, item: { id:
   for (const dimension of after ?? []) delta.set(dimension, (delta.get(dimension) ?? 0) + 1);
   const changes = [...delta].filter(([, by]) => by !== 0);
   if (changes.length === 0) return [];
-  const names = Object.fromEntries(changes.map(([dimension], i) => [`#d${i}`, dimension]));
-  const values: Record<string, unknown> = Object.fromEntries(changes.map(([, by], i) => [`:d${i}`, by]));
-  values[':entity'] = 'list_counter';
-  const update = `ADD ${changes.map((_, i) => `#d${i} :d${i}`).join(', ')} SET entity = :entity`;
-  const day = item.created_at.slice(0, 10);
   const shard = shardOf(item.id);
-  return [counterSk(family, 'D', day, shard), counterSk(family, 'M', day.slice(0, 7), shard)].map((sk) => ({
-    Update: { TableName: tableName, Key: { pk: tenantPk(tenant), sk }, UpdateExpression: update, ExpressionAttributeNames: names, ExpressionAttributeValues: values },
-  }));
+  return counterPlaces(family, item.created_at, shard).map(({ sk, part }) => {
+    const added = [...changes, ...changes.filter(([dimension]) => finelyCounted(dimension)).map(([dimension, by]): [string, number] => [fineName(dimension, part), by])];
+    const names = Object.fromEntries(added.map(([dimension], i) => [`#d${i}`, dimension]));
+    const values: Record<string, unknown> = Object.fromEntries(added.map(([, by], i) => [`:d${i}`, by]));
+    values[':entity'] = 'list_counter';
+    const update = `ADD ${added.map((_, i) => `#d${i} :d${i}`).join(', ')} SET entity = :entity`;
+    return { Update: { TableName: tableName, Key: { pk: tenantPk(tenant), sk }, UpdateExpression: update, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
+  });
+}
+
+/** The day and month items counting an item created at `createdAt`, and the finer part each counts it under (day of month, hour of day). */
+function counterPlaces(family: CounterFamily, createdAt: string, shard: number): { sk: string; part: string }[] {
+  const day = createdAt.slice(0, 10);
+  return [
+    { sk: counterSk(family, 'D', day, shard), part: createdAt.slice(11, 13) },
+    { sk: counterSk(family, 'M', day.slice(0, 7), shard), part: day.slice(8, 10) },
+  ];
 }
 
 /**
@@ -107,10 +135,12 @@ export function counterWrites(tenant: Tenant, family: CounterFamily, item: { id:
 export function counterItems(tenant: Tenant, family: CounterFamily, counted: readonly { id: string; created_at: string; dimensions: readonly string[] }[]) {
   const items = new Map<string, Record<string, unknown>>();
   for (const { id, created_at: createdAt, dimensions } of counted) {
-    const day = createdAt.slice(0, 10);
-    for (const sk of [counterSk(family, 'D', day, shardOf(id)), counterSk(family, 'M', day.slice(0, 7), shardOf(id))]) {
+    for (const { sk, part } of counterPlaces(family, createdAt, shardOf(id))) {
       const item = items.get(sk) ?? { pk: tenantPk(tenant), sk, entity: 'list_counter' };
-      for (const dimension of dimensions) item[dimension] = ((item[dimension] as number | undefined) ?? 0) + 1;
+      for (const dimension of dimensions) {
+        item[dimension] = ((item[dimension] as number | undefined) ?? 0) + 1;
+        if (finelyCounted(dimension)) item[fineName(dimension, part)] = ((item[fineName(dimension, part)] as number | undefined) ?? 0) + 1;
+      }
       items.set(sk, item);
     }
   }
@@ -141,8 +171,8 @@ export interface Bucket {
   from: number;
   to: number;
   count: number;
-  /** month: can be split into days; day: skip inside it; exact: counted from the items themselves. */
-  level: 'month' | 'day' | 'exact';
+  /** month: can be split into days; day: into hours when finely counted; hour, exact (counted from the items themselves): skip inside it. */
+  level: 'month' | 'day' | 'hour' | 'exact';
 }
 
 const monthStart = (period: string) => Date.parse(`${period}-01T00:00:00Z`);
@@ -212,11 +242,35 @@ export class CounterView {
     return buckets.filter((bucket) => bucket.count > 0);
   }
 
-  /** A whole month's bucket split into its days. */
+  /** A whole month's bucket split into its days: from the month items when the dimension is finely counted, else from the day items. */
   async splitMonth(bucket: Bucket, dimension: string): Promise<Bucket[]> {
+    if (finelyCounted(dimension)) return this.parts(await this.monthCounts(), monthOf(bucket.from), dimension, bucket.from, DAY_MS, 'day');
     const days = await this.dayBuckets(monthOf(bucket.from), dimension, bucket.from, bucket.to, async () => 0);
     return days.filter((day) => day.count > 0);
   }
+
+  /** A whole day's bucket split into its hours, from its day items (finely counted dimensions only). */
+  async splitDay(bucket: Bucket, dimension: string): Promise<Bucket[]> {
+    const day = new Date(bucket.from).toISOString().slice(0, 10);
+    const counts = await readCounters(this.tenant, statsPrefix(this.family, 'D'), `${statsPrefix(this.family, 'D')}${day}#`);
+    return this.parts(counts, day, dimension, bucket.from, 3_600_000, 'hour');
+  }
+
+  /** The buckets of a period's finer parts (days of a month, hours of a day: `fineName`), starting at `from`, `size` ms each. */
+  private parts(counts: Counts, period: string, dimension: string, from: number, size: number, level: 'day' | 'hour'): Bucket[] {
+    const fine = counts.get(period) ?? new Map<string, number>();
+    const buckets: Bucket[] = [];
+    for (const [name, count] of fine) {
+      const part = name.slice(1, 3);
+      if (!name.startsWith('@') || name !== fineName(dimension, part) || count <= 0) continue;
+      const start = level === 'day' ? from + (Number(part) - 1) * size : from + Number(part) * size;
+      buckets.push({ from: start, to: start + size, count, level });
+    }
+    return buckets.sort((a, b) => a.from - b.from);
+  }
+
+  /** Whether a day of this dimension can be split into hours. */
+  splitsDays = (dimension: string): boolean => finelyCounted(dimension);
 
   private async dayBuckets(period: string, dimension: string, from: number, to: number, countExactly: (from: number, to: number) => Promise<number>): Promise<Bucket[]> {
     const days = await this.dayCounts(period);

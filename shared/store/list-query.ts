@@ -2,7 +2,8 @@ import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/
 import { runtime } from '../runtime.ts';
 import type { TimeWindow } from '../model/listing.ts';
 import { idTimePart } from '../ids.ts';
-import { countedAs, type Bucket, type CounterView } from './list-counters.ts';
+import { countedAs, DAY_LEAF, type Bucket, type CounterView } from './list-counters.ts';
+import type { Landing } from './rank-counters.ts';
 import { GLOBAL_INDEXES, TABLE_KEYS, type GlobalIndexName } from './table-schema.ts';
 
 const { db, tableName } = runtime;
@@ -39,6 +40,8 @@ export interface Segment {
   counted?: { view: CounterView; dimension: string };
   /** A count kept of exactly this segment's entries (after its filter), for segments without a time window. */
   kept?: () => Promise<number>;
+  /** Rank counters of exactly this segment's entries (a value order, unfiltered): its total and where a deep page starts. */
+  ranked?: { total(): Promise<number>; landing(offset: number, forward: boolean): Promise<Landing | undefined> };
   /** The key of the item a narrow entry stands for, when it is not the entry's own table key (search entries). */
   itemKey?: (entry: Record<string, unknown>) => { pk: string; sk: string };
 }
@@ -138,7 +141,7 @@ function queryInput(segment: Segment, bounds: Bounds, forward: boolean): QueryCo
 }
 
 /** The intersection of the segment's own bounds and a time window (segments ordered by creation time). */
-function windowBounds(segment: Segment, window: TimeWindow): Bounds {
+function windowBounds(segment: Segment, window: TimeWindow): Required<Bounds> {
   const timed = segment.timeBounds!(window);
   return {
     lower: segment.lower === undefined || timed.lower > segment.lower ? timed.lower : segment.lower,
@@ -160,6 +163,7 @@ export async function countEntries(segment: Segment, bounds: Bounds = {}): Promi
 
 /** The segment's total, from counters when they count exactly this segment, else by reading its entries. */
 export async function segmentTotal(segment: Segment, window: TimeWindow): Promise<number> {
+  if (segment.ranked) return segment.ranked.total();
   if (segment.kept) return segment.kept();
   if (segment.counted && !segment.timeBounds) return segment.counted.view.allTime(segment.counted.dimension);
   if (segment.counted) {
@@ -246,8 +250,9 @@ export async function fetchItems(keys: readonly { pk: string; sk: string }[]): P
  * One page of a segment: skips `skip` matches and returns the next `take` whole items. `total` (the
  * segment's exact match count) lets a page in the back half be read from the other end, so a skip
  * never passes more than half of what it is skipping in. When counters count the segment, the skip
- * first jumps over whole months and days by their counts and only reads keys inside the day the page
- * starts in (again from the nearer end of that day).
+ * first jumps over whole buckets by their counts (months and days in creation order, value classes,
+ * values and days in a ranked order) and only reads keys inside the bucket the page starts in (again
+ * from its nearer end).
  */
 export async function readSegmentPage(
   segment: Segment,
@@ -263,18 +268,17 @@ export async function readSegmentPage(
   if (mirrored < skip) return (await readSegmentPage(segment, window, !forward, mirrored, wanted, total)).reverse();
   let bounds: Bounds = segment.timeBounds ? windowBounds(segment, window) : {};
   let remaining = skip;
-  if (skip > 0 && segment.counted && segment.timeBounds) {
-    const landing = await landingBucket(segment, window, forward, skip);
-    if (!landing) return [];
-    const { bucket } = landing;
-    const fromEnd = bucket.count - landing.remaining - wanted;
+  const landing = skip > 0 ? await landingOf(segment, window, forward, skip) : null;
+  if (landing === undefined) return [];
+  if (landing) {
+    const fromEnd = landing.count - landing.remaining - wanted;
     if (fromEnd >= 0 && fromEnd < landing.remaining) {
-      // The page lies inside this day and nearer its far end: read the day backwards.
-      const entries = await readEntries(segment, windowBounds(segment, { from: bucket.from, to: bucket.to }), !forward, fromEnd, wanted);
+      // The page lies inside this bucket and nearer its far end: read the bucket backwards.
+      const entries = await readEntries(segment, landing.bounds, !forward, fromEnd, wanted);
       return entries === null ? [] : (await wholeItems(segment, entries)).reverse();
     }
     remaining = landing.remaining;
-    bounds = windowBounds(segment, forward ? { from: bucket.from, to: window.to } : { from: window.from, to: bucket.to });
+    bounds = forward ? { lower: landing.bounds.lower, upper: bounds.upper } : { lower: bounds.lower, upper: landing.bounds.upper };
   }
   const entries = await readEntries(segment, bounds, forward, remaining, wanted);
   return entries === null ? [] : wholeItems(segment, entries);
@@ -291,8 +295,22 @@ function wholeItems(segment: Segment, entries: Record<string, unknown>[]): Promi
   return fetchItems(entries.map(segment.itemKey ?? ((entry) => ({ pk: entry.pk as string, sk: entry.sk as string }))));
 }
 
-/** The day (or exact part of a day) holding match number `skip`, and how many matches precede it there. */
+/**
+ * The bucket holding match number `skip` as sort-key bounds, by the segment's rank counters or its
+ * creation-time counters; `null` when no counter describes the segment (the skip reads from the start).
+ */
+async function landingOf(segment: Segment, window: TimeWindow, forward: boolean, skip: number): Promise<Landing | undefined | null> {
+  if (segment.ranked) return segment.ranked.landing(skip, forward);
+  if (!segment.counted || !segment.timeBounds) return null;
+  const found = await landingBucket(segment, window, forward, skip);
+  if (!found) return undefined;
+  const { bucket, remaining } = found;
+  return { bounds: windowBounds(segment, { from: bucket.from, to: bucket.to }), count: bucket.count, remaining };
+}
+
+/** The day, hour (or exact part of a day) holding match number `skip`, and how many matches precede it there. */
 async function landingBucket(segment: Segment, window: TimeWindow, forward: boolean, skip: number) {
+  const { view, dimension } = segment.counted!;
   let buckets = await bucketsOf(segment, window);
   let remaining = skip;
   for (;;) {
@@ -303,8 +321,9 @@ async function landingBucket(segment: Segment, window: TimeWindow, forward: bool
       return false;
     });
     if (!bucket) return undefined;
-    if (bucket.level !== 'month') return { bucket, remaining };
-    buckets = await segment.counted!.view.splitMonth(bucket, segment.counted!.dimension);
+    if (bucket.level === 'month') buckets = await view.splitMonth(bucket, dimension);
+    else if (bucket.level === 'day' && bucket.count > DAY_LEAF && view.splitsDays(dimension)) buckets = await view.splitDay(bucket, dimension);
+    else return { bucket, remaining };
   }
 }
 

@@ -18,7 +18,8 @@ import {
   type Predicate,
   type Segment,
 } from './list-query.ts';
-import { PAYMENT_SK_PREFIX, paymentFromItem, paymentPartition, paymentsOfCustomer } from './payments.ts';
+import { RankView } from './rank-counters.ts';
+import { PAYMENT_AMOUNT_ORDER, PAYMENT_SK_PREFIX, paymentFromItem, paymentPartition, paymentsOfCustomer } from './payments.ts';
 
 /**
  * Plans GET /v1/payments onto the payment indexes (docs/data-model.md, "List indexes" and the cost
@@ -35,8 +36,11 @@ export async function queryPayments(tenant: Tenant, request: PaymentListRequest)
   let segments: Segment[];
   if (request.sort === 'amount') {
     const segment = sortedSegment(view, (filter) => amountSegment(tenant, filters, filter), predicates, createdFilter(window));
-    // An amount range narrows the key range, which the counters know nothing of.
-    segments = [amount === undefined ? segment : { ...segment, counted: undefined }];
+    const unfiltered = predicates.length === 0 && window.from === undefined && window.to === undefined;
+    // The rank counters count every payment, and place an amount range in them; the list counters know nothing of amounts.
+    const range = { from: filters.amount_min === undefined ? undefined : amountKey(filters.amount_min), below: filters.amount_max === undefined ? undefined : amountKey(filters.amount_max + 1) };
+    const ranked = unfiltered ? new RankView(tenant, PAYMENT_AMOUNT_ORDER, range) : undefined;
+    segments = [{ ...segment, counted: amount === undefined ? segment.counted : undefined, ranked }];
   } else if (request.sort === 'status') {
     // Status order is the alphabetical order of the values; within a status, creation time.
     const statuses = [...(filters.status ? [filters.status] : PAYMENT_STATUSES)].sort();

@@ -8,6 +8,7 @@ import { customerOwnerPartition, tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
+import { amountOrder, rankWrites, type Ranked } from './rank-counters.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -50,6 +51,10 @@ export function paymentItem(tenant: Tenant, payment: Payment) {
     ...(payment.decline_code === null ? {} : { gsi5pk: paymentPartition.code(tenant, payment.decline_code), gsi5sk: payment.id }),
   });
 }
+
+/** The amount order's rank counters (rank-counters.ts): deep pages sorted by amount start from their counts. */
+export const PAYMENT_AMOUNT_ORDER = amountOrder('PAYMENTS#amount', 'pay');
+export const amountRanked = (payment: Payment): Ranked => ({ value: amountKey(payment.amount), id: payment.id, created_at: payment.created_at });
 
 export const paymentFromItem = (item: Item): Payment => entityOf<Payment>(item);
 
@@ -110,7 +115,8 @@ export async function findPaymentByReferences(tenant: Tenant, psp: string, refer
 
 /**
  * Every write of a payment goes through here: the payment (new: only if absent; changed: only if
- * still the version that was read) and, in the same transaction, the list counters it moves between.
+ * still the version that was read) and, in the same transaction, the list counters it moves between
+ * and, when its amount is new or changed, the amount order's rank counters.
  */
 export function paymentChangeWrites(tenant: Tenant, before: Payment | null, after: Payment): TransactItem[] {
   const put: TransactItem = before === null
@@ -123,7 +129,11 @@ export function paymentChangeWrites(tenant: Tenant, before: Payment | null, afte
           ExpressionAttributeValues: { ':version': before.version },
         },
       };
-  return [put, ...counterWrites(tenant, 'PAYMENTS', after, before && paymentDimensions(before), paymentDimensions(after))];
+  return [
+    put,
+    ...counterWrites(tenant, 'PAYMENTS', after, before && paymentDimensions(before), paymentDimensions(after)),
+    ...rankWrites(tenant, [{ order: PAYMENT_AMOUNT_ORDER, before: before && amountRanked(before), after: amountRanked(after) }]),
+  ];
 }
 
 /** A new payment and its references; a reference that already exists means another event recorded this charge first. */
