@@ -3,7 +3,7 @@
  * targets, rendered from their results files (bench/run.ts writes them to bench/results/summary.md).
  */
 import { describeCalls } from './request-tally.ts';
-import { kilobytes, passCount, ratioRows, renderCountChecks, renderFigureChecks, renderRatioTable, TARGETS, type FigureCheck, type FunctionFigures } from './targets.ts';
+import { kilobytes, passCount, ratioRows, renderCountChecks, renderFigureChecks, renderRatioTable, TARGETS, type FigureCheck, type FunctionFigures, type Ratio, type RatioRow } from './targets.ts';
 
 type Results = Record<string, any>;
 /** Another bench's latest results, if it ever ran. */
@@ -234,7 +234,7 @@ export function renderTargets(lookup: Lookup, limit?: number): string[] {
   const rows = ratioRows(functionFigures(bundles, coldStart), floor);
   const ingestion = lookup('ingestion')?.in_process;
   const reads = lookup('latency')?.routes;
-  const figures = figureChecks(lookup);
+  const figures = [...perFunctionChecks(rows), ...figureChecks(lookup)];
   return [
     '## Targets',
     '',
@@ -254,6 +254,28 @@ export function renderTargets(lookup: Lookup, limit?: number): string[] {
     ]),
     '',
     ...(figures.length ? [...renderFigureChecks(figures), ''] : []),
+  ];
+}
+
+/** Issue #26's per-function targets in one line each: how many pass, and the worst. */
+function perFunctionChecks(rows: readonly RatioRow[]): FigureCheck[] {
+  const check = (name: string, pick: (row: RatioRow) => Ratio | undefined, limit: number): FigureCheck[] => {
+    const measured = rows.flatMap((row) => (pick(row) ? [{ handler: row.handler, ratio: pick(row)! }] : []));
+    if (measured.length === 0) return [];
+    const worst = measured.reduce((a, b) => (b.ratio.ratio > a.ratio.ratio ? b : a));
+    const passing = measured.filter((one) => one.ratio.pass).length;
+    return [
+      {
+        name,
+        shown: `${passing} of ${measured.length} functions pass; worst \`${worst.handler}\` ${worst.ratio.ratio.toFixed(2)}×`,
+        limit: `≤ ${limit}× each`,
+        pass: passing === measured.length,
+      },
+    ];
+  };
+  return [
+    ...check("Cold start: each function's init against its floor making the same DynamoDB calls in the same rounds", (row) => row.init, TARGETS.initRatio),
+    ...check("Bundles against the floor's", (row) => row.bundle, TARGETS.bundleRatio),
   ];
 }
 
