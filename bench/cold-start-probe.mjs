@@ -3,14 +3,13 @@
  * event, timing the two apart with process.hrtime, and writes what happened to a JSON file (the
  * handler's own logs own stdout). CPU time is kept beside wall time: on a busy machine wall time
  * waits for the CPU, CPU time does not (nor for DynamoDB, which runs in its own process). Plain JavaScript: anything this file imports would be part of
- * what it measures. Usage: node cold-start-probe.mjs <bundle.mjs> <event.json | -> <result.json>,
- * where `-` imports only (the bench's warm-up round, which must not use up the fixture's records).
+ * what it measures. Usage: node cold-start-probe.mjs <bundle.mjs> <event.json> <result.json>.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 const [bundle, eventFile, resultFile] = process.argv.slice(2);
-const event = eventFile === '-' ? undefined : JSON.parse(readFileSync(eventFile, 'utf8'));
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
 const context = {
   callbackWaitsForEmptyEventLoop: false,
   functionName: 'cold-start-probe',
@@ -53,7 +52,6 @@ try {
 const imported = process.hrtime.bigint();
 const importCpuMs = cpuMs(process.cpuUsage(cpu));
 const imports = { import_ms: ms(started, imported), import_cpu_ms: importCpuMs };
-if (event === undefined) finish({ ...imports, first_request_ms: 0, first_request_cpu_ms: 0, outcome: 'imported' });
 const requestCpu = process.cpuUsage();
 let answer;
 try {

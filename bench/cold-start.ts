@@ -19,7 +19,7 @@ import { coldStartEvent, floorEvent } from './cold-start-events.ts';
 import { warmEngine } from './engine-warmup.ts';
 import { seedFixture } from './fixture.ts';
 import { progress } from './progress.ts';
-import { countingProxy, type FirstRequestCalls } from './request-tally.ts';
+import { countingProxy, describeRounds, type FirstRequestCalls } from './request-tally.ts';
 import { seededRandom, summarize } from './support.ts';
 
 const PROBE = join(import.meta.dirname, 'cold-start-probe.mjs');
@@ -87,7 +87,7 @@ export function awsModeEnvironment(dynamodbEndpoint: string, tableName: string, 
   };
 }
 
-/** One fresh process; `eventFile` '-' only imports the bundle. */
+/** One fresh process: imports the bundle and hands it the event in `eventFile`. */
 function probe(bundle: string, eventFile: string, env: NodeJS.ProcessEnv): Promise<Sample> {
   const resultFile = bundle.replace(/\.mjs$/, '.result.json');
   return new Promise((resolve, reject) => {
@@ -143,25 +143,39 @@ export async function benchColdStart(runs: number) {
       writeFileSync(file, JSON.stringify(event));
       return file;
     };
-    const targets = [
-      ...built.floors.map((floor) => ({
-        kind: 'floor' as const,
-        name: floor.name,
-        file: floor.file,
-        event: writeEvent(floor.file, floorEvent(fixture)),
-        reads: floor.variant.reads ?? 1,
-        env: { ...env, FLOOR_READS: String(floor.variant.reads ?? 1) },
-      })),
-      ...built.functions.map((fn) => ({ kind: 'function' as const, name: fn.name, file: fn.file, event: writeEvent(fn.file, coldStartEvent(fn.entry, fixture)), env })),
-    ];
-    const samples = new Map<string, Sample[]>(targets.map((target) => [target.name, []]));
-    // A round of imports alone first warms the machine (node itself, the page cache): without it the first processes ran several times slower.
-    const warming = progress.step('warm-up imports', targets.length);
-    for (const target of targets) {
-      await probe(target.file, '-', target.env);
-      warming.advance();
+    const floors = built.floors.map((floor) => ({ kind: 'floor' as const, name: floor.name, file: floor.file, event: writeEvent(floor.file, floorEvent(fixture)), env }));
+    const functions = built.functions.map((fn) => ({ kind: 'function' as const, name: fn.name, file: fn.file, event: writeEvent(fn.file, coldStartEvent(fn.entry, fixture)), env }));
+    // Two first requests per bundle through the counting proxy, outside the timed samples: the first
+    // warms the machine (node itself, the page cache: without it the first processes ran several times
+    // slower) and uses up what a first request uses up (a fixture record deleted, a job done), so the
+    // second records the calls every timed sample makes, which that function's floor then makes.
+    const record = async (target: (typeof functions)[number] | (typeof floors)[number]) => {
+      proxy.take();
+      stub.take();
+      await probe(target.file, target.event, { ...target.env, AWS_ENDPOINT_URL_DYNAMODB: proxy.url });
+      const { operations, rounds } = proxy.take();
+      return { calls: { dynamodb: operations, other_aws: stub.take() } satisfies FirstRequestCalls, rounds };
+    };
+    const warming = progress.step('first requests, warming up and recording calls', 2 * (floors.length + functions.length));
+    const recorded = new Map<string, Awaited<ReturnType<typeof record>>>();
+    for (const pass of [0, 1]) {
+      for (const target of [...floors, ...functions]) {
+        const calls = await record(target);
+        if (pass === 1) recorded.set(target.name, calls);
+        warming.advance();
+      }
     }
     warming.done();
+    const floorFile = built.floors.find((floor) => floor.variant === FLOOR)!.file;
+    const callFloors = functions.map((fn) => ({
+      kind: 'calls floor' as const,
+      name: `floor making the calls of ${fn.name}`,
+      file: floorFile,
+      event: floors.find((floor) => floor.file === floorFile)!.event,
+      env: { ...env, FLOOR_CALLS: JSON.stringify(recorded.get(fn.name)!.rounds) },
+    }));
+    const targets = [...floors, ...functions, ...callFloors];
+    const samples = new Map<string, Sample[]>(targets.map((target) => [target.name, []]));
     // Each round in its own order (seeded, so a run can be repeated): no bundle always runs first, or
     // after the same neighbour (in a fixed order the floor ran after the same function every round and
     // came out 14% slower than its own copy started elsewhere in the round).
@@ -174,29 +188,20 @@ export async function benchColdStart(runs: number) {
       }
     }
     timing.done();
-    // Once more each, through the counting proxy: what its first request calls (outside the timed samples).
-    const calls = new Map<string, FirstRequestCalls>();
-    const counting = progress.step('first requests counted', targets.length);
-    for (const target of targets) {
-      proxy.take();
-      stub.take();
-      await probe(target.file, target.event, { ...target.env, AWS_ENDPOINT_URL_DYNAMODB: proxy.url });
-      calls.set(target.name, { dynamodb: proxy.take(), other_aws: stub.take() });
-      counting.advance();
-    }
-    counting.done();
-    const of = (kind: 'floor' | 'function') =>
-      targets
-        .filter((target) => target.kind === kind)
-        .map((target) => ({ name: target.name, ...describeSamples(samples.get(target.name)!), first_request_calls: calls.get(target.name) }));
-    // The floor's figure the ratios use: every sample of its bundle, under both its names.
+    const figures = (name: string) => ({ ...describeSamples(samples.get(name)!), first_request_calls: recorded.get(name)!.calls });
+    // The floor's figure the bundle-independent ratios use: every sample of its bundle, under both its names.
     const floorSamples = built.floors.filter((floor) => floor.variant === FLOOR || floor.variant.repeat).flatMap((floor) => samples.get(floor.name)!);
     return {
       runs,
       floor: FLOOR.name,
       floor_pooled: describeSamples(floorSamples),
-      floor_variants: of('floor').map((floor, index) => ({ ...floor, reads: built.floors[index]!.variant.reads ?? 1, repeat: built.floors[index]!.variant.repeat ?? false })),
-      functions: of('function').map(({ name, ...figures }) => ({ handler: name, ...figures })),
+      floor_variants: floors.map((floor, index) => ({ name: floor.name, ...figures(floor.name), repeat: built.floors[index]!.variant.repeat ?? false })),
+      functions: functions.map((fn, index) => ({
+        handler: fn.name,
+        ...figures(fn.name),
+        call_rounds: describeRounds(recorded.get(fn.name)!.rounds),
+        floor: describeSamples(samples.get(callFloors[index]!.name)!),
+      })),
     };
   } finally {
     await proxy.close();

@@ -24,6 +24,8 @@ import { activeFlow, startSession } from '../test/support/cancel-flows.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../test/support/webhooks.ts';
 import { FLOOR_PARTITION } from './floor/handler.ts';
 import { localRuntime } from '../bin/local/local-runtime.ts';
+import { updatePage } from '../shared/composition/update-page.ts';
+import { issueUpdateLink } from '../shared/domain/card-updates/update-links.ts';
 
 export interface BenchFixture {
   tenant: Tenant;
@@ -109,6 +111,9 @@ export async function seedFixture(): Promise<BenchFixture> {
   if (activated.status !== 200) throw new Error(`activating the bench campaign answered ${activated.status}`);
   const spareCampaign = await created('/v1/campaigns', key, { ...dunning, name: 'Bench spare' });
   const spareKey = await created('/v1/api-keys', key, { name: 'bench spare', scopes: ['read'] });
+  const template = { channel: 'email', name: 'Bench reminder', subject: 'Payment due', html: '<p>{{ formatted_amount }} is due</p>', text: '{{ formatted_amount }} is due' };
+  const messageTemplate = await created('/v1/templates', key, template);
+  const spareTemplate = await created('/v1/templates', key, { ...template, name: 'Bench spare' });
   const webhookPath = await connect(key, 'acme', { webhook_secret: GENERIC_SECRET });
   const connectionId = webhookPath.split('/').pop()!;
 
@@ -129,6 +134,8 @@ export async function seedFixture(): Promise<BenchFixture> {
   await runtime.db.send(new PutCommand({ TableName: runtime.tableName, Item: { pk: FLOOR_PARTITION, sk: main.paymentId, ...payment.body.data } }));
 
   const tenant: Tenant = { merchantId, environment: 'test' };
+  const link = { customer_id: main.customerId, campaign_id: campaign, id: 'enr_bench', payment_id: main.paymentId };
+  const updateToken = new URL((await issueUpdateLink({ updatePage }, tenant, link, 'email', runtime.clock.now())).url).pathname.split('/').pop()!;
   return {
     tenant,
     adminKey: key,
@@ -143,6 +150,9 @@ export async function seedFixture(): Promise<BenchFixture> {
       'webhooks:id': webhookEndpoint,
       'spare:webhooks:id': spareEndpoint,
       'deliveries:delivery_id': deliveryId,
+      'templates:id': messageTemplate,
+      'spare:templates:id': spareTemplate,
+      'update:token': updateToken,
       'processors:psp': 'acme',
       'cancel-session:token': token,
       'webhooks:psp': 'acme',

@@ -3,6 +3,7 @@
  * Optional arguments: which benches to run (default all), e.g. `npm run bench -- bundles cold-start`.
  * The summary keeps the sections of benches not run this time, rendered from their last results
  * file, and ends with the targets (ratios to the floor, request budgets) from the latest results.
+ * `npm run bench -- summary` measures nothing and renders the summary from the latest results.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { renderBundles, renderColdStart, renderCost, renderHotPartition, renderI
 import { benchEngine, RESULTS_DIR, writeResult } from './support.ts';
 
 const selected = new Set(process.argv.slice(2));
+const SUMMARY_ONLY = 'summary';
 const wants = (name: string) => selected.size === 0 || selected.has(name);
 
 /** Customers per merchant in the list bench (two payments each); BENCH_LIST_SIZES=10000,100000,1000000 for the million. */
@@ -144,9 +146,9 @@ const BENCHES: Bench[] = [
   },
 ];
 
-const unknown = [...selected].filter((name) => !BENCHES.some((bench) => bench.name === name));
+const unknown = [...selected].filter((name) => name !== SUMMARY_ONLY && !BENCHES.some((bench) => bench.name === name));
 if (unknown.length > 0) {
-  console.error(`Unknown bench ${unknown.join(', ')}; choose from ${BENCHES.map((bench) => bench.name).join(', ')}`);
+  console.error(`Unknown bench ${unknown.join(', ')}; choose from ${BENCHES.map((bench) => bench.name).join(', ')}, or ${SUMMARY_ONLY} alone`);
   process.exit(2);
 }
 
@@ -158,18 +160,20 @@ const latest: Lookup = (name) => {
 
 async function main(): Promise<void> {
   const summary: string[] = ['# Benchmark results', '', `Measured on this machine (${process.version}); each section names its own run below.`, ''];
-  const starting = progress.step('starting DynamoDB Local');
-  const engine = await benchEngine();
-  starting.done();
-  try {
-    const chosen = BENCHES.filter((bench) => wants(bench.name));
-    for (const [index, bench] of chosen.entries()) {
-      progress.bench(bench.name, index + 1, chosen.length);
-      writeResult(bench.name, await bench.run());
-      progress.benchDone();
+  const chosen = BENCHES.filter((bench) => wants(bench.name));
+  if (chosen.length > 0) {
+    const starting = progress.step('starting DynamoDB Local');
+    const engine = await benchEngine();
+    starting.done();
+    try {
+      for (const [index, bench] of chosen.entries()) {
+        progress.bench(bench.name, index + 1, chosen.length);
+        writeResult(bench.name, await bench.run());
+        progress.benchDone();
+      }
+    } finally {
+      await engine.stop();
     }
-  } finally {
-    await engine.stop();
   }
   for (const bench of BENCHES) {
     const result = latest(bench.name);

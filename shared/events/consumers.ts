@@ -1,4 +1,5 @@
 import type { Tenant } from '../model/tenant.ts';
+import type { TenantConfiguration } from '../model/tenant-configuration.ts';
 import { settleAll } from '../settle-all.ts';
 import type { EventType, ServiceEvent } from '../model/events.ts';
 
@@ -12,7 +13,8 @@ export interface EventConsumer<T extends EventType = EventType> {
   types: readonly T[] | '*';
   /** Runs only once every other consumer has handled the event: its effect cannot be repeated, theirs can. */
   runsLast?: boolean;
-  handle(tenant: Tenant, event: ServiceEvent<T>): Promise<void>;
+  /** `configuration` is shared by every consumer of the batch's records of this tenant: read through it, not the store. */
+  handle(tenant: Tenant, event: ServiceEvent<T>, configuration: TenantConfiguration): Promise<void>;
 }
 
 /** A consumer, its event's type told by the types it subscribes to. */
@@ -28,9 +30,9 @@ export function consumersOf(consumers: readonly EventConsumer[], type: EventType
  * first failure is then thrown (the stream delivers the event again, and the ones that succeeded
  * find it already handled), and a consumer that runs last never sees an event another one failed.
  */
-export async function handleEvent(consumers: readonly EventConsumer[], tenant: Tenant, event: ServiceEvent): Promise<void> {
+export async function handleEvent(consumers: readonly EventConsumer[], tenant: Tenant, event: ServiceEvent, configuration: TenantConfiguration): Promise<void> {
   const subscribed = consumersOf(consumers, event.type);
   for (const wave of [subscribed.filter((consumer) => !consumer.runsLast), subscribed.filter((consumer) => consumer.runsLast)]) {
-    await settleAll(wave.map((consumer) => consumer.handle(tenant, event)));
+    await settleAll(wave.map((consumer) => consumer.handle(tenant, event, configuration)));
   }
 }

@@ -11,17 +11,17 @@ import { eventConsumer } from './consumers.ts';
 export const dunningConsumer = eventConsumer({
   name: 'dunning',
   types: ['payment.failed', 'payment.retry_failed', 'payment.recovered', 'payment.terminal'],
-  async handle(tenant, event) {
+  async handle(tenant, event, configuration) {
     const payment = event.data;
     const now = runtime.clock.now();
     switch (event.type) {
       case 'payment.failed':
-        await enrollForFailure({ scheduler }, tenant, payment.id, 'failure', now);
+        await enrollForFailure({ scheduler }, configuration, tenant, payment.id, 'failure', now);
         return;
       case 'payment.retry_failed':
         // A retry that ends in dunning: soft retries exhausted (soft_decline campaigns) or a decline only the customer can fix.
         if (payment.status === 'communication_pending') {
-          await enrollForFailure({ scheduler }, tenant, payment.id, payment.decline_category === 'soft_retry' ? 'soft_retries_exhausted' : 'failure', now);
+          await enrollForFailure({ scheduler }, configuration, tenant, payment.id, payment.decline_category === 'soft_retry' ? 'soft_retries_exhausted' : 'failure', now);
         }
         return;
       case 'payment.recovered':

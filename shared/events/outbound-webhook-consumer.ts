@@ -11,7 +11,7 @@ import { fanOutEvent } from '../domain/outbound-webhooks/delivery.ts';
 export const webhookFanOut = eventConsumer({
   name: 'webhooks',
   types: DELIVERED_EVENT_TYPES,
-  async handle(tenant, event) {
-    await fanOutEvent({ scheduler }, tenant, event, runtime.clock.now());
+  async handle(tenant, event, configuration) {
+    await fanOutEvent({ scheduler }, tenant, event, await configuration.webhookEndpoints(), runtime.clock.now());
   },
 });

@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Tenant } from '../model/tenant.ts';
+import type { TenantConfiguration } from '../model/tenant-configuration.ts';
 import { describeError, log, setLogContext } from '../log.ts';
 import { handleEvent, type EventConsumer } from './consumers.ts';
 import type { ServiceEvent } from '../model/events.ts';
@@ -16,9 +17,12 @@ function tenantOf(pk: string): Tenant | undefined {
 /**
  * Hands each new event item of the stream to its consumers, in order. A failure stops the batch at
  * that record (ReportBatchItemFailures), so the stream retries from there and never skips an event.
+ * Each tenant's configuration is read once per batch (`configurationOf`, on first use) and shared by
+ * every consumer of every record, instead of once per consumer and record.
  */
-export function eventStreamHandler(consumers: readonly EventConsumer[]) {
+export function eventStreamHandler(consumers: readonly EventConsumer[], configurationOf: (tenant: Tenant) => TenantConfiguration) {
   return async (stream: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
+    const configurations = new Map<string, TenantConfiguration>();
     for (const record of stream.Records) {
       const image = record.dynamodb?.NewImage;
       if (record.eventName !== 'INSERT' || !image) continue;
@@ -35,7 +39,9 @@ export function eventStreamHandler(consumers: readonly EventConsumer[]) {
         environment: tenant.environment,
       });
       try {
-        await handleEvent(consumers, tenant, event);
+        let configuration = configurations.get(item.pk);
+        if (!configuration) configurations.set(item.pk, (configuration = configurationOf(tenant)));
+        await handleEvent(consumers, tenant, event, configuration);
       } catch (error) {
         log.error('event consumer failed', describeError(error));
         return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };

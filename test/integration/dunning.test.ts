@@ -8,6 +8,7 @@ import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
 import { localRuntime } from '../../bin/local/local-runtime.ts';
 import { scheduler } from '../../shared/composition/scheduler.ts';
+import { tenantConfiguration } from '../../shared/events/tenant-configuration.ts';
 
 const EMAIL_STEPS = [
   { channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Action needed', delay_hours: 1 },
@@ -102,7 +103,7 @@ describe('dunning engine', () => {
     await drainEvents();
     const { enrollForFailure } = await import('../../shared/domain/dunning/dunning.ts');
     const [payment] = await tenantItems(tenant, 'PAYMENT#');
-    await enrollForFailure({ scheduler }, tenant, payment!.id, 'failure', runtime.clock.now());
+    await enrollForFailure({ scheduler }, tenantConfiguration(tenant), tenant, payment!.id, 'failure', runtime.clock.now());
     expect(await tenantItems(tenant, 'ENROLLMENT#')).toHaveLength(1);
   });
 
@@ -161,7 +162,7 @@ describe('dunning engine', () => {
     const { enrollForFailure } = await import('../../shared/domain/dunning/dunning.ts');
     const requests = requestCounter(runtime.db);
     try {
-      expect(await enrollForFailure({ scheduler }, tenant, payment!.id, 'failure', runtime.clock.now())).toEqual([]);
+      expect(await enrollForFailure({ scheduler }, tenantConfiguration(tenant), tenant, payment!.id, 'failure', runtime.clock.now())).toEqual([]);
       // The payment and the campaign list, read side by side; nothing else.
       expect(requests.count).toBe(2);
     } finally {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
-import { call, newMerchant } from '../support/api.ts';
+import { call, drainEvents, newMerchant } from '../support/api.ts';
 import { requestCounter } from '../support/dynamodb-requests.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
 
@@ -9,6 +9,12 @@ const INGESTION_BUDGET = 3;
 const AUTHENTICATED_READ_BUDGET = 3;
 /** A rename's search index change, after the failure's own requests: the search record read and one transaction (customer-search.ts). */
 const RENAME_INDEXING = 2;
+/**
+ * What the stream asks of DynamoDB for a new customer's failure (three events) with one campaign and
+ * one endpoint: the batch's two configuration reads and each record's own work (10 when the
+ * endpoints were read once per record).
+ */
+const STREAM_REQUESTS = 8;
 
 const counter = requestCounter(runtime.db);
 afterAll(() => counter.stop());
@@ -80,5 +86,34 @@ describe('DynamoDB requests per call on a warm instance', () => {
     expect(read.result.status).toBe(200);
     expect(read.result.body.data.customer.id).toBe(failure.body.customer_id);
     expect(read.requests).toBeLessThanOrEqual(AUTHENTICATED_READ_BUDGET);
+  });
+
+  it("reads a tenant's campaigns and webhook endpoints once per stream batch, not once per record and consumer", async () => {
+    // Prepare: an active campaign and an endpoint for every event; a new customer's soft decline
+    // writes three events (customer.created, payment.failed, payment.retry_scheduled).
+    const { keys, path } = await warmWebhook();
+    const campaign = await call('POST', '/v1/campaigns', {
+      key: keys.test_write,
+      body: { name: 'Card problems', trigger: 'payment_failed', steps: [{ channel: 'email', template_id: 'tpl_payment_failed', subject: 'Action needed', delay_hours: 1 }] },
+    });
+    expect((await call('POST', `/v1/campaigns/${campaign.body.data.id}/activate`, { key: keys.test_write })).status).toBe(200);
+    expect((await call('POST', '/v1/webhooks', { key: keys.test_admin, body: { url: 'https://hooks.example.com/recovery', events: ['*'] } })).status).toBe(201);
+    await drainEvents();
+    expect((await postGeneric(path, genericFailure())).status).toBe(200);
+    const configurationReads = new Map<string, number>();
+    runtime.db.middlewareStack.add(
+      (next: (args: any) => Promise<any>) => async (args: any) => {
+        const prefix = args.input?.ExpressionAttributeValues?.[':prefix'];
+        if (prefix === 'CAMPAIGN#' || prefix === 'WEBHOOK#') configurationReads.set(prefix, (configurationReads.get(prefix) ?? 0) + 1);
+        return next(args);
+      },
+      { step: 'initialize', name: 'configurationReads' },
+    );
+    // Act
+    const delivered = await measured(drainEvents).finally(() => runtime.db.middlewareStack.remove('configurationReads'));
+    // Assess
+    expect(delivered.result).toEqual({ events: 3, failed: 0 });
+    expect(Object.fromEntries(configurationReads)).toEqual({ 'CAMPAIGN#': 1, 'WEBHOOK#': 1 });
+    expect(delivered.requests).toBe(STREAM_REQUESTS);
   });
 });

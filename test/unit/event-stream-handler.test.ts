@@ -5,6 +5,7 @@ import type { EventConsumer } from '../../shared/events/consumers.ts';
 import { eventStreamHandler } from '../../shared/events/stream-handler.ts';
 import { captureLogLines } from '../support/log-lines.ts';
 import type { ServiceEvent } from '../../shared/model/events.ts';
+import type { TenantConfiguration } from '../../shared/model/tenant-configuration.ts';
 
 function streamOf(items: Record<string, unknown>[]): DynamoDBStreamEvent {
   return {
@@ -26,6 +27,9 @@ const eventItem = (id: string, type: string, merchant = 'mer_1') => ({
   data: { id: 'pay_1' },
 });
 
+/** For consumers that read no configuration. */
+const unconfigured = (): TenantConfiguration => ({ campaigns: async () => [], webhookEndpoints: async () => [] });
+
 describe('event stream handler', () => {
   it('hands each new event to the consumers of its type, in order, with its tenant', async () => {
     // Prepare
@@ -35,7 +39,7 @@ describe('event stream handler', () => {
       { name: 'all', types: '*', handle: async (_, event) => void seen.push(`all:${event.id}`) },
     ];
     // Act
-    const result = await eventStreamHandler(consumers)(
+    const result = await eventStreamHandler(consumers, unconfigured)(
       streamOf([eventItem('evt_1', 'payment.failed'), { pk: 'TENANT#mer_1#test', sk: 'PAYMENT#pay_1' }, eventItem('evt_2', 'payment.recovered')]),
     );
     // Assess
@@ -56,7 +60,7 @@ describe('event stream handler', () => {
       },
     ];
     const errors = captureLogLines('stderr');
-    const result = await eventStreamHandler(consumers)(streamOf([eventItem('evt_1', 'payment.failed'), eventItem('evt_2', 'payment.failed'), eventItem('evt_3', 'payment.failed')]));
+    const result = await eventStreamHandler(consumers, unconfigured)(streamOf([eventItem('evt_1', 'payment.failed'), eventItem('evt_2', 'payment.failed'), eventItem('evt_3', 'payment.failed')]));
     vi.restoreAllMocks();
     expect(errors.join('\n')).toContain('downstream unavailable');
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
@@ -80,7 +84,7 @@ describe('event stream handler', () => {
       },
       { name: 'fast', types: '*', handle: async () => void timeline.push('fast done') },
     ];
-    const handled = eventStreamHandler(consumers)(streamOf([eventItem('evt_1', 'payment.failed')]));
+    const handled = eventStreamHandler(consumers, unconfigured)(streamOf([eventItem('evt_1', 'payment.failed')]));
     await vi.waitFor(() => expect(timeline).toEqual(['slow started', 'fast done']));
     releaseSlow();
     expect((await handled).batchItemFailures).toEqual([]);
@@ -102,10 +106,34 @@ describe('event stream handler', () => {
       { name: 'metrics', types: '*', runsLast: true, handle: async () => void timeline.push('metrics') },
     ];
     const errors = captureLogLines('stderr');
-    const result = await eventStreamHandler(consumers)(streamOf([eventItem('evt_1', 'payment.failed'), eventItem('evt_2', 'payment.failed')]));
+    const result = await eventStreamHandler(consumers, unconfigured)(streamOf([eventItem('evt_1', 'payment.failed'), eventItem('evt_2', 'payment.failed')]));
     vi.restoreAllMocks();
     expect(errors.join('\n')).toContain('webhook store unavailable');
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '1' }]);
     expect(timeline).toEqual(['slower done']);
+  });
+
+  it("gives every consumer of a tenant's records in one batch the same configuration, another tenant its own", async () => {
+    // Prepare
+    const made: string[] = [];
+    const seen = new Map<string, Set<TenantConfiguration>>();
+    const configurationOf = (tenant: { merchantId: string }): TenantConfiguration => {
+      made.push(tenant.merchantId);
+      return unconfigured();
+    };
+    const remember = (merchant: string, configuration: TenantConfiguration) => seen.set(merchant, (seen.get(merchant) ?? new Set()).add(configuration));
+    const consumers: EventConsumer[] = ['dunning', 'webhooks'].map((name) => ({
+      name,
+      types: '*',
+      handle: async (tenant, _, configuration) => void remember(tenant.merchantId, configuration),
+    }));
+    const batch = streamOf([eventItem('evt_1', 'payment.failed'), eventItem('evt_2', 'payment.failed', 'mer_2'), eventItem('evt_3', 'payment.recovered')]);
+    // Act
+    await eventStreamHandler(consumers, configurationOf)(batch);
+    await eventStreamHandler(consumers, configurationOf)(batch);
+    // Assess
+    expect(made).toEqual(['mer_1', 'mer_2', 'mer_1', 'mer_2']);
+    expect(seen.get('mer_1')!.size).toBe(2);
+    expect(seen.get('mer_2')!.size).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
 import { newId } from '../../ids.ts';
-import { findCampaign, findCampaignVersion, getCampaign, listCampaignItems } from '../../store/campaigns.ts';
+import { findCampaign, findCampaignVersion, getCampaign } from '../../store/campaigns.ts';
 import { findCustomer, getCustomer } from '../../store/customers.ts';
 import {
   campaignCountersWrite,
@@ -20,6 +20,7 @@ import { notFound, stateConflict } from '../../model/errors.ts';
 import { isOpen, type Payment } from '../../model/payment.ts';
 import { shiftOutOfQuietHours } from './quiet-hours.ts';
 import type { Tenant } from '../../model/tenant.ts';
+import type { TenantConfiguration } from '../../model/tenant-configuration.ts';
 import type { Ports } from '../../ports/ports.ts';
 import type { CampaignVersion } from '../../model/campaign.ts';
 import { newEvent } from '../../model/events.ts';
@@ -120,9 +121,16 @@ export async function enroll(
 }
 
 /** Enrolls the customer of a failure into every active campaign whose trigger and conditions it meets. */
-export async function enrollForFailure(ports: DunningPorts, tenant: Tenant, paymentId: string, occasion: EnrollmentOccasion, now: Date): Promise<Enrollment[]> {
+export async function enrollForFailure(
+  ports: DunningPorts,
+  configuration: Pick<TenantConfiguration, 'campaigns'>,
+  tenant: Tenant,
+  paymentId: string,
+  occasion: EnrollmentOccasion,
+  now: Date,
+): Promise<Enrollment[]> {
   // Independent reads side by side: every failure's event waits on these before its first message is scheduled.
-  const [payment, campaigns] = await Promise.all([findPayment(tenant, paymentId), listCampaignItems(tenant)]);
+  const [payment, campaigns] = await Promise.all([findPayment(tenant, paymentId), configuration.campaigns()]);
   const active = campaigns.filter((campaign) => campaign.status === 'active');
   // Settled by the time its event is read (a success right behind it): nothing to dun.
   if (!payment || !isOpen(payment.status) || payment.customer_id === null || active.length === 0) return [];

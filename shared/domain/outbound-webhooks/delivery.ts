@@ -7,7 +7,7 @@ import type { Ports } from '../../ports/ports.ts';
 import { settleAll } from '../../settle-all.ts';
 import { findEvent } from '../../store/events.ts';
 import { createDelivery, findDelivery, listDeliveries, updateDelivery } from '../../store/webhook-deliveries.ts';
-import { disableFailingEndpoint, findEndpoint, getEndpoint, listEndpoints, markEndpointSuccess } from '../../store/webhook-endpoints.ts';
+import { disableFailingEndpoint, findEndpoint, getEndpoint, markEndpointSuccess } from '../../store/webhook-endpoints.ts';
 import { LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import { mayReachPrivate } from './endpoints.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signing.ts';
@@ -69,9 +69,15 @@ function subscribed(endpoint: WebhookEndpoint, type: EventType): boolean {
  * an event costs one endpoint's round trips however many are subscribed, and when one fails the
  * others still finish before the stream delivers the event again.
  */
-export async function fanOutEvent(ports: Pick<DeliveryPorts, 'scheduler'>, tenant: Tenant, event: ServiceEvent, now: Date): Promise<number> {
+export async function fanOutEvent(
+  ports: Pick<DeliveryPorts, 'scheduler'>,
+  tenant: Tenant,
+  event: ServiceEvent,
+  tenantEndpoints: readonly WebhookEndpoint[],
+  now: Date,
+): Promise<number> {
   if (!isDelivered(event.type)) return 0;
-  const endpoints = (await listEndpoints(tenant)).filter((endpoint) => subscribed(endpoint, event.type));
+  const endpoints = tenantEndpoints.filter((endpoint) => subscribed(endpoint, event.type));
   const at = now.toISOString();
   const queued = await settleAll(
     endpoints.map(async (endpoint) => {
