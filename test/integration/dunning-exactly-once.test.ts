@@ -28,7 +28,8 @@ function failRecordOnce(how: 'lost' | 'refused') {
   }) as any);
 }
 
-async function enrolledCustomer() {
+/** A merchant with a one-step campaign on failures, active. */
+async function merchantWithCampaign() {
   const merchant = await newMerchant();
   const tenant: Tenant = { merchantId: merchant.merchantId, environment: 'test' };
   const path = await connect(merchant.keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
@@ -37,6 +38,11 @@ async function enrolledCustomer() {
     body: { name: 'Card problems', trigger: 'payment_failed', steps: [{ channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Action needed', delay_hours: 1 }] },
   });
   expect((await call('POST', `/v1/campaigns/${created.body.data.id}/activate`, { key: merchant.keys.test_write })).status).toBe(200);
+  return { tenant, path };
+}
+
+async function enrolledCustomer() {
+  const { tenant, path } = await merchantWithCampaign();
   const failure = genericFailure({ code: 'expired_card' });
   expect((await postGeneric(path, failure)).status).toBe(200);
   await drainEvents();
@@ -70,5 +76,27 @@ describe('a dunning step whose record fails after the send', () => {
     expect(enrollments.map((item) => [item.messages_sent, item.status, item.sending_step])).toEqual([[1, 'completed', null]]);
     const events = await tenantItems(tenant, 'EVENT#');
     expect(events.filter((item) => item.type === 'campaign.message_sent')).toHaveLength(1);
+  });
+});
+
+describe('a failure whose event is handled after the customer changed their card', () => {
+  it('enrolls watching the card that failed, so the sequence stops as card_updated before its first message', async () => {
+    // Prepare: a failure on one card, then another failure of the same customer on a new card, both before the stream hands on the first.
+    const { tenant, path } = await merchantWithCampaign();
+    const first = genericFailure({ code: 'expired_card', lastFour: '0341' });
+    const second = { ...genericFailure({ code: 'insufficient_funds', customerId: first.customer.id, email: first.customer.email, lastFour: '4242' }), customer: first.customer };
+    expect((await postGeneric(path, first)).status).toBe(200);
+    expect((await postGeneric(path, second)).status).toBe(200);
+
+    // Act: the events are handled now (late for the first), and the step comes due.
+    await drainEvents();
+    advanceClock(3600);
+    await runDueJobs();
+
+    // Assess: the first failure's sequence noticed the update and sent nothing.
+    const enrollments = await tenantItems(tenant, `ENROLLMENT#`);
+    const firstPayment = (await tenantItems(tenant, 'PAYMENT#')).find((item) => item.psp_payment_id === first.payment.id);
+    const sequence = enrollments.find((item) => item.payment_id === firstPayment?.id);
+    expect([sequence?.status, sequence?.stop_reason, sequence?.messages_sent]).toEqual(['stopped', 'card_updated', 0]);
   });
 });
