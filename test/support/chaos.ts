@@ -81,8 +81,8 @@ const ANALYTICS_DAYS = 60;
 /** Days of the clock the run waits, after the faults, for the schedule to empty (retries end within two weeks). */
 const QUIET_AFTER_DAYS = 30;
 /** The client's DynamoDB deadline in the run, and how long the proxy holds a `slow` request: past it. */
-const REQUEST_TIMEOUT_MS = 400;
-const SLOW_MS = 450;
+const REQUEST_TIMEOUT_MS = 1_000;
+const SLOW_MS = 1_100;
 const stripe = new Stripe('sk_test_unused');
 
 type Processor = 'stripe' | 'braintree' | 'acme';
