@@ -18,6 +18,8 @@ export interface ChaosRow {
   duplicates: string[];
   lost: string[];
   redelivered: number;
+  /** Jobs, events and completions that failed every try under the faults, redriven once they stopped. */
+  redriven: number;
   dynamodb_faults: number;
   port_faults: number;
   converge_seconds: number;
@@ -57,6 +59,7 @@ function row(run: ChaosReport, clean: ChaosReport): ChaosRow {
     events_stored: Object.values(run.snapshot.events).reduce((a, b) => a + b, 0),
     ...differences(run, clean),
     redelivered: run.redelivered,
+    redriven: Object.values(run.redriven).reduce((a, b) => a + b, 0),
     dynamodb_faults: injected,
     port_faults: Object.values(run.faults.ports).reduce((a, b) => a + b, 0),
     converge_seconds: Math.round(run.convergeMs / 100) / 10,
@@ -75,7 +78,7 @@ export async function benchChaos(failures: number, rates: readonly number[], see
       rows.push(row(await runChaos({ engine, seed, rate, failures }), clean));
     } catch (error) {
       // A run whose workload could not finish (a request refused past the driver's patience) is a result too.
-      rows.push({ ...row(clean, clean), rate, duplicates: [], lost: [`did not converge: ${(error as Error).message}`], converge_seconds: Number.NaN });
+      rows.push({ ...row(clean, clean), rate, duplicates: [], lost: [`did not converge: ${(error as Error).message}`], redriven: 0, converge_seconds: Number.NaN });
     }
     step.done();
   }

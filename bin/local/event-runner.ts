@@ -6,7 +6,8 @@ import { localRuntime } from './local-runtime.ts';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
-const MAX_DELIVERIES = 3;
+/** As the stack's event source mapping (lib/event-stream.ts): the first delivery and ten retries. */
+const MAX_DELIVERIES = 11;
 const deliveries = new Map<string, number>();
 let sequence = 0;
 
@@ -32,8 +33,9 @@ export interface EventRun {
 /**
  * Hands the events committed so far to the stream handler, as the table's stream and Lambda's event
  * source mapping do in AWS, until none are left (consumers may write events of their own). A record
- * the handler reports failed is delivered again, up to three times, then dropped with an error, where
- * AWS would send it to the stream's dead-letter queue.
+ * the handler reports failed is delivered again on the next run, eleven deliveries in all, then set
+ * aside with an error (`localRuntime().events.deadLetters()`), where AWS would note it in the stream's
+ * dead-letter queue.
  */
 export async function drainEvents(): Promise<EventRun> {
   const feed = localRuntime().events;
@@ -53,9 +55,9 @@ export async function drainEvents(): Promise<EventRun> {
     const count = (deliveries.get(id) ?? 0) + 1;
     deliveries.set(id, count);
     if (count >= MAX_DELIVERIES) {
-      log.error('event dropped after repeated consumer failures (the stream DLQ in AWS)', { event_id: id });
+      log.error('event set aside after repeated consumer failures (the stream DLQ in AWS)', { event_id: id });
       run.failed += 1;
-      retry.shift();
+      feed.setAside(retry.shift()!);
     }
     feed.capture(retry);
     if (count < MAX_DELIVERIES) break;

@@ -162,6 +162,10 @@ async function devRoute(request: HttpRequest, response: ServerResponse, server: 
       local.faults.set(setting);
       sendJson(response, 200, setting);
     }
+  } else if (route === 'POST /__dev/redrive') {
+    // What an operator does after a dead-letter alarm, once the cause is fixed: the failed work goes round again.
+    const jobs = await local.scheduler.redrive(clock.now());
+    sendJson(response, 200, { jobs, events: local.events.redrive(), completions: local.completions.redrive() });
   } else if (route === 'POST /__dev/forget-caches') {
     // The ops CLI changed the table from another process: read it again, as a cold instance would.
     clearInstanceCaches();

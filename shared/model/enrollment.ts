@@ -102,6 +102,12 @@ export interface Enrollment {
    * goes on to its next step.
    */
   skipped_steps?: SkippedStep[];
+  /**
+   * The step whose message is going out: claimed before the send, cleared when the step is recorded.
+   * A run that finds its step claimed sends it again under the same idempotency key (the first send's
+   * outcome is unknown) and records it. Absent on enrollments stored before it existed.
+   */
+  sending_step?: number | null;
   /** The step came due while the campaign was paused; activation releases it. */
   held: boolean;
   /** The card on file at enrollment, to notice a card update (stop_on_card_update). */

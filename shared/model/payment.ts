@@ -1,3 +1,4 @@
+import type { PaymentMethod } from './customer.ts';
 import type { ListRequest, TimeWindow } from './listing.ts';
 
 /** §2.6: what a decline means for recovery (decline-classification.ts decides it from the code). */
@@ -84,6 +85,11 @@ export interface Payment {
   /** The card network's answer to the latest failure, when the processor passed it on. */
   network_decline_code?: string | null;
   network_advice_code?: string | null;
+  /**
+   * The customer's card when the failure was recorded: what a dunning sequence for it compares with
+   * to notice a card update, however late its enrollment runs. Absent on payments recorded before it was kept.
+   */
+  failed_card?: PaymentMethod | null;
   /** The latest network rule that held back an attempt (absent: none ever did). */
   network_hold?: NetworkHold | null;
   /** Optimistic-lock counter: every state change is conditioned on it. */

@@ -10,6 +10,8 @@ export interface EmailMessage {
   html: string;
   /** Correlates bounces and complaints with the campaign step that sent it. */
   reference: string;
+  /** Names this message for good: a send repeated with the same key is the same message, which a channel that deduplicates drops. */
+  idempotencyKey: string;
 }
 
 export interface SmsMessage {
@@ -18,6 +20,8 @@ export interface SmsMessage {
   to: string;
   body: string;
   reference: string;
+  /** As EmailMessage's. */
+  idempotencyKey: string;
 }
 
 export interface SentMessage {

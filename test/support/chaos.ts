@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
+import { ensureTable } from '../../bin/local/table.ts';
 import { seededRandom } from '../../shared/adapters/local/port-faults.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
 import { notificationXml, signedBraintreeNotification, subscriptionXml } from './braintree-signing.ts';
@@ -48,6 +49,8 @@ export interface ChaosReport {
   /** Milliseconds per phase: setup, failures, days, converge, snapshot. */
   phases: Record<string, number>;
   convergeMs: number;
+  /** Jobs, events and cancel completions that failed every try under the faults, redriven once they stopped. */
+  redriven: Record<string, number>;
   faults: { dynamodb: Record<string, Record<string, number>>; ports: Record<string, number>; receiver: number };
   snapshot: ChaosSnapshot;
 }
@@ -73,9 +76,13 @@ export interface ChaosSnapshot {
 const STRIPE_SECRET = 'whsec_chaos_0123456789abcdef';
 const GENERIC_SECRET = 'chaos-generic-secret-0123456789';
 const BRAINTREE = { merchant_id: 'chaos_merchant', public_key: 'chaos_public', private_key: 'chaos_private' };
+/** Days of analytics compared, from the day before the workload: the run and the quiet days after it. */
+const ANALYTICS_DAYS = 60;
+/** Days of the clock the run waits, after the faults, for the schedule to empty (retries end within two weeks). */
+const QUIET_AFTER_DAYS = 30;
 /** The client's DynamoDB deadline in the run, and how long the proxy holds a `slow` request: past it. */
 const REQUEST_TIMEOUT_MS = 1_000;
-const SLOW_MS = 1_200;
+const SLOW_MS = 1_100;
 const stripe = new Stripe('sk_test_unused');
 
 type Processor = 'stripe' | 'braintree' | 'acme';
@@ -118,29 +125,37 @@ export function plan(seed: number, failures: number): PlannedFailure[] {
 const paymentRef = (seed: number, failure: PlannedFailure) => `ch_chaos_${seed}_${failure.index}`;
 const customerRef = (seed: number, failure: PlannedFailure) => `cus_chaos_${seed}_${failure.customer}`;
 
-/** Sends until answered 2xx, as processors and careful clients do; counts the resends. */
+/** Whether an answer is sent again: processors redeliver anything but a 2xx; API clients a 5xx or a 429 (after its wait). */
+const PROCESSOR_RESENDS = (status: number) => status < 200 || status >= 300;
+const CLIENT_RESENDS = (status: number) => status >= 500 || status === 429;
+
+/** Sends until answered, as processors and careful clients do; counts the resends. */
 class Resender {
   redelivered = 0;
   /** Why each resend happened: `what status`, counted. */
   readonly reasons: Record<string, number> = {};
+  /** While faults are on a caller keeps trying (Stripe for three days); once they stop, a request must be answered within GIVE_UP_AFTER tries. */
+  faultsOn = true;
 
-  async until<T>(attempt: () => Promise<{ status: number; body: T }>, what: string): Promise<{ status: number; body: T }> {
-    for (let tries = 1; ; tries++) {
+  async until<T>(attempt: () => Promise<{ status: number; body: T }>, what: string, resends = CLIENT_RESENDS): Promise<{ status: number; body: T }> {
+    for (let tries = 1, afterFaults = 0; ; tries++) {
       let answer: { status: number; body: T } | undefined;
       try {
         answer = await attempt();
       } catch {
         answer = undefined; // cut off: sent again, like a 5xx
       }
-      if (answer && answer.status < 500) return answer;
+      if (answer && !resends(answer.status)) return answer;
       this.redelivered += 1;
       const reason = `${what} ${answer ? `${answer.status} ${(answer.body as any)?.error?.code ?? ''}` : 'cut off'}`;
       this.reasons[reason] = (this.reasons[reason] ?? 0) + 1;
-      if (tries >= 300) throw new Error(`${what}: no answer below 500 after ${tries} tries (last ${answer?.status})`);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(500, 20 * tries)));
+      if (!this.faultsOn && ++afterFaults >= GIVE_UP_AFTER) throw new Error(`${what}: not answered after ${tries} tries, ${afterFaults} of them fault-free (last ${answer?.status})`);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(this.faultsOn ? 1_000 : 500, 20 * tries)));
     }
   }
 }
+
+const GIVE_UP_AFTER = 100;
 
 /** The merchant's outbound webhook receiver: refuses a seeded share of deliveries with a 500, records the ones it takes. */
 class Receiver {
@@ -184,6 +199,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let server: RunningServer | undefined;
   try {
     const hooksUrl = await receiver.start();
+    // Made past the proxy and without the run's short deadline: the table is the engine's to make, not the service's.
+    await ensureTable(options.engine, table);
     server = await startLocalServer({ DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), LOG_LEVEL: 'error' }, [
       '--no-timer',
       '--dynamodb-endpoint',
@@ -255,6 +272,9 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     phaseStart = Date.now();
   };
   const start = Date.now();
+  // Analytics are read over the run's own days: runs that took a different number of days to quiet down compare.
+  const firstDay = new Date(serverSeconds() * 1000 - 24 * 3600_000).toISOString().slice(0, 10);
+  const window = { from: firstDay, to: new Date(Date.parse(firstDay) + (ANALYTICS_DAYS - 1) * 24 * 3600_000).toISOString().slice(0, 10) };
   proxy.setRate(options.rate);
   await dev('POST', 'faults', { seed, rate: options.rate });
 
@@ -267,8 +287,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
       const { body, headers } = build(); // signed afresh on every delivery, as processors do
       const response = await fetch(urls[processor], { method: 'POST', headers, body });
       return { status: response.status, body: (await response.json()) as any };
-    }, `webhook ${processor}`);
-    if (answer.status >= 300) throw new Error(`webhook ${processor} refused: ${answer.status} ${JSON.stringify(answer.body)}`);
+    }, `webhook ${processor}`, PROCESSOR_RESENDS);
     acknowledged += 1;
     return answer.body;
   };
@@ -277,7 +296,9 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     for (let i = 0; i < items.length; i += 6) await Promise.all(items.slice(i, i + 6).map(send));
   };
 
-  // The first half of the failures, then an erasure of one of their customers, then the rest.
+  // The first half of the failures, then an erasure of one of their customers beside the rest. At a
+  // high fault rate an erasure (dozens of calls in one request) may not finish until the faults stop:
+  // the merchant keeps sending it, and the erased customer's later failures come once it is answered.
   const half = Math.ceil(workload.length / 2);
   await inBatches(workload.slice(0, half), (failure) => deliver(failure.processor, failureEvent(failure)));
   await runDue();
@@ -285,9 +306,14 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   const customers = await listAll(api, '/v1/customers');
   const erasedId = customers.find((customer) => customer.psp_customer_id === customerRef(seed, erased))?.id;
   if (!erasedId) throw new Error('the customer to erase was not stored');
-  const erasure = await api('DELETE', `/v1/customers/${erasedId}`, undefined, `erase-${erasedId}`);
-  if (erasure.status >= 300) throw new Error(`erasure refused: ${erasure.status} ${JSON.stringify(erasure.body)}`);
-  await inBatches(workload.slice(half), (failure) => deliver(failure.processor, failureEvent(failure)));
+  const erasing = api('DELETE', `/v1/customers/${erasedId}`, undefined, `erase-${erasedId}`);
+  erasing.catch(() => {}); // awaited below
+  const rest = workload.slice(half);
+  const afterErasure = rest.filter((failure) => failure.customer === erased.customer);
+  await inBatches(
+    rest.filter((failure) => failure.customer !== erased.customer),
+    (failure) => deliver(failure.processor, failureEvent(failure)),
+  );
   await runDue();
 
   phase('failures');
@@ -309,17 +335,31 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   const events = workload.length + workload.filter((failure) => failure.paidLater).length;
   phase('days');
 
-  // Faults stop; what was left to retry runs out (jobs a minute or two later, deliveries on their backoff).
+  // Faults stop. The work that failed every try (the dead-letter queues) is redriven, as an operator
+  // does after the alarm, and the clock runs until nothing is left scheduled: every retry run out,
+  // every sequence ended, every delivery made, so a run whose work was late compares with one whose was not.
   proxy.setRate(0);
   await dev('POST', 'faults', { seed, rate: 0 });
+  resend.faultsOn = false;
   const injectedPorts = (await dev('GET', 'faults')).body.injected as Record<string, number>;
-  for (let round = 0; round < 4; round++) {
-    await advance(6 * 3600);
-    await runDue();
+  const erasure = await erasing;
+  if (erasure.status >= 300) throw new Error(`erasure refused: ${erasure.status} ${JSON.stringify(erasure.body)}`);
+  await inBatches(afterErasure, (failure) => deliver(failure.processor, failureEvent(failure)));
+  await runDue();
+  const redriven = (await dev('POST', 'redrive')).body as Record<string, number>;
+  const db = engineClient(options.engine);
+  try {
+    for (let day = 0; day < QUIET_AFTER_DAYS; day++) {
+      await advance(24 * 3600);
+      await runDue();
+      if ((await scheduledJobs(db, table)) === 0) break;
+    }
+  } finally {
+    db.destroy();
   }
   const convergeMs = Date.now() - start;
   phase('converge');
-  const snapshot = await snapshotOf(server, api, dev, options.engine, table, campaignId, receiver);
+  const snapshot = await snapshotOf(server, api, dev, options.engine, table, campaignId, receiver, window);
   phase('snapshot');
   if (process.env.CHAOS_LOG_DIR) writeFileSync(join(process.env.CHAOS_LOG_DIR, `${table}.json`), JSON.stringify(snapshot, null, 1));
   return {
@@ -332,6 +372,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     phases,
     convergeMs,
     faults: { dynamodb: faultCounts(proxy), ports: injectedPorts, receiver: receiver.refused },
+    redriven,
     snapshot,
   };
 }
@@ -450,8 +491,9 @@ async function snapshotOf(
   table: string,
   campaignId: string,
   receiver: Receiver,
+  window: { from: string; to: string },
 ): Promise<ChaosSnapshot> {
-  const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: engine, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+  const db = engineClient(engine);
   try {
     const pk = tenantPk({ merchantId: server.credentials.merchant_id, environment: 'test' });
     const items = async (prefix: string) => {
@@ -469,12 +511,16 @@ async function snapshotOf(
     const bySortedKey = (rows: Record<string, any>[], key: string) => rows.map(normalised).sort((a: any, b: any) => String(a[key]).localeCompare(String(b[key])) || JSON.stringify(a).localeCompare(JSON.stringify(b)));
     const outbox = (await dev('GET', 'outbox')).body.data as { channel: string; to: string; content: Record<string, any> }[];
     const dead = await deadJobs(db, table);
+    const analytics = await api('GET', `/v1/analytics/recovery?from=${window.from}&to=${window.to}`);
+    if (analytics.status !== 200) throw new Error(`analytics answered ${analytics.status}: ${JSON.stringify(analytics.body)}`);
+    // The daily series says when: work the faults made late (a redriven retry) lands on a later day. The totals say what.
+    for (const currency of analytics.body.data.currencies) delete currency.series;
     return {
       customers: bySortedKey(await listAll(api, '/v1/customers'), 'psp_customer_id') as Record<string, unknown>[],
       payments: bySortedKey(await listAll(api, '/v1/payments'), 'psp_payment_id') as Record<string, unknown>[],
       events: tally((await items('EVENT#')).map((item) => `${item.type} ${item.data?.psp_payment_id ?? item.data?.psp_customer_id ?? ''}`)),
       recoveryAttempts: (await items('USAGE#')).reduce((sum, item) => sum + Number(item.recovery_attempts ?? 0), 0),
-      analytics: normalised((await api('GET', '/v1/analytics/recovery')).body),
+      analytics: normalised(analytics.body),
       campaign: normalised((await api('GET', `/v1/campaigns/${campaignId}`)).body.data),
       messages: tally(outbox.filter((entry) => entry.channel !== 'webhook').map((entry) => `${entry.channel} ${entry.to} ${entry.content.subject ?? entry.content.text ?? ''}`)),
       webhookEvents: tally([...new Map(receiver.accepted.map((entry) => [entry.id, entry.key])).values()]),
@@ -484,6 +530,24 @@ async function snapshotOf(
   } finally {
     db.destroy();
   }
+}
+
+/** The engine itself, past the proxy: what the run stored, read without faults. */
+const engineClient = (engine: string) =>
+  DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: engine, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+
+/** One-off jobs still on the local schedule (recurring ones and dead letters aside). */
+async function scheduledJobs(db: DynamoDBDocumentClient, table: string): Promise<number> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: 'entity = :job AND attribute_not_exists(dead)',
+      ExpressionAttributeValues: { ':pk': 'LOCALJOB#default', ':job': 'local_job' },
+      ConsistentRead: true,
+    }),
+  );
+  return Items.length;
 }
 
 async function deadJobs(db: DynamoDBDocumentClient, table: string): Promise<number> {

@@ -101,7 +101,7 @@ describe('SES mailer', () => {
   it('sends a simple UTF-8 email from the configured identity with tags', async () => {
     ses.on(SendEmailCommand).resolves({ MessageId: 'ses-1' });
     const mailer = new SesMailer(new SESv2Client({ region: 'eu-west-1' }), { fromAddress: 'Billing <billing@acme.example>', configurationSet: 'recovery' });
-    const sent = await mailer.send({ tenant, to: 'ada@example.com', subject: 'Hi', text: 'text', html: '<p>html</p>', reference: 'enr_1#0' });
+    const sent = await mailer.send({ tenant, to: 'ada@example.com', subject: 'Hi', text: 'text', html: '<p>html</p>', reference: 'enr_1#0', idempotencyKey: 'enr_1#0' });
     expect(sent).toEqual({ messageId: 'ses-1' });
     expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input).toEqual({
       FromEmailAddress: 'Billing <billing@acme.example>',
@@ -116,6 +116,7 @@ describe('SES mailer', () => {
       EmailTags: [
         { Name: 'merchant', Value: 'mer_1' },
         { Name: 'reference', Value: 'enr_1_0' },
+        { Name: 'idempotency_key', Value: 'enr_1_0' },
       ],
     });
   });
@@ -128,14 +129,14 @@ describe('End User Messaging SMS sender', () => {
   it('sends a transactional text from the configured origination identity', async () => {
     sms.on(SendTextMessageCommand).resolves({ MessageId: 'sms-1' });
     const sender = new EndUserSmsSender(new PinpointSMSVoiceV2Client({ region: 'eu-west-1' }), { originationIdentity: '+15550100' });
-    await sender.send({ tenant, to: '+4915112345678', body: 'Acme: your payment failed.', reference: 'enr_1#1' });
+    await sender.send({ tenant, to: '+4915112345678', body: 'Acme: your payment failed.', reference: 'enr_1#1', idempotencyKey: 'enr_1#1' });
     expect(sms.commandCalls(SendTextMessageCommand)[0]!.args[0].input).toEqual({
       DestinationPhoneNumber: '+4915112345678',
       OriginationIdentity: '+15550100',
       MessageBody: 'Acme: your payment failed.',
       MessageType: 'TRANSACTIONAL',
       ConfigurationSetName: undefined,
-      Context: { merchant: 'mer_1', reference: 'enr_1#1' },
+      Context: { merchant: 'mer_1', reference: 'enr_1#1', idempotency_key: 'enr_1#1' },
     });
   });
 });
@@ -149,8 +150,8 @@ describe('send failures: refused for good, or left to the scheduler', () => {
   });
   const mailer = new SesMailer(new SESv2Client({ region: 'eu-west-1' }), { fromAddress: 'billing@acme.example' });
   const sender = new EndUserSmsSender(new PinpointSMSVoiceV2Client({ region: 'eu-west-1' }), { originationIdentity: 'arn:aws:sms-voice:eu-west-1:123456789012:pool/pool-1' });
-  const email = { tenant, to: 'ada@example.com', subject: 'Hi', text: 'text', html: '<p>html</p>', reference: 'enr_1#0' };
-  const text = { tenant, to: '+4915112345678', body: 'Hi', reference: 'enr_1#1' };
+  const email = { tenant, to: 'ada@example.com', subject: 'Hi', text: 'text', html: '<p>html</p>', reference: 'enr_1#0', idempotencyKey: 'enr_1#0' };
+  const text = { tenant, to: '+4915112345678', body: 'Hi', reference: 'enr_1#1', idempotencyKey: 'enr_1#1' };
   const client = { $metadata: { httpStatusCode: 400 } };
   const server = { $metadata: { httpStatusCode: 500 } };
   const network = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
@@ -243,7 +244,7 @@ describe('channels configured from the environment', () => {
     channelFromEnv('email', (fromAddress, configurationSet) => new SesMailer(new SESv2Client({ region: 'eu-west-1' }), { fromAddress, configurationSet }), env);
   const smsSender = (env: NodeJS.ProcessEnv) =>
     channelFromEnv('sms', (originationIdentity, configurationSet) => new EndUserSmsSender(new PinpointSMSVoiceV2Client({ region: 'eu-west-1' }), { originationIdentity, configurationSet }), env);
-  const email = { tenant, to: 'ada@example.com', subject: 'Hi', text: 'text', html: '<p>html</p>', reference: 'enr_1#0' };
+  const email = { tenant, to: 'ada@example.com', subject: 'Hi', text: 'text', html: '<p>html</p>', reference: 'enr_1#0', idempotencyKey: 'enr_1#0' };
 
   it('sends with the identity and configuration set the stack set', async () => {
     // Prepare
@@ -252,7 +253,7 @@ describe('channels configured from the environment', () => {
     const pool = 'arn:aws:sms-voice:eu-west-1:123456789012:pool/pool-6d10cd5f1ee849db9525c2310dc23e96';
     // Act
     await sesMailer({ MAIL_FROM: 'billing@acme.example', MAIL_CONFIGURATION_SET: 'recovery-mail' }).send(email);
-    await smsSender({ SMS_ORIGINATION_IDENTITY: pool, SMS_CONFIGURATION_SET: 'recovery-sms' }).send({ tenant, to: '+4915112345678', body: 'Hi', reference: 'enr_1#1' });
+    await smsSender({ SMS_ORIGINATION_IDENTITY: pool, SMS_CONFIGURATION_SET: 'recovery-sms' }).send({ tenant, to: '+4915112345678', body: 'Hi', reference: 'enr_1#1', idempotencyKey: 'enr_1#1' });
     // Assess
     expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input).toMatchObject({ FromEmailAddress: 'billing@acme.example', ConfigurationSetName: 'recovery-mail' });
     expect(sms.commandCalls(SendTextMessageCommand)[0]!.args[0].input).toMatchObject({ OriginationIdentity: pool, ConfigurationSetName: 'recovery-sms' });
@@ -266,7 +267,7 @@ describe('channels configured from the environment', () => {
     expect(mailer).toBeInstanceOf(UnconfiguredChannel);
     await expect(mailer.send(email)).rejects.toBeInstanceOf(ChannelUnavailable);
     await expect(mailer.send(email)).rejects.toMatchObject({ channel: 'email', message: 'The email channel is not configured for this deployment: MAIL_FROM is not set' });
-    await expect(sender.send({ tenant, to: '+4915112345678', body: 'Hi', reference: 'enr_1#1' })).rejects.toThrow(
+    await expect(sender.send({ tenant, to: '+4915112345678', body: 'Hi', reference: 'enr_1#1', idempotencyKey: 'enr_1#1' })).rejects.toThrow(
       'The sms channel is not configured for this deployment: SMS_ORIGINATION_IDENTITY is not set',
     );
     expect(ses.calls()).toHaveLength(0);

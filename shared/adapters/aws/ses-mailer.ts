@@ -49,6 +49,8 @@ export class SesMailer implements Mailer {
           EmailTags: [
             { Name: 'merchant', Value: message.tenant.merchantId },
             { Name: 'reference', Value: message.reference.replace(/[^A-Za-z0-9_-]/g, '_') },
+            // SES takes no idempotency token (docs/decisions.md, "Dunning sends exactly once"): a repeat is sent, and its events name the key.
+            { Name: 'idempotency_key', Value: message.idempotencyKey.replace(/[^A-Za-z0-9_-]/g, '_') },
           ],
         }),
       ),

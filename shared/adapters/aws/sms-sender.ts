@@ -70,7 +70,8 @@ export class EndUserSmsSender implements SmsSender {
           MessageBody: message.body,
           MessageType: 'TRANSACTIONAL',
           ConfigurationSetName: this.config.configurationSet,
-          Context: { merchant: message.tenant.merchantId, reference: message.reference },
+          // SendTextMessage takes no client token either: the key rides in the context its delivery events log.
+          Context: { merchant: message.tenant.merchantId, reference: message.reference, idempotency_key: message.idempotencyKey },
         }),
       ),
     );

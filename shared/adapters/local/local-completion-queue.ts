@@ -47,4 +47,11 @@ export class LocalCompletionQueue implements CompletionQueue {
   deadLetters(): readonly LocalQueueMessage[] {
     return this.dead;
   }
+
+  /** Moves the dead letters back to wait, received afresh, as an SQS redrive to the source queue does; how many. */
+  redrive(): number {
+    const moved = this.dead.splice(0).map((message) => ({ ...message, receiveCount: 0 }));
+    this.waiting.push(...moved);
+    return moved.length;
+  }
 }

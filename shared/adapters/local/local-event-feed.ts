@@ -12,6 +12,7 @@ export type StoredCheck = (item: Item) => Promise<boolean>;
  */
 export class LocalEventFeed {
   private pending: { item: Item; inDoubt: boolean }[] = [];
+  private dead: Item[] = [];
 
   constructor(private readonly stored: StoredCheck) {}
 
@@ -21,6 +22,23 @@ export class LocalEventFeed {
 
   captureInDoubt(items: readonly Item[]): void {
     this.pending.push(...items.map((item) => ({ item, inDoubt: true })));
+  }
+
+  /** An event its consumers failed on every delivery, kept as the stream's dead-letter destination would note it. */
+  setAside(item: Item): void {
+    this.dead.push(item);
+  }
+
+  deadLetters(): readonly Item[] {
+    return this.dead;
+  }
+
+  /** Hands the set-aside events on again, after those waiting, as an operator replays them from the stream once the cause is fixed; how many. */
+  redrive(): number {
+    const moved = this.dead;
+    this.dead = [];
+    this.capture(moved);
+    return moved.length;
   }
 
   /** The events stored so far, in order; a lookup that fails keeps that event and those after it for the next take. */

@@ -178,6 +178,27 @@ export class LocalScheduler implements Scheduler {
     return 'dead';
   }
 
+  /**
+   * Puts every dead-lettered job back on the schedule, due at `now` with its tries afresh, as an
+   * operator redrives the jobs' dead-letter queue once the cause is fixed; how many.
+   */
+  async redrive(now: Date): Promise<number> {
+    const dead = await this.deadLetters();
+    const at = now.toISOString();
+    for (const job of dead) {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: this.pk, sk: job.jobId },
+          UpdateExpression: 'SET run_at = :at, gsi1pk = :due, gsi1sk = :sk, tries = :none REMOVE dead',
+          ConditionExpression: 'dead = :dead',
+          ExpressionAttributeValues: { ':at': at, ':due': this.duePk, ':sk': `${at}#${job.jobId}`, ':none': 0, ':dead': true },
+        }),
+      );
+    }
+    return dead.length;
+  }
+
   /** Jobs that failed every try: what the jobs' dead-letter queue would hold. */
   async deadLetters(): Promise<DueJob[]> {
     const { Items = [] } = await this.db.send(

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../ports/clock.ts';
 import { PermanentSendFailure, type EmailMessage, type Mailer, type SentMessage, type SmsMessage, type SmsSender } from '../../ports/messaging.ts';
 import type { LocalOutbox } from './outbox.ts';
@@ -12,7 +11,10 @@ import type { LocalOutbox } from './outbox.ts';
 const REFUSED_EMAIL = /@reject\.invalid$/i;
 const REFUSED_PHONE_NUMBER = /^\+4477009009\d\d$/;
 
-/** Locally nothing leaves the machine: messages land in the outbox (GET /__dev/outbox). */
+/**
+ * Locally nothing leaves the machine: messages land in the outbox (GET /__dev/outbox), once per
+ * idempotency key, as a provider that deduplicates sends would take them.
+ */
 export class OutboxMailer implements Mailer {
   constructor(
     private readonly outbox: LocalOutbox,
@@ -21,14 +23,12 @@ export class OutboxMailer implements Mailer {
 
   async send(message: EmailMessage): Promise<SentMessage> {
     if (REFUSED_EMAIL.test(message.to)) throw new PermanentSendFailure('email', 'recipient_rejected', 'LocalOutbox/REFUSED_TEST_DOMAIN');
-    const messageId = `local-${randomUUID()}`;
-    this.outbox.record({
+    return this.outbox.recordOnce(message.idempotencyKey, (messageId) => ({
       channel: 'email',
       to: message.to,
       at: this.clock.now().toISOString(),
       content: { message_id: messageId, merchant_id: message.tenant.merchantId, subject: message.subject, text: message.text, html: message.html, reference: message.reference },
-    });
-    return { messageId };
+    }));
   }
 }
 
@@ -40,13 +40,11 @@ export class OutboxSmsSender implements SmsSender {
 
   async send(message: SmsMessage): Promise<SentMessage> {
     if (REFUSED_PHONE_NUMBER.test(message.to)) throw new PermanentSendFailure('sms', 'recipient_rejected', 'LocalOutbox/REFUSED_TEST_RANGE');
-    const messageId = `local-${randomUUID()}`;
-    this.outbox.record({
+    return this.outbox.recordOnce(message.idempotencyKey, (messageId) => ({
       channel: 'sms',
       to: message.to,
       at: this.clock.now().toISOString(),
       content: { message_id: messageId, merchant_id: message.tenant.merchantId, body: message.body, reference: message.reference },
-    });
-    return { messageId };
+    }));
   }
 }

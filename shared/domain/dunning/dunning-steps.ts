@@ -81,7 +81,9 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
     return { outcome: 'stopped', reason };
   }
   const step = version.steps[enrollment.next_step]!;
-  const { delivery, link } = await sendStep(ports, tenant, enrollment, step, customer, payment, merchant, now);
+  const claimed = await claimStep(tenant, enrollment, now);
+  if (!claimed) return { outcome: 'stale' };
+  const { delivery, link } = await sendStep(ports, tenant, claimed, step, customer, payment, merchant, now);
   const sent = delivery === 'sent';
   const outOfSteps = enrollment.next_step + 1 >= version.steps.length;
   // Capped with steps left: the sequence stops on max_attempts, as it would before its next step.
@@ -89,8 +91,9 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
   const isLast = outOfSteps || capped;
   const ended = capped ? 'stopped' : 'completed';
   const next: Enrollment = {
-    ...enrollment,
+    ...claimed,
     next_step: enrollment.next_step + 1,
+    sending_step: null,
     messages_sent: enrollment.messages_sent + (sent ? 1 : 0),
     last_sent_step: sent ? enrollment.next_step : lastSentStep(enrollment),
     next_step_at: isLast ? null : stepDueAt(version, enrollment.next_step + 1, now).toISOString(),
@@ -99,9 +102,9 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
     held: false,
     ...(sent ? {} : { skipped_steps: [...(enrollment.skipped_steps ?? []), { step: enrollment.next_step, reason: delivery, at: now.toISOString() }] }),
     updated_at: now.toISOString(),
-    version: enrollment.version + 1,
+    version: claimed.version + 1,
   };
-  const writes: TransactItem[] = [saveEnrollmentWrite(tenant, next, enrollment.version)];
+  const writes: TransactItem[] = [saveEnrollmentWrite(tenant, next, claimed.version)];
   if (isLast) writes.push(campaignCountersWrite(tenant, enrollment.campaign_id, { active: -1, ended }));
   if (sent) {
     const data = { campaign_id: enrollment.campaign_id, enrollment_id: enrollment.id, customer_id: customer.id, payment_id: enrollment.payment_id, step: enrollment.next_step, channel: step.channel };
@@ -117,6 +120,21 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
   }
   if (capped) return { outcome: 'stopped', reason: 'max_attempts' };
   return { outcome: isLast ? 'completed' : 'sent' };
+}
+
+/**
+ * Marks the due step as going out, before its message is sent: the write that records it afterwards
+ * can fail with the message already out, and the job's rerun must then send it again under the same
+ * idempotency key, not as a new message. A claim already there (an earlier run's, whose record
+ * failed) is taken over; undefined when another run moved the enrollment on.
+ */
+async function claimStep(tenant: Tenant, enrollment: Enrollment, now: Date): Promise<Enrollment | undefined> {
+  if (enrollment.sending_step === enrollment.next_step) return enrollment;
+  const claimed: Enrollment = { ...enrollment, sending_step: enrollment.next_step, updated_at: now.toISOString(), version: enrollment.version + 1 };
+  if ((await transact([saveEnrollmentWrite(tenant, claimed, enrollment.version)])).committed) return claimed;
+  // Our own claim, stored by a try whose answer was lost, is as good as a committed one.
+  const current = await findEnrollment(tenant, enrollment);
+  return current?.status === 'active' && current.sending_step === enrollment.next_step && current.next_step === enrollment.next_step ? current : undefined;
 }
 
 /** The job's report of a skipped step: names the channel, never the address. */
@@ -208,8 +226,8 @@ async function sendStep(
   }
   const delivery = await deliver(step, reference, () =>
     message.channel === 'email'
-      ? ports.mailer.send({ tenant, to, reference, subject: message.subject, text: message.text, html: message.html })
-      : ports.smsSender.send({ tenant, to, reference, body: message.text }),
+      ? ports.mailer.send({ tenant, to, reference, idempotencyKey: reference, subject: message.subject, text: message.text, html: message.html })
+      : ports.smsSender.send({ tenant, to, reference, idempotencyKey: reference, body: message.text }),
   );
   // Only a message sent keeps the slot: a skipped one leaves it to the customer's other sequences.
   if (delivery !== 'sent') await restoreMessageSlot(tenant, enrollment, now, slot.previous);

@@ -14,7 +14,7 @@ import { findPayment, getPayment } from '../../store/payments.ts';
 import { transact, type TransactItem } from '../../store/transactions.ts';
 import { calendarStopReason } from './calendar-triggers.ts';
 import { triggerFires, type EnrollmentOccasion } from './campaign-triggers.ts';
-import { hasEnded, type Customer } from '../../model/customer.ts';
+import { hasEnded, type Customer, type PaymentMethod } from '../../model/customer.ts';
 import { creditsRecovery, lastSentStep, sameCard, type CalendarOccasion, type Enrollment, type StopReason } from '../../model/enrollment.ts';
 import { notFound, stateConflict } from '../../model/errors.ts';
 import { isOpen, type Payment } from '../../model/payment.ts';
@@ -64,6 +64,7 @@ function newEnrollment(
   customer: Customer,
   paymentId: string | null,
   calendar: CalendarOccasion | null,
+  card: PaymentMethod | null,
   now: Date,
 ): Enrollment {
   const at = now.toISOString();
@@ -81,7 +82,7 @@ function newEnrollment(
     messages_sent: 0,
     last_sent_step: null,
     held: false,
-    card_at_enrollment: customer.payment_method,
+    card_at_enrollment: card,
     enrolled_at: at,
     updated_at: at,
     version: 1,
@@ -101,8 +102,9 @@ export async function enroll(
   paymentId: string | null,
   now: Date,
   calendar: CalendarOccasion | null = null,
+  card: PaymentMethod | null = customer.payment_method,
 ): Promise<Enrollment | undefined> {
-  const enrollment = newEnrollment(campaignId, version, customer, paymentId, calendar, now);
+  const enrollment = newEnrollment(campaignId, version, customer, paymentId, calendar, card, now);
   // campaign.enrolled (internal) feeds campaign analytics; it commits only with a new enrollment.
   const enrolled = newEvent(
     tenant,
@@ -151,7 +153,9 @@ export async function enrollForFailure(
       .filter((campaign) => triggerFires(campaign, facts))
       .map(async (campaign) => {
         const version = await findCampaignVersion(tenant, campaign.id, campaign.version);
-        return version ? enroll(ports, tenant, campaign.id, version, customer, payment.id, now) : undefined;
+        // Until a retry tried another card, the sequence watches for an update of the one that failed, however late its event is handled.
+        const card = payment.retries.length === 0 && payment.failed_card !== undefined ? payment.failed_card : customer.payment_method;
+        return version ? enroll(ports, tenant, campaign.id, version, customer, payment.id, now, null, card) : undefined;
       }),
   );
   return enrolled.filter((enrollment) => enrollment !== undefined);

@@ -139,14 +139,10 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
     const card = cardOnFile(refreshed.customer.id, refreshed.customer.payment_method);
     const reportedAt = new Date(Math.min(Date.parse(event.occurredAt), now.getTime()));
     const blocks = blocksFromAnswer(card.network, event.payment.network ?? null, card.expiry, reportedAt);
-    const routed = newPayment({
-      psp,
-      charge: event.payment,
-      customerId: refreshed.customer.id,
-      subscription: refreshed.subscription,
-      timeZone: refreshed.customer.timezone,
-      now,
-    });
+    const routed = {
+      ...newPayment({ psp, charge: event.payment, customerId: refreshed.customer.id, subscription: refreshed.subscription, timeZone: refreshed.customer.timezone, now }),
+      failed_card: refreshed.customer.payment_method,
+    };
     const failed = heedNetworkAnswer({ payment: routed, nextAttemptAt: null, events: [] }, event.payment.network ?? null, blocks, now, refreshed.customer.timezone).payment;
     const networkHeld = failed.network_hold && routed.status === 'pending' ? failed.network_hold : undefined;
     // The processor reported this charge paid before we heard it failed: recorded as the two events in

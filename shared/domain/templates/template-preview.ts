@@ -97,8 +97,9 @@ export async function sendTestMessage(
   const reference = `test-send#${sendId}`;
   const message: RenderedMessage = preview.message.channel === 'email' ? { ...preview.message, subject: `[Test] ${preview.message.subject}` } : preview.message;
   try {
-    if (message.channel === 'email') await ports.mailer.send({ tenant, to: request.to, reference, subject: message.subject, text: message.text, html: message.html });
-    else await ports.smsSender.send({ tenant, to: request.to, reference, body: message.text });
+    // Each test send is a message of its own; a repeated request is the Idempotency-Key's to answer.
+    if (message.channel === 'email') await ports.mailer.send({ tenant, to: request.to, reference, idempotencyKey: reference, subject: message.subject, text: message.text, html: message.html });
+    else await ports.smsSender.send({ tenant, to: request.to, reference, idempotencyKey: reference, body: message.text });
   } catch (error) {
     throw sendRefused(error) ?? error;
   }
