@@ -132,7 +132,7 @@ const BENCHES: Bench[] = [
       '',
       `${failures} failure events (seed ${seed}) through the local server behind the DynamoDB fault proxy, the scheduler, email, sms and completion queue failing at the same rate, ` +
         'every refused delivery sent again, dead letters redriven once the faults stop, the clock run until nothing is scheduled; compared with the fault-free run (docs/faults.md). ' +
-        'Duplicates and lost: stored events, emails and sms, outbound webhook events and payments more or fewer than the fault-free run.',
+        'Duplicates and lost: stored events, emails and sms, and payments more or fewer than the fault-free run.',
       '',
       '| Fault rate | Events sent | Deliveries | Acknowledged | Payments stored | Payments in another state | Events stored | Duplicates | Lost | DynamoDB faults | Port faults | Redriven | Time to converge (s) |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|---|',

@@ -101,6 +101,8 @@ describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
         retry_count: before.retry_count,
         psp_payment_id: before.psp_payment_id,
       });
+      // The card a failure was recorded on goes with the person, as their enrollments' card does.
+      if (before.failed_card !== undefined) expect(payment.failed_card).toBeNull();
       expect(payment.gsi1pk).toBeUndefined();
     }
     const detail = await call('GET', `/v1/payments/${subject.paymentIds[0]}`, { key: keys.test_read });

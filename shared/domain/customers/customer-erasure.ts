@@ -85,6 +85,8 @@ export function anonymizePayment(payment: Payment, personal: readonly string[], 
       customer_id: null,
       subscription_id: null,
       psp_subscription_id: null,
+      // The card it failed on is the person's, as the enrollments' card is.
+      ...(payment.failed_card === undefined ? {} : { failed_card: null }),
       psp_payment_id: chargeId,
       psp_references: payment.psp_references.filter((reference) => !names(reference)),
       updated_at: now.toISOString(),
