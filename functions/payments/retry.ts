@@ -6,8 +6,8 @@ import { idParam } from '#shared/http/schemas';
 import type { RetryStarted } from '#shared/representations/schemas/payment';
 
 /** POST /v1/payments/{id}/retry (§4.3): an immediate retry from pending or communication_pending. */
-export const handler = restHandler({ params: idParam('pay') }, async ({ auth, params, now }) => {
-  const payment = await retryPaymentNow({ scheduler }, auth.tenant, params.id, now);
+export const handler = restHandler({ params: idParam('pay') }, async ({ auth, params, now, idempotencyKey }) => {
+  const payment = await retryPaymentNow({ scheduler }, auth.tenant, params.id, now, 'manual', idempotencyKey);
   return ok({
     id: payment.id,
     status: payment.status,

@@ -18,6 +18,8 @@ export interface RestInput<P, Q, B> {
   auth: KeyGrant;
   now: Date;
   requestId: string;
+  /** The request's Idempotency-Key, when it sent one: an action whose effect outlives a failed answer marks it with the key. */
+  idempotencyKey: string | undefined;
 }
 
 export interface RestSchemas<P, Q, B> {
@@ -86,6 +88,7 @@ export function restHandler<P = Record<string, never>, Q = Record<string, never>
       auth: requireAuth(context),
       now: runtime.clock.now(),
       requestId: context.requestId,
+      idempotencyKey: header(event, 'idempotency-key'),
     });
     context.showsSecret = reply.showsSecret === true;
     return jsonResult(reply.status, reply.body, reply.headers);

@@ -90,6 +90,8 @@ export interface Payment {
    * to notice a card update, however late its enrollment runs. Absent on payments recorded before it was kept.
    */
   failed_card?: PaymentMethod | null;
+  /** The Idempotency-Key of the manual retry that claimed the current attempt, so its resend finds its own claim. */
+  retry_claim_key?: string;
   /** The latest network rule that held back an attempt (absent: none ever did). */
   network_hold?: NetworkHold | null;
   /** Optimistic-lock counter: every state change is conditioned on it. */

@@ -210,6 +210,32 @@ describe('POST /v1/payments/{id}/retry', () => {
     expect(response.body.error.message).toContain(status);
   });
 
+  it('finishes its own claim when sent again with its Idempotency-Key after failing past it; another key still gets 409', async () => {
+    // Prepare: the claim commits, then the scheduler fails the hand-off, so the request answers 500
+    const { keys, tenant, path } = await setUp();
+    const id = await fail(path, 'expired_card', '4242');
+    const retry = (key: string) => call('POST', `/v1/payments/${id}/retry`, { key: keys.test_write, headers: { 'Idempotency-Key': key } });
+    localRuntime().faults.set({ seed: 1, rate: 1 });
+    let failed;
+    try {
+      failed = await retry('retry-once');
+    } finally {
+      localRuntime().faults.set({ seed: 1, rate: 0 });
+    }
+    // Act
+    const again = await retry('retry-once');
+    const other = await retry('retry-other');
+    // Assess
+    expect(failed.status).toBe(500);
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ id, status: 'retrying', retry_count: 1 });
+    expect(other.status).toBe(409);
+    expect((await tenantItems(tenant, 'USAGE#'))[0]!.recovery_attempts).toBe(1);
+    await runDueJobs();
+    expect(await payment(tenant, id)).toMatchObject({ status: 'recovered', recovery_channel: 'manual_retry', retry_count: 1 });
+    expect((await call('GET', `/v1/payments/${id}`, { key: keys.test_write })).body.data).not.toHaveProperty('retry_claim_key');
+  });
+
   it('lets exactly one of ten concurrent retries of one pending payment win', async () => {
     const { keys, tenant, path } = await setUp();
     const id = await fail(path, 'insufficient_funds', '9995');

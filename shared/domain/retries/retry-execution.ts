@@ -101,9 +101,11 @@ async function paymentCard(tenant: Tenant, payment: Payment): Promise<{ card: Ca
 }
 
 /** The claim itself; its caller arms the watchdog, beside whatever else it does next. */
-async function claimUnwatched(tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date): Promise<Payment> {
+async function claimUnwatched(tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date, claimKey?: string): Promise<Payment> {
   return writeOptimistically(CLAIMING, async () => {
     const [payment, merchant] = await Promise.all([getPayment(tenant, paymentId), getMerchant(tenant.merchantId)]);
+    // The same request sent again after its claim committed but its answer was an error: its own claim, not a conflict.
+    if (claimKey !== undefined && payment.status === 'retrying' && payment.retry_claim_key === claimKey) return payment;
     if (!canStartRetry(payment, trigger)) {
       throw stateConflict(`Payment '${payment.id}' cannot be retried: its status is '${payment.status}'.`);
     }
@@ -115,7 +117,7 @@ async function claimUnwatched(tenant: Tenant, paymentId: string, trigger: RetryT
       if (!verdict.allowed) throw new NetworkRetryLimit(verdict.hold);
     }
     const limit = PLANS[merchant.plan].recoveryAttemptsPerMonth;
-    const claimed = claimAttempt(payment, now, trigger);
+    const claimed = claimAttempt(payment, now, trigger, claimKey);
     const paymentWrites = paymentChangeWrites(tenant, payment, claimed);
     const ledgerWrites = charged && ledger ? [saveCardLedgerWrite(tenant, charged.card.identity, charged.card.customerId, withAttempt(ledger, 'merchant', now), now)] : [];
     const result = await transact([...paymentWrites, countRecoveryAttemptWrite(tenant, now, limit), ...ledgerWrites]);
@@ -370,7 +372,9 @@ async function holdBack(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, read: P
 
 /**
  * POST /v1/payments/{id}/retry (manual), or a new card from the card-update page: claims the next
- * attempt now, through the one claim every attempt goes through, and hands it to the retry job.
+ * attempt now, through the one claim every attempt goes through, and hands it to the retry job. A
+ * request's `claimKey` (its Idempotency-Key) marks the claim: the request sent again after a failure
+ * past the claim finds it and finishes the hand-off instead of answering 409.
  */
 export async function retryPaymentNow(
   ports: Pick<Ports, 'scheduler'>,
@@ -378,8 +382,9 @@ export async function retryPaymentNow(
   paymentId: string,
   now: Date,
   trigger: Exclude<RetryTrigger, 'automatic'> = 'manual',
+  claimKey?: string,
 ): Promise<Payment> {
-  const claimed = await claimUnwatched(tenant, paymentId, trigger, now);
+  const claimed = await claimUnwatched(tenant, paymentId, trigger, now, claimKey);
   // Independent calls, made together: the watchdog, the scheduled attempt this one replaces, the run now.
   await Promise.all([
     armWatchdog(ports, tenant, claimed, now),

@@ -19,10 +19,12 @@ export function canStartRetry(payment: Payment, trigger: RetryTrigger): boolean 
   return trigger === 'automatic' ? payment.status === 'pending' : payment.status === 'pending' || payment.status === 'communication_pending';
 }
 
-export function claimAttempt(payment: Payment, now: Date, trigger: RetryTrigger): Payment {
+export function claimAttempt(payment: Payment, now: Date, trigger: RetryTrigger, claimKey?: string): Payment {
   const at = now.toISOString();
+  const { retry_claim_key: _previous, ...unclaimed } = payment;
   return {
-    ...payment,
+    ...unclaimed,
+    ...(claimKey === undefined ? {} : { retry_claim_key: claimKey }),
     status: 'retrying',
     retry_trigger: trigger,
     retry_count: payment.retry_count + 1,
