@@ -3,7 +3,6 @@ import { runtime } from '../runtime.ts';
 import type { TimeWindow } from '../model/listing.ts';
 import { idTimePart } from '../ids.ts';
 import { countedAs, DAY_LEAF, type Bucket, type CounterView } from './list-counters.ts';
-import type { Landing } from './rank-counters.ts';
 import { GLOBAL_INDEXES, TABLE_KEYS, type GlobalIndexName } from './table-schema.ts';
 
 const { db, tableName } = runtime;
@@ -15,6 +14,19 @@ const { db, tableName } = runtime;
  *
  * Every request asks for its consumed capacity, so the bench (and logs) can see the cost of a query.
  */
+
+/** Inclusive sort-key bounds of a run of entries. */
+export interface KeyRange {
+  lower: string;
+  upper: string;
+}
+
+/** A bucket of a list holding an offset: its sort-key bounds, its size, and how many of its entries come before the offset. */
+export interface Landing {
+  bounds: KeyRange;
+  count: number;
+  remaining: number;
+}
 
 /** A condition on attributes the segment's entries carry (narrow indexes project what filters test). */
 export interface Filter {

@@ -4,7 +4,7 @@ import { idTimePart } from '../ids.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { tenantPk } from './keys.ts';
 import { shardOf } from './list-counters.ts';
-import { compareKeys } from './list-query.ts';
+import { compareKeys, type KeyRange, type Landing } from './list-query.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -36,11 +36,6 @@ export interface RankedOrder {
   valueOf: (label: string) => string;
   /** The sort-key bounds of a class's entries. */
   classBounds: (label: string) => KeyRange;
-}
-
-export interface KeyRange {
-  lower: string;
-  upper: string;
 }
 
 /** A position in a ranked order: an entry's value and id, and the day its id was made. */
@@ -169,13 +164,6 @@ async function readNode(tenant: Tenant, prefix: string): Promise<Map<string, num
   }
   for (const [label, count] of counts) if (count <= 0) counts.delete(label);
   return counts;
-}
-
-/** A bucket of the order holding an offset: its sort-key bounds, its size, and how many of its entries come before the offset. */
-export interface Landing {
-  bounds: KeyRange;
-  count: number;
-  remaining: number;
 }
 
 /** The child holding entry number `offset` (from the start, or from the end when `forward` is false). */
