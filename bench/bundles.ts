@@ -41,7 +41,8 @@ export const FLOOR_VARIANTS: readonly FloorVariant[] = [
 
 /**
  * The floor the functions are held to: built as they are (classic zod, the SDK bundled), so a ratio
- * measures what a function adds, not a packaging difference (docs/decisions.md, "Bundles and cold start").
+ * measures what a function adds, not a packaging difference (docs/decisions.md,
+ * "Cold start held to a floor making the same calls").
  */
 export const FLOOR = FLOOR_VARIANTS[0]!;
 

@@ -2,7 +2,8 @@
  * The DynamoDB calls one cold start makes, recorded by a forwarding proxy in front of the engine (and
  * the other AWS calls, counted by the stub that answers them): the cold-start bench starts every
  * bundle through it before the timed rounds, so the hop is never part of a timed sample. A first
- * request's calls decide most of its time (docs/decisions.md, "Bundles and cold start"), so each
+ * request's calls decide most of its time (docs/decisions.md,
+ * "Cold start held to a floor making the same calls"), so each
  * function's floor makes the very calls it recorded, in the same rounds.
  */
 import { createServer, request as forward } from 'node:http';

@@ -62,7 +62,7 @@ export function renderColdStart(result: Results): string[] {
     ...result.floor_variants.map((floor: any) => row(`${floor.name}${floor.name === result.floor ? ' (**the floor**)' : ''}`, floor)),
     '',
     `Fastest floor variant in this run by init: ${fastest(packagings, 'init_ms')}; by import CPU: ${fastest(packagings, 'import_cpu_ms')} ` +
-      '(the choice of the floor: docs/decisions.md, "Bundles and cold start").',
+      '(the choice of the floor: docs/decisions.md, "Cold start held to a floor making the same calls").',
     '',
     '| Function | Import | Import CPU | First request | Init | Init CPU | Its floor\'s init | Its floor\'s init CPU | Answered | First request\'s calls | In rounds |',
     '|---|---|---|---|---|---|---|---|---|---|---|',

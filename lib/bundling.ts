@@ -11,7 +11,7 @@ export const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'n
  * (bench/bundles.ts) gives them to esbuild itself, so what is measured is what is deployed.
  * The source map ships beside the bundle (`index.mjs.map`, mappings only: the sources would only make
  * the package bigger); Node does not load it, the log reads it when an unexpected error needs its
- * stack (shared/source-mapped-stack.ts; docs/decisions.md, "Bundles and cold start").
+ * stack (shared/source-mapped-stack.ts; docs/decisions.md, "Bundles and cold start: import work").
  */
 export const LAMBDA_BUNDLING = {
   format: 'esm',
@@ -26,7 +26,8 @@ export const LAMBDA_BUNDLING = {
 /**
  * The environment every function gets whatever it does, from RouteFunction; the cold-start bench
  * starts its processes with the same. No NODE_OPTIONS: `--enable-source-maps` made Node read and
- * parse the whole source map at every cold start (docs/decisions.md, "Bundles and cold start").
+ * parse the whole source map at every cold start (docs/decisions.md,
+ * "Bundles and cold start: import work").
  */
 export function lambdaEnvironment(configuration: { tableName: string; metricsNamespace: string }): Record<string, string> {
   return { TABLE_NAME: configuration.tableName, METRICS_NAMESPACE: configuration.metricsNamespace };
@@ -35,7 +36,8 @@ export function lambdaEnvironment(configuration: { tableName: string; metricsNam
 /**
  * What NodejsFunction leaves out of the bundle when the SDK is taken from the Lambda runtime
  * (`bundleAwsSDK: false`; cdk.json's sdkV3ExcludeSmithyPackages adds `@smithy/*`). The functions
- * bundle the SDK; the benchmark measures this alternative (docs/decisions.md, "Bundles and cold start").
+ * bundle the SDK; the benchmark measures this alternative
+ * (docs/decisions.md, "Cold start held to a floor making the same calls").
  */
 export const RUNTIME_SDK_EXTERNALS = ['@aws-sdk/*', '@smithy/*'] as const;
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * `index.mjs:104:37502`. Node can do this itself (`--enable-source-maps`), but then it reads and
  * parses the whole map at every cold start (10-15 ms) and decodes it on the first stack it prints
  * (some 65 ms); here that happens only when an unexpected error is logged (docs/decisions.md,
- * "Bundles and cold start").
+ * "Bundles and cold start: import work").
  *
  * Only frames in this module's own file are mapped: in a bundle that is the bundle, and outside one
  * (tsx, tests) there is no map beside it and stacks pass through unchanged.

@@ -6,7 +6,8 @@ import { isWebOrigin } from './web-origin.ts';
  * What a cancel flow may contain: its steps, name and allowed origins, as zod schemas, with the types
  * the domain uses derived from them. Domain rules used by the API (create, update), the queued
  * completions and the API description; apart from cancel-flow.ts so the functions that only read
- * flows or run sessions do not build them at every cold start (docs/decisions.md, "Bundles and cold start").
+ * flows or run sessions do not build them at every cold start (docs/decisions.md,
+ * "Bundles and cold start: import work").
  */
 
 export const STEP_TYPES = ['survey', 'offer', 'confirm'] as const;

@@ -7,7 +7,8 @@ import { ENVIRONMENTS } from './tenant.ts';
  * A stored cancel session and a completion as the dead-letter queue carries it, as zod schemas: the
  * queue worker parses what it receives with them, and the session and completion types come from
  * them. Apart from cancel-sessions.ts because building them builds every step schema, which the
- * session endpoints never parse with (docs/decisions.md, "Bundles and cold start").
+ * session endpoints never parse with (docs/decisions.md,
+ * "Bundles and cold start: import work").
  */
 const sessionResponse = z.object({
   step: z.number().int(),
