@@ -5,6 +5,7 @@ import { webhookFanOut } from './outbound-webhook-consumer.ts';
 import { analyticsConsumer, campaignAnalyticsConsumer } from './analytics-consumer.ts';
 import { campaignSweeps } from './campaign-sweep-consumer.ts';
 import { metricsConsumer } from './metrics-consumer.ts';
+import { searchIndexConsumer } from './search-index-consumer.ts';
 
 /**
  * Every consumer of the event log; the stream handler and the local event runner read this list.
@@ -17,5 +18,6 @@ export const EVENT_CONSUMERS: readonly EventConsumer[] = [
   analyticsConsumer,
   campaignAnalyticsConsumer,
   campaignSweeps,
+  searchIndexConsumer,
   metricsConsumer,
 ];

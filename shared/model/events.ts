@@ -108,6 +108,8 @@ export interface EventPayloads {
   /** Internal: a payment counted terminal was paid after all; analytics takes it out of terminal (its recovery counts as any other). */
   'payment.terminal_reversed': PaymentEventData;
   'customer.created': CustomerEventData;
+  /** Internal: a customer's name or email changed; the search index follows it (store/customer-search.ts). */
+  'customer.renamed': { id: string };
   /** The erasure notice: outlives the erasure it reports, so it names the customer by id alone. */
   'customer.deleted': { id: string; deleted: true };
   /** A retry won the customer back (the list item), or a cancel flow saved them (with the offer they accepted). */
@@ -172,10 +174,12 @@ export const DELIVERED_EVENT_TYPES = [
  * made the change themselves and see it on the campaign. payment.recategorized and
  * payment.terminal_reversed keep the analytics cohorts exact; merchants read the category on the
  * payment itself, and a terminal payment paid after all reaches them as payment.recovered.
+ * customer.renamed has the search index follow a new name or email; merchants see it on the customer.
  */
 export const INTERNAL_EVENT_TYPES = [
   'CancelFlowCompleted',
   'CancelFlowSaved',
+  'customer.renamed',
   'campaign.enrolled',
   'campaign.recovered',
   'campaign.status_changed',

@@ -4,7 +4,7 @@ import type { Customer } from '../model/customer.ts';
 import { lockTimeout } from '../model/errors.ts';
 import { MAX_PREFIXES, queryWords, searchIndexing } from '../model/customer-search.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { customerSk, findCustomer, searchPending } from './customers.ts';
+import { customerSk, findCustomer } from './customers.ts';
 import { batchGetConsistent } from './dynamo.ts';
 import { tenantPk } from './keys.ts';
 import { allOf, raw, textKey, type Filter } from './list-query.ts';
@@ -24,11 +24,9 @@ const { db, tableName } = runtime;
  * What a customer's entries were made from is the customer's search record (`CUSTSEARCH#<id>`): the
  * name and email indexed, the prefixes with an entry, and those a rename left behind. Entries, counts
  * and the record change together, in a transaction of their own that checks the customer still has
- * the name and email indexed (`indexCustomer`), run by the request that created or renamed the
- * customer right after that write: the customer's own transaction (a failure's: 11-15 items) stays
- * as it was, and a burst of first failures for one new customer races on that small write alone.
- * The write marks the customer `search_pending` and the index change clears it, so a request that
- * stopped in between is caught up by the next delivery of its event (`catchUpSearchIndex`).
+ * the name and email indexed, run by the event stream after a customer is created or renamed
+ * (`syncSearchIndex`): the index follows the customer within seconds, as Stripe's search does, and
+ * the customer's own write (a failure's: 11-15 items) never carries it.
  *
  * Entries, counts and the record hold name and email fragments: personal data. Erasure deletes the
  * entries, the record, and the counts that the customer leaves at zero, in the transaction that
@@ -42,7 +40,7 @@ const COUNT = 'matches';
  * transaction holds 2 × MAX_PREFIXES current ones, these, the record and 7 writes of its own: under 100.
  */
 const RETIRED_LIMIT = 30;
-/** How often an index change is tried against concurrent changes of the customer before the request gives up (429, delivered again). */
+/** How often an index change is tried against concurrent changes of the customer before the stream delivers its event again. */
 const INDEX_ATTEMPTS = 5;
 
 /** What the entries are built from: the customer's stable fields and the name and email indexed. */
@@ -167,26 +165,23 @@ export function retiredPrefixes(earlier: readonly string[], change: SearchIndexC
 }
 
 /**
- * Makes the customer's entries, counts and search record match `customer` (as just written, or
- * re-read after a concurrent change): one transaction, conditional on the customer still having that
- * name and email (its name and email sort keys) and on the record being the one read, that also
- * clears the customer's `search_pending`. Nothing when they already match, or once a later write
- * renamed the customer (that write's own index change takes over). `fresh`: the customer was just
- * created, so there is no record to read.
+ * Makes the customer's entries, counts and search record match the customer as stored now, whatever
+ * event asked and however late: one transaction, conditional on the customer still having the name
+ * and email read (their sort keys) and on the record being the one read. Nothing when they already
+ * match, or once the customer is gone (erasure deleted the index with it). A rename that lands in
+ * between cancels the transaction and the customer is read again.
  */
-export async function indexCustomer(tenant: Tenant, written: Customer, fresh = false): Promise<void> {
-  let customer: Customer | undefined = written;
-  for (let attempt = 0; customer; attempt++) {
-    if (attempt === INDEX_ATTEMPTS) throw lockTimeout(`The search index of customer ${written.id} changed under every try; deliver the event again.`);
-    const record = fresh && attempt === 0 ? null : await findSearchRecord(tenant, customer.id);
+export async function syncSearchIndex(tenant: Tenant, customerId: string): Promise<void> {
+  for (let attempt = 0; attempt < INDEX_ATTEMPTS; attempt++) {
+    const [customer, record] = await Promise.all([findCustomer(tenant, customerId), findSearchRecord(tenant, customerId)]);
+    if (!customer) return;
     const change = searchIndexChange(tenant, record, customer);
-    if (change.writes.length === 0 && (record || change.prefixes.length === 0) && !searchPending(customer)) return;
+    if (change.writes.length === 0 && (record || change.prefixes.length === 0)) return;
     const outcome = await transact([
       {
-        Update: {
+        ConditionCheck: {
           TableName: tableName,
           Key: { pk: tenantPk(tenant), sk: customerSk(customer.id) },
-          UpdateExpression: 'REMOVE search_pending',
           ConditionExpression: 'gsi4sk = :name AND gsi5sk = :email',
           ExpressionAttributeValues: { ':name': textKey(customer.name, customer.id), ':email': textKey(customer.email, customer.id) },
         },
@@ -202,30 +197,8 @@ export async function indexCustomer(tenant: Tenant, written: Customer, fresh = f
       ...change.writes,
     ]);
     if (outcome.committed) return;
-    const now = await findCustomer(tenant, customer.id);
-    // Renamed (or erased) since: the write that did it makes its own index change.
-    customer = now && sameKeys(now, customer) ? now : undefined;
   }
-}
-
-/**
- * After a write of `written` (read as `read`; undefined when the write created it): its index change,
- * when the write gave it a name or email its entries do not have. Nothing, not even a read, when the
- * name and email stayed as they were: a failure for a known customer writes no index item.
- */
-export async function followCustomerWrite(tenant: Tenant, read: Customer | undefined, written: Customer): Promise<void> {
-  if (read && sameKeys(read, written)) return;
-  await indexCustomer(tenant, written, read === undefined);
-}
-
-/**
- * The same after a delivery of an event already recorded, which also makes the index change a
- * stopped request left undone (the customer's `search_pending`): the first delivery may have ended
- * between the customer's write and its index change. Nothing, not even a read, otherwise.
- */
-export async function catchUpSearchIndex(tenant: Tenant, read: Customer, written: Customer): Promise<void> {
-  if (sameKeys(read, written) && !searchPending(read)) return;
-  await indexCustomer(tenant, written);
+  throw lockTimeout(`The search index of customer ${customerId} changed under every try; the stream delivers the event again.`);
 }
 
 /**

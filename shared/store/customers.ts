@@ -84,31 +84,20 @@ function customerRankWrites(tenant: Tenant, customer: Customer, before: RankedAs
 }
 
 /**
- * A customer as read, with what its stored item was counted and indexed under: the counter
- * dimensions (`counted_as`), its values in the ranked orders (`ranked_as`), the name and email keys it
- * was stored with (`search_keys`), and whether its search index may lag behind them (`search_pending`,
- * customer-search.ts). Domain updates build the next customer by spreading the one they read, so these
- * travel to the write exactly like `version`, and the write moves counts and ranks from what was
- * stored to what is written and marks a new or renamed customer's index as pending.
+ * A customer as read, with what its stored item was counted and ranked under: the counter dimensions
+ * (`counted_as`) and its values in the ranked orders (`ranked_as`). Domain updates build the next
+ * customer by spreading the one they read, so these travel to the write exactly like `version`, and
+ * the write moves counts and ranks from what was stored to what is written.
  */
-type StoredCustomer = Customer & { counted_as?: string[]; ranked_as?: RankedAs; search_keys?: string; search_pending?: boolean };
-
-const searchKeys = (customer: Customer): string => `${textKey(customer.name, customer.id)}\n${textKey(customer.email, customer.id)}`;
-
-/**
- * Whether the customer's search index may not have caught up with their name and email: set by the
- * write that creates or renames them, cleared by the index change (customer-search.ts).
- */
-export const searchPending = (customer: Customer): boolean => (customer as StoredCustomer).search_pending === true;
+type StoredCustomer = Customer & { counted_as?: string[]; ranked_as?: RankedAs };
 
 /** The stored item, index attributes included; bulk loads (the list bench's seed) write exactly this. */
-export function customerItem(tenant: Tenant, customer: Customer, searchPending = false) {
-  const { counted_as: _counted, ranked_as: _ranked, search_keys: _keys, search_pending: _pending, ...fields } = customer as StoredCustomer;
+export function customerItem(tenant: Tenant, customer: Customer) {
+  const { counted_as: _counted, ranked_as: _ranked, ...fields } = customer as StoredCustomer;
   const id = customer.id;
   return storedItem({ pk: tenantPk(tenant), sk: customerSk(id) }, 'customer', fields, {
     counted_as: customerDimensions(customer),
     ranked_as: customerRankedAs(customer),
-    ...(searchPending ? { search_pending: true } : {}),
     gsi1pk: customerPartition.status(tenant, customer.status),
     gsi1sk: id,
     gsi2pk: customerPartition.recovered(tenant),
@@ -122,14 +111,11 @@ export function customerItem(tenant: Tenant, customer: Customer, searchPending =
 }
 
 /**
- * The customer, with `counted_as`, `search_pending` and the name and email keys of its item riding
- * along (see StoredCustomer). Items written before the search index (2026-11-26) also hold `search`,
- * the text the old substring search scanned.
+ * The customer, with `counted_as` and `ranked_as` riding along (see StoredCustomer). Items written
+ * before the search index (2026-11-26) also hold `search`, the text the old substring search scanned;
+ * some written while requests kept the index hold `search_pending`, which nothing reads any more.
  */
-export const customerFromItem = (item: Item): Customer => ({
-  ...entityOf<StoredCustomer>(item, ['search']),
-  search_keys: `${item.gsi4sk as string}\n${item.gsi5sk as string}`,
-}) as Customer;
+export const customerFromItem = (item: Item): Customer => entityOf<StoredCustomer>(item, ['search', 'search_pending']) as Customer;
 
 export async function findCustomerIdForPsp(tenant: Tenant, psp: string, pspCustomerId: string): Promise<string | undefined> {
   const { Item } = await db.send(
@@ -187,14 +173,13 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
   const stored = customer as StoredCustomer;
   const before = readVersion === null ? null : (stored.counted_as ?? null);
   const rankedBefore = readVersion === null ? null : (stored.ranked_as ?? null);
-  const pending = readVersion === null || stored.search_pending === true || stored.search_keys !== searchKeys(customer);
   const counters = [
     ...counterWrites(tenant, 'CUSTOMERS', customer, before, customerDimensions(customer)),
     ...customerRankWrites(tenant, customer, rankedBefore, customerRankedAs(customer)),
   ];
   if (readVersion === null) {
     return [
-      { Put: { TableName: tableName, Item: customerItem(tenant, customer, pending), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName, Item: customerItem(tenant, customer), ConditionExpression: 'attribute_not_exists(pk)' } },
       {
         Put: {
           TableName: tableName,
@@ -209,7 +194,7 @@ export function saveCustomerWrites(tenant: Tenant, customer: Customer, readVersi
     {
       Put: {
         TableName: tableName,
-        Item: customerItem(tenant, customer, pending),
+        Item: customerItem(tenant, customer),
         ConditionExpression: 'version = :version',
         ExpressionAttributeValues: { ':version': readVersion },
       },

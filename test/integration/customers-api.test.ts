@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../shared/model/tenant.ts';
-import { advanceClock, call, newMerchant } from '../support/api.ts';
+import { advanceClock, call, drainEvents, newMerchant } from '../support/api.ts';
 import { byKey, merchantWithProcessors, readAllPages, recordFailure, recordSuccess, storedCustomers, storedPayments } from '../support/recovery-data.ts';
 import { genericFailure, postGeneric } from '../support/webhooks.ts';
 
@@ -37,6 +37,8 @@ beforeAll(async () => {
   await fail('byron', { name: 'Ada Byron', email: 'ada.byron@example.org', code: 'insufficient_funds', psp: 'zeta' });
   // Ada fails again: two open payments.
   await recordFailure(paths, { customer: 'cust_ada', name: 'Ada Lovelace', email: 'ada@analytical.example', code: 'processing_error', amount: 800, after: 3600 });
+  // Search reads an index the event stream keeps.
+  await drainEvents();
   stored = await storedCustomers(tenant);
 }, 120_000);
 

@@ -6,15 +6,19 @@ import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support
 
 /** Issue #9's budgets: DynamoDB requests per call on a warm instance (the scheduler's calls are not DynamoDB in AWS). */
 const INGESTION_BUDGET = 3;
+/**
+ * A new customer's failure: the batch read of references and tombstones, and one transaction. Its
+ * search index follows in the stream (docs/decisions.md, "The search index follows the stream").
+ */
+const NEW_CUSTOMER_REQUESTS = 2;
 const AUTHENTICATED_READ_BUDGET = 3;
-/** A rename's search index change, after the failure's own requests: the search record read and one transaction (customer-search.ts). */
-const RENAME_INDEXING = 2;
 /**
  * What the stream asks of DynamoDB for a new customer's failure (three events) with one campaign and
  * one endpoint: the batch's two configuration reads and each record's own work (10 when the
- * endpoints were read once per record).
+ * endpoints were read once per record), of which the search index's: the customer and its search
+ * record read, one transaction.
  */
-const STREAM_REQUESTS = 8;
+const STREAM_REQUESTS = 11;
 
 const counter = requestCounter(runtime.db);
 afterAll(() => counter.stop());
@@ -34,7 +38,7 @@ async function warmWebhook() {
 }
 
 describe('DynamoDB requests per call on a warm instance', () => {
-  it(`ingests a new customer's failure and a known customer's in at most ${INGESTION_BUDGET} requests each`, async () => {
+  it(`ingests a new customer's failure in ${NEW_CUSTOMER_REQUESTS} requests and a known customer's in at most ${INGESTION_BUDGET}`, async () => {
     // Prepare
     const { path } = await warmWebhook();
     const first = genericFailure();
@@ -46,11 +50,11 @@ describe('DynamoDB requests per call on a warm instance', () => {
     // Assess
     expect(newCustomer.result.body.outcome).toBe('created');
     expect(knownCustomer.result.body).toMatchObject({ outcome: 'created', customer_id: newCustomer.result.body.customer_id });
-    expect(newCustomer.requests).toBeLessThanOrEqual(INGESTION_BUDGET);
+    expect(newCustomer.requests).toBe(NEW_CUSTOMER_REQUESTS);
     expect(knownCustomer.requests).toBeLessThanOrEqual(INGESTION_BUDGET);
   });
 
-  it(`ingests a failure that renames a known customer in ${INGESTION_BUDGET} requests and its search index change in ${RENAME_INDEXING} more`, async () => {
+  it(`ingests a failure that renames a known customer in at most ${INGESTION_BUDGET} requests, its search index left to the stream`, async () => {
     // Prepare
     const { path } = await warmWebhook();
     const first = genericFailure();
@@ -59,7 +63,7 @@ describe('DynamoDB requests per call on a warm instance', () => {
     const renamed = await measured(() => postGeneric(path, genericFailure({ customerId: first.customer.id })));
     // Assess
     expect(renamed.result.body.outcome).toBe('created');
-    expect(renamed.requests).toBeLessThanOrEqual(INGESTION_BUDGET + RENAME_INDEXING);
+    expect(renamed.requests).toBeLessThanOrEqual(INGESTION_BUDGET);
   });
 
   it(`answers a replayed delivery in at most ${INGESTION_BUDGET} requests, recording nothing twice`, async () => {

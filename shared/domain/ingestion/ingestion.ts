@@ -13,7 +13,6 @@ import { customerListItem } from '../../representations/customer.ts';
 import { paymentResource } from '../../representations/payment.ts';
 import { recoveredEventData } from '../../representations/payment-events.ts';
 import { findCustomer, saveCustomerWrites } from '../../store/customers.ts';
-import { catchUpSearchIndex, followCustomerWrite } from '../../store/customer-search.ts';
 import { enrollmentsOf } from '../../store/enrollments.ts';
 import { erasureCheck, notErasedChecks, type ErasureCheck, type ErasureVerdict } from '../../store/erased-references.ts';
 import { recordEventWrite } from '../../store/events.ts';
@@ -73,6 +72,17 @@ const refusedAfter = (what: string): ContentionPolicy => ({
 type FailedEvent = Extract<ProcessorEvent, { kind: 'payment_failed' }>;
 type SucceededEvent = Extract<ProcessorEvent, { kind: 'payment_succeeded' }>;
 type CustomerEvent = Exclude<ProcessorEvent, { kind: 'ignored' | 'card_setup_completed' }>;
+
+/**
+ * A customer's writes as an event leaves them (`read`: as read; undefined when the event creates
+ * them), with the event that has the search index follow a new name or email; a new customer's
+ * `customer.created` does that (docs/data-model.md, "Customer search").
+ */
+function customerWrites(tenant: Tenant, read: Customer | undefined, written: Customer, now: Date): TransactItem[] {
+  const writes = saveCustomerWrites(tenant, written, read ? read.version : null);
+  if (!read || (read.name === written.name && read.email === written.email)) return writes;
+  return [...writes, recordEventWrite(tenant, newEvent(tenant, 'customer.renamed', { id: written.id }, now))];
+}
 
 /** The erasure check of an event about its customer alone (no charge). */
 const customerCheck = (tenant: Tenant, psp: string, event: CustomerEvent): ErasureCheck =>
@@ -169,14 +179,13 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
     const result = await transact([
       ...paymentWrites,
       ...unsettled,
-      ...saveCustomerWrites(tenant, customer, existing ? existing.version : null),
+      ...customerWrites(tenant, existing, customer, now),
       ...events.map((e) => recordEventWrite(tenant, e)),
       ...notErasedChecks(check),
       recordOnCardWrite(tenant, card.identity, card.customerId, { buckets: attemptBuckets(null, reportedAt), blocks }, now),
     ]);
     if (result.committed) {
       await routeFailure(ports, tenant, payment);
-      await followCustomerWrite(tenant, existing, customer);
       return { outcome: 'created', payment_id: payment.id, customer_id: customer.id };
     }
     // A concurrent delivery of the same charge recorded it between the read and this transaction.
@@ -213,8 +222,6 @@ async function completeDuplicate(
     const linking = paymentReferenceWrites(tenant, psp, payment.id, match.unlinked);
     const writes: TransactItem[] = [];
     const customer = payment.customer_id === null ? undefined : await findCustomer(tenant, payment.customer_id);
-    // The customer as this delivery leaves them, whose search index is brought up to date (the first delivery may have stopped before it).
-    let latest = customer;
     const timeZone = event.customer.timezone ?? customer?.timezone ?? null;
     let enriched = (event.payment.declineCode === null ? undefined : reclassify(payment, event.payment.declineCode, timeZone, now)) ?? payment;
     const newReferences = match.unlinked.filter((reference) => !payment.psp_references.includes(reference));
@@ -226,10 +233,7 @@ async function completeDuplicate(
       if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
       // A terminal code arriving late closes the payment, so it leaves the customer's open count.
       if (isOpen(payment.status) && enriched.status === 'terminal') refreshed.customer = countTerminal(refreshed.customer);
-      if (!isDeepStrictEqual(refreshed.customer, customer)) {
-        latest = withStatus(refreshed.customer, now);
-        writes.push(...saveCustomerWrites(tenant, latest, customer.version));
-      }
+      if (!isDeepStrictEqual(refreshed.customer, customer)) writes.push(...customerWrites(tenant, customer, withStatus(refreshed.customer, now), now));
       if (payment.subscription_id === null && refreshed.subscription) {
         enriched = {
           ...enriched,
@@ -242,7 +246,6 @@ async function completeDuplicate(
     }
     if (enriched === payment && writes.length === 0 && linking.length === 0) {
       await routeFailure(ports, tenant, payment);
-      if (customer && latest) await catchUpSearchIndex(tenant, customer, latest);
       return { outcome: 'duplicate', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     const changed =
@@ -256,7 +259,6 @@ async function completeDuplicate(
     const result = await transact([...checked, ...notErasedChecks(check)]);
     if (result.committed) {
       await routeFailure(ports, tenant, enriched);
-      if (customer && latest) await catchUpSearchIndex(tenant, customer, latest);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     return result.failedConditions.some((position) => position >= checked.length) ? undefined : LOST;
@@ -317,11 +319,10 @@ async function recordRecovery(ports: IngestionPorts, tenant: Tenant, psp: string
       recordEventWrite(tenant, newEvent(tenant, 'payment.recovered', recoveredEventData(recovered), now)),
     ];
     const counted = customer && countRecovery(withReportedSubscription(customer, event, now), recovered, now, paidAfterAll ? 'terminal' : 'open');
-    if (customer && counted) writes.push(...saveCustomerWrites(tenant, counted, customer.version));
+    if (customer && counted) writes.push(...customerWrites(tenant, customer, counted, now));
     const result = await transact([...writes, ...notErasedChecks(check)]);
     if (result.committed) {
       await cancelPendingRetry(ports, payment);
-      if (customer && counted) await followCustomerWrite(tenant, customer, counted);
       return { outcome: 'updated', payment_id: payment.id, customer_id: payment.customer_id ?? undefined };
     }
     return LOST;
@@ -366,11 +367,10 @@ async function updateKnownCustomer(
     if (!customer) return { outcome: 'ignored' };
     const next = change(customer);
     if (!next) return { outcome: 'duplicate', customer_id: customer.id };
-    const writes = saveCustomerWrites(tenant, next.customer, customer.version);
+    const writes = customerWrites(tenant, customer, next.customer, now);
     if (next.event) writes.push(recordEventWrite(tenant, newEvent(tenant, next.event.type, { ...customerListItem(next.customer), ...next.event.data }, now)));
     writes.push(...notErasedChecks(check));
     if (!(await transact(writes)).committed) return LOST;
-    await followCustomerWrite(tenant, customer, next.customer);
     return { outcome: 'updated', customer_id: customer.id };
   });
 }
