@@ -1,10 +1,10 @@
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { queryAll } from './dynamo.ts';
-import { epochSeconds, tenantPk } from './keys.ts';
+import { epochSeconds, tenantKey } from './keys.ts';
 import { transact } from './transactions.ts';
+import { queryTenant } from './shard-reads.ts';
 
-const { db, tableName } = runtime;
+const { tableName } = runtime;
 
 /**
  * Recovery aggregates: one item per tenant, day (UTC, of the payment's failure), processor and
@@ -50,8 +50,7 @@ export async function addOnce(
       Put: {
         TableName: tableName,
         Item: {
-          pk: tenantPk(tenant),
-          sk: `ANALYTICS_APPLIED#${aggregate}#${eventId}`,
+          ...tenantKey(tenant, `ANALYTICS_APPLIED#${aggregate}#${eventId}`),
           entity: 'analytics_marker',
           ...(once === 'per-event' ? { expires_at: epochSeconds(now) + MARKER_TTL_SECONDS } : {}),
         },
@@ -61,7 +60,7 @@ export async function addOnce(
     {
       Update: {
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk },
+        Key: tenantKey(tenant, sk),
         UpdateExpression: `SET entity = :entity, ${dimensionNames.map((_, i) => `#d${i} = :d${i}`).join(', ')} ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
         ExpressionAttributeNames: {
           ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
@@ -93,11 +92,7 @@ export interface Aggregate {
  */
 export async function aggregatesBetween(tenant: Tenant, kind: string, from: string, to: string, dimensions: readonly string[]): Promise<Aggregate[]> {
   const prefix = `ANALYTICS#${kind}#`;
-  const items = await queryAll(db, {
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':from': `${prefix}${from}`, ':to': `${prefix}${to}#~` },
-  });
+  const items = await queryTenant(tenant, { prefix, lower: `${prefix}${from}`, upper: `${prefix}${to}#~` });
   return items.map(({ pk: _pk, sk: _sk, entity: _entity, ...attributes }) => {
     const lifted: Record<string, string> = {};
     const counters: Counters = {};
