@@ -222,12 +222,20 @@ function runOf(segment: Segment, bounds: Bounds, forward: boolean, keysOnly: boo
 }
 
 /**
- * A partition's share of what is still wanted, with a margin so one read round usually suffices;
- * all of it when there is one partition (asking for exactly the number still to skip makes DynamoDB
- * stop on the last skipped entry, filters or not).
+ * A partition's share of what is still wanted, with a margin of about one standard deviation of a
+ * share (so one read round usually suffices, and a second reads only what is still missing); all of
+ * it when there is one partition (asking for exactly the number still to skip makes DynamoDB stop on
+ * the last skipped entry, filters or not).
  */
 const share = (remaining: number, partitions: number) =>
-  partitions === 1 ? remaining : Math.ceil(remaining / partitions) + Math.ceil(Math.sqrt(remaining)) + 1;
+  partitions === 1 ? remaining : Math.ceil(remaining / partitions) + Math.ceil(Math.sqrt(remaining) / 2) + 1;
+
+/**
+ * Up to this many entries are skipped in the same merged read as the page. A skip is billed for whole
+ * items whether or not it projects keys, and a separate skip would read past the skip point on every
+ * partition and again from there; longer skips read keys only, to keep what crosses the wire small.
+ */
+const MERGED_SKIP_LIMIT = 200;
 
 /**
  * Moves past `skip` matching entries from the start of `bounds`, reading only keys, and returns where
@@ -305,6 +313,7 @@ export async function readSegmentPage(
 }
 
 async function readEntries(segment: Segment, bounds: Bounds, forward: boolean, skip: number, take: number) {
+  if (partitionsOf(segment).length > 1 && skip <= MERGED_SKIP_LIMIT) return (await takeEntries(segment, bounds, forward, undefined, skip + take)).slice(skip);
   const start = skip > 0 ? await skipEntries(segment, bounds, forward, skip) : undefined;
   if (start === null) return null;
   return takeEntries(segment, bounds, forward, start, take);
