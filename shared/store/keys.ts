@@ -29,8 +29,12 @@ const SHARDED_PREFIXES = [
 ];
 /** A customer's enrollments are read together (by customer prefix): they share the shard of their customer. */
 const GROUPED_PREFIXES = ['ENROLLMENT#'];
-/** Counter items end in their shard number already (the counted item's): spread by it, so one bucket's shards sit on four keys. */
-const NUMBERED_PREFIXES = ['STATS#', 'RANK#'];
+/**
+ * Counter items end in their shard number already (the counted item's): spread by it, so one
+ * bucket's shards sit on four keys. Analytics aggregates written before they were split end in a
+ * letter or an id: any deterministic place will do for those.
+ */
+const NUMBERED_PREFIXES = ['STATS#', 'RANK#', 'ANALYTICS#'];
 
 /** FNV-1a of the sort key: cheap, stable across runtimes, even enough over ids. */
 function shardOfSortKey(sk: string): number {
@@ -42,7 +46,7 @@ function shardOfSortKey(sk: string): number {
 /** The partition holding sort key `sk` of the tenant whose own key is `base` (also what `ops tenants shard` moves old items to). */
 export function tenantPartitionOf(base: string, sk: string): string {
   if (!SHARDED_PREFIXES.some((prefix) => sk.startsWith(prefix))) return base;
-  if (NUMBERED_PREFIXES.some((prefix) => sk.startsWith(prefix))) return `${base}#${Number(sk.at(-1)) % TENANT_SHARDS}`;
+  if (NUMBERED_PREFIXES.some((prefix) => sk.startsWith(prefix)) && /\d$/.test(sk)) return `${base}#${Number(sk.at(-1)) % TENANT_SHARDS}`;
   return `${base}#${shardOfSortKey(groupOf(sk) ?? sk)}`;
 }
 
