@@ -18,7 +18,8 @@ const USAGE = `Usage:
   ops key create --merchant <merchant_id> --env test|live --scopes read,write,... [--name NAME] [--type secret|publishable] [--expires ISO]
   ops branding get --merchant <merchant_id> --env test|live
   ops branding set --merchant <merchant_id> --env test|live [--name NAME] [--logo-url https://...|none] [--accent-color '#rrggbb'] [--support-email ADDRESS|none]
-  ops processors encrypt-secrets`;
+  ops processors encrypt-secrets
+  ops tenants shard [--merchant <merchant_id> --env test|live]`;
 
 class UsageError extends Error {}
 
@@ -143,6 +144,11 @@ async function run(argv: string[]): Promise<unknown> {
     const { keyVault } = await import('../shared/composition/key-vault.ts');
     const { sealPlaintextCredentials } = await import('../shared/domain/ingestion/processor-credentials.ts');
     return sealPlaintextCredentials({ keyVault });
+  }
+  if (noun === 'tenants' && verb === 'shard' && target === undefined) {
+    // Before traffic reaches the code that reads shards (docs/data-model.md, "Moving an existing table"); without a tenant, every tenant (a Scan).
+    const { moveToShards } = await import('../shared/store/shard-migration.ts');
+    return moveToShards(values.merchant === undefined && values.env === undefined ? undefined : parseTenant(values));
   }
   throw new UsageError(USAGE);
 }

@@ -7,7 +7,7 @@ import { describeError, log, setLogContext } from '../log.ts';
 import { handleEvent, type EventConsumer } from './consumers.ts';
 import type { ServiceEvent } from '../model/events.ts';
 
-/** TENANT#<merchant>#<env> → the tenant. */
+/** TENANT#<merchant>#<env>#<shard> (or without the shard: items written before sharding) → the tenant. */
 function tenantOf(pk: string): Tenant | undefined {
   const [prefix, merchantId, environment] = pk.split('#');
   if (prefix !== 'TENANT' || !merchantId || (environment !== 'live' && environment !== 'test')) return undefined;
@@ -39,8 +39,10 @@ export function eventStreamHandler(consumers: readonly EventConsumer[], configur
         environment: tenant.environment,
       });
       try {
-        let configuration = configurations.get(item.pk);
-        if (!configuration) configurations.set(item.pk, (configuration = configurationOf(tenant)));
+        // By tenant, not by partition key: a tenant's events are spread over its shards.
+        const tenantId = `${tenant.merchantId}#${tenant.environment}`;
+        let configuration = configurations.get(tenantId);
+        if (!configuration) configurations.set(tenantId, (configuration = configurationOf(tenant)));
         await handleEvent(consumers, tenant, event, configuration);
       } catch (error) {
         log.error('event consumer failed', describeError(error));

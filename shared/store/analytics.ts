@@ -1,10 +1,11 @@
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { queryAll } from './dynamo.ts';
-import { epochSeconds, tenantPk } from './keys.ts';
+import { epochSeconds, tenantKey } from './keys.ts';
+import { shardOf } from './list-counters.ts';
 import { transact } from './transactions.ts';
+import { queryTenant } from './shard-reads.ts';
 
-const { db, tableName } = runtime;
+const { tableName } = runtime;
 
 /**
  * Recovery aggregates: one item per tenant, day (UTC, of the payment's failure), processor and
@@ -50,8 +51,7 @@ export async function addOnce(
       Put: {
         TableName: tableName,
         Item: {
-          pk: tenantPk(tenant),
-          sk: `ANALYTICS_APPLIED#${aggregate}#${eventId}`,
+          ...tenantKey(tenant, `ANALYTICS_APPLIED#${aggregate}#${eventId}`),
           entity: 'analytics_marker',
           ...(once === 'per-event' ? { expires_at: epochSeconds(now) + MARKER_TTL_SECONDS } : {}),
         },
@@ -61,7 +61,8 @@ export async function addOnce(
     {
       Update: {
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk },
+        // Split like the list counters (by what is counted), so one busy day's aggregate is four items on four keys; readers add them up.
+        Key: tenantKey(tenant, `${sk}#${shardOf(eventId)}`),
         UpdateExpression: `SET entity = :entity, ${dimensionNames.map((_, i) => `#d${i} = :d${i}`).join(', ')} ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
         ExpressionAttributeNames: {
           ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
@@ -93,20 +94,17 @@ export interface Aggregate {
  */
 export async function aggregatesBetween(tenant: Tenant, kind: string, from: string, to: string, dimensions: readonly string[]): Promise<Aggregate[]> {
   const prefix = `ANALYTICS#${kind}#`;
-  const items = await queryAll(db, {
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':from': `${prefix}${from}`, ':to': `${prefix}${to}#~` },
-  });
-  return items.map(({ pk: _pk, sk: _sk, entity: _entity, ...attributes }) => {
-    const lifted: Record<string, string> = {};
-    const counters: Counters = {};
+  const items = await queryTenant(tenant, { prefix, lower: `${prefix}${from}`, upper: `${prefix}${to}#~` });
+  const merged = new Map<string, Aggregate>();
+  for (const { pk: _pk, sk: _sk, entity: _entity, ...attributes } of items) {
+    const lifted = Object.fromEntries(dimensions.map((name) => [name, String(attributes[name])]));
+    const aggregate = merged.get(JSON.stringify(lifted)) ?? { dimensions: lifted, counters: {} };
     for (const [name, value] of Object.entries(attributes)) {
-      if (dimensions.includes(name)) lifted[name] = String(value);
-      else if (typeof value === 'number') counters[name] = value;
+      if (!dimensions.includes(name) && typeof value === 'number') aggregate.counters[name] = (aggregate.counters[name] ?? 0) + value;
     }
-    return { dimensions: lifted, counters };
-  });
+    merged.set(JSON.stringify(lifted), aggregate);
+  }
+  return [...merged.values()];
 }
 
 /** Every recovery aggregate of the days from..to (inclusive, yyyy-mm-dd). */

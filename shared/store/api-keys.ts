@@ -7,7 +7,7 @@ import { missingResource } from './cross-environment.ts';
 import { cancelledPositions, idempotentTransaction, queryAll, type Item, type TransactItems } from './dynamo.ts';
 import { InstanceCache } from './instance-cache.ts';
 import { entityOf, storedItem } from './items.ts';
-import { epochSeconds, keyHashPk, merchantPk, tenantPk } from './keys.ts';
+import { epochSeconds, keyHashPk, merchantPk, tenantKey, tenantPk } from './keys.ts';
 import type { MerchantSettings } from '../model/merchant.ts';
 
 const { db, tableName } = runtime;
@@ -28,7 +28,7 @@ export function forgetGrants(hashes: Iterable<string>): void {
 const recordSk = (keyId: string): string => `APIKEY#${keyId}`;
 const HASH_SK = 'KEYHASH';
 
-const recordKey = (tenant: Tenant, keyId: string) => ({ pk: tenantPk(tenant), sk: recordSk(keyId) });
+const recordKey = (tenant: Tenant, keyId: string) => tenantKey(tenant, recordSk(keyId));
 const hashKey = (hash: string) => ({ pk: keyHashPk(hash), sk: HASH_SK });
 
 const recordItem = (record: ApiKeyRecord) => storedItem(recordKey(tenantOf(record), record.id), 'api_key', record);

@@ -4,14 +4,14 @@ import { defaultBranding, type Branding, type StoredBranding } from '../model/br
 import type { Tenant } from '../model/tenant.ts';
 import { putVersioned } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey } from './keys.ts';
 import { findMerchant } from './merchants.ts';
 
 const { db, tableName } = runtime;
 
 const BRANDING_SK = 'SETTINGS#branding';
 
-const brandingKey = (tenant: Tenant) => ({ pk: tenantPk(tenant), sk: BRANDING_SK });
+const brandingKey = (tenant: Tenant) => (tenantKey(tenant, BRANDING_SK));
 
 /** The branding the merchant stored for this environment, if any. */
 export async function findStoredBranding(tenant: Tenant): Promise<StoredBranding | undefined> {

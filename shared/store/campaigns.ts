@@ -6,7 +6,7 @@ import { missingResource } from './cross-environment.ts';
 import { batchWriteAll, queryAll, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { recordEventWrite } from './events.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey, tenantPk } from './keys.ts';
 import { templateReferenceWrite } from './message-templates.ts';
 import { transact, type TransactItem } from './transactions.ts';
 import type { CampaignVersion } from '../model/campaign.ts';
@@ -50,13 +50,13 @@ function registryKeys(tenant: Tenant, campaign: Pick<Campaign, 'id' | 'status' |
 }
 
 const toItem = (tenant: Tenant, campaign: Campaign) =>
-  storedItem({ pk: tenantPk(tenant), sk: campaignSk(campaign.id) }, 'campaign', campaign, registryKeys(tenant, campaign) ?? {});
+  storedItem(tenantKey(tenant, campaignSk(campaign.id)), 'campaign', campaign, registryKeys(tenant, campaign) ?? {});
 
 const fromItem = (item: Item): Campaign => entityOf<Campaign>(item);
 
 function versionItem(tenant: Tenant, campaign: Campaign, savedAt: string) {
   const version: CampaignVersion = { campaign_id: campaign.id, version: campaign.version, created_at: savedAt, ...definitionOf(campaign) };
-  return storedItem({ pk: tenantPk(tenant), sk: campaignVersionSk(campaign.id, campaign.version) }, 'campaign_version', version);
+  return storedItem(tenantKey(tenant, campaignVersionSk(campaign.id, campaign.version)), 'campaign_version', version);
 }
 
 /** `SET #f0 = :f0, …` over exactly the given attributes (names are aliased: `name`, `status` are reserved words). */
@@ -81,7 +81,7 @@ function campaignUpdate(tenant: Tenant, read: Campaign, changes: Record<string, 
   return {
     Update: {
       TableName: tableName,
-      Key: { pk: tenantPk(tenant), sk: campaignSk(read.id) },
+      Key: tenantKey(tenant, campaignSk(read.id)),
       UpdateExpression: registry ? set.expression : `${set.expression} REMOVE gsi4pk, gsi4sk`,
       ConditionExpression: '#status = :read_status AND #version = :read_version',
       ExpressionAttributeNames: { ...set.names, '#status': 'status', '#version': 'version' },
@@ -114,7 +114,7 @@ function countsUpdate(tenant: Tenant, change: CampaignCounts, limits: CampaignCo
   return {
     Update: {
       TableName: tableName,
-      Key: { pk: tenantPk(tenant), sk: COUNTS_SK },
+      Key: tenantKey(tenant, COUNTS_SK),
       UpdateExpression: `ADD ${changed.map((count) => `#${count} :${count}`).join(', ')} SET entity = :entity`,
       ...(conditions.length ? { ConditionExpression: conditions.join(' AND ') } : {}),
       ExpressionAttributeNames: names,
@@ -212,13 +212,13 @@ const VERSIONS_PER_TRANSACTION = 98;
  * versions than fit in one transaction has the rest deleted right after; they are unreachable by then.
  */
 export async function removeCampaign(tenant: Tenant, read: Campaign, change: CampaignCounts): Promise<CampaignWrite> {
-  const versionKeys = Array.from({ length: read.version }, (_, i) => ({ pk: tenantPk(tenant), sk: campaignVersionSk(read.id, i + 1) }));
+  const versionKeys = Array.from({ length: read.version }, (_, i) => (tenantKey(tenant, campaignVersionSk(read.id, i + 1))));
   const outcome = await commit(
     [
       {
         Delete: {
           TableName: tableName,
-          Key: { pk: tenantPk(tenant), sk: campaignSk(read.id) },
+          Key: tenantKey(tenant, campaignSk(read.id)),
           ConditionExpression: '#status = :read_status AND #version = :read_version',
           ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
           ExpressionAttributeValues: { ':read_status': read.status, ':read_version': read.version },
@@ -235,7 +235,7 @@ export async function removeCampaign(tenant: Tenant, read: Campaign, change: Cam
 
 export async function findCampaign(tenant: Tenant, campaignId: string): Promise<Campaign | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: campaignSk(campaignId) }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: tenantKey(tenant, campaignSk(campaignId)), ConsistentRead: true }),
   );
   return Item ? fromItem(Item) : undefined;
 }
@@ -250,7 +250,7 @@ export async function getCampaign(tenant: Tenant, campaignId: string): Promise<C
 /** The definition an enrollment joined; every version of a campaign that still exists is readable. */
 export async function findCampaignVersion(tenant: Tenant, campaignId: string, version: number): Promise<CampaignVersion | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: campaignVersionSk(campaignId, version) } }),
+    new GetCommand({ TableName: tableName, Key: tenantKey(tenant, campaignVersionSk(campaignId, version)) }),
   );
   return Item ? entityOf<CampaignVersion>(Item) : undefined;
 }
@@ -299,7 +299,7 @@ export async function tenantsWithCalendarCampaigns(): Promise<Tenant[]> {
 
 /** The counts the plan limits are enforced on (zero before the first campaign). */
 export async function campaignCounts(tenant: Tenant): Promise<CampaignCounts> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: COUNTS_SK }, ConsistentRead: true }));
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: tenantKey(tenant, COUNTS_SK), ConsistentRead: true }));
   const counts = Item && entityOf<Partial<Record<'open_campaigns' | 'active_campaigns', number>>>(Item);
   return { open: counts?.open_campaigns ?? 0, active: counts?.active_campaigns ?? 0 };
 }

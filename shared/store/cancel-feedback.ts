@@ -3,7 +3,7 @@ import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure, queryAll, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
-import { customerOwnerPartition, tenantPk } from './keys.ts';
+import { customerOwnerPartition, tenantKey, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 import type { CancelFeedback, OfferApplication } from '../model/cancel-feedback.ts';
 
@@ -27,7 +27,7 @@ export function recordFeedbackWrite(tenant: Tenant, feedback: CancelFeedback): T
   return {
     Put: {
       TableName: tableName,
-      Item: storedItem({ pk: tenantPk(tenant), sk: feedbackSk(feedback.session_id) }, 'cancel_feedback', feedback, owner),
+      Item: storedItem(tenantKey(tenant, feedbackSk(feedback.session_id)), 'cancel_feedback', feedback, owner),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -36,7 +36,7 @@ export function recordFeedbackWrite(tenant: Tenant, feedback: CancelFeedback): T
 /** The item at a session's feedback key, whatever it is (the replay checks it really is this session's). */
 export async function findFeedbackItem(tenant: Tenant, sessionId: string): Promise<Item | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: feedbackSk(sessionId) }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: tenantKey(tenant, feedbackSk(sessionId)), ConsistentRead: true }),
   );
   return Item;
 }
@@ -62,7 +62,7 @@ export async function saveOfferApplication(tenant: Tenant, sessionId: string, ap
     await db.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk: feedbackSk(sessionId) },
+        Key: tenantKey(tenant, feedbackSk(sessionId)),
         UpdateExpression: 'SET offer_application = :application',
         ConditionExpression: 'offer_application.#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },

@@ -4,7 +4,7 @@ import { originChanges, type CancelFlow } from '../model/cancel-flow.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { registerOriginWrite, unregisterOriginWrite } from './cors-origins.ts';
 import { missingResource } from './cross-environment.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey, tenantPk } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
 import { queryAll, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
@@ -24,7 +24,7 @@ const ACTIVE_SK = 'CANCELFLOW_ACTIVE';
 /** `written`, or `changed`: something moved under us (flow version, active pointer, a racing transaction); read again. */
 export type FlowWrite = 'written' | 'changed';
 
-const toItem = (tenant: Tenant, flow: CancelFlow) => storedItem({ pk: tenantPk(tenant), sk: cancelFlowSk(flow.id) }, 'cancel_flow', flow);
+const toItem = (tenant: Tenant, flow: CancelFlow) => storedItem(tenantKey(tenant, cancelFlowSk(flow.id)), 'cancel_flow', flow);
 
 const fromItem = (item: Item): CancelFlow => entityOf<CancelFlow>(item);
 
@@ -35,7 +35,7 @@ interface ActivePointer {
 
 export async function findCancelFlow(tenant: Tenant, flowId: string): Promise<CancelFlow | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: cancelFlowSk(flowId) }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: tenantKey(tenant, cancelFlowSk(flowId)), ConsistentRead: true }),
   );
   return Item ? fromItem(Item) : undefined;
 }
@@ -61,7 +61,7 @@ export async function listCancelFlows(tenant: Tenant): Promise<CancelFlow[]> {
 /** The id of the tenant's active flow, if any. */
 export async function findActiveCancelFlowId(tenant: Tenant): Promise<string | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: ACTIVE_SK }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: tenantKey(tenant, ACTIVE_SK), ConsistentRead: true }),
   );
   return Item && entityOf<ActivePointer>(Item).flow_id;
 }
@@ -86,7 +86,7 @@ function flowWrite(tenant: Tenant, readVersion: number, next: CancelFlow): Trans
 
 /** Points the tenant at `to` (or at nothing), only if it still points at `from`. */
 function pointerWrite(tenant: Tenant, from: string | null, to: string | null): TransactItem {
-  const key = { pk: tenantPk(tenant), sk: ACTIVE_SK };
+  const key = tenantKey(tenant, ACTIVE_SK);
   const condition =
     from === null
       ? { ConditionExpression: 'attribute_not_exists(pk)' }

@@ -3,7 +3,7 @@ import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { putVersioned } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey } from './keys.ts';
 import type { CancelSigningSecrets } from '../model/cancel-signing-secrets.ts';
 
 const { db, tableName } = runtime;
@@ -15,7 +15,7 @@ const { db, tableName } = runtime;
  */
 const SK = 'CANCELSIGNING';
 
-const key = (tenant: Tenant) => ({ pk: tenantPk(tenant), sk: SK });
+const key = (tenant: Tenant) => (tenantKey(tenant, SK));
 
 export async function findSigningSecrets(tenant: Tenant): Promise<CancelSigningSecrets | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key(tenant), ConsistentRead: true }));

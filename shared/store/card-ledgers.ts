@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { CardLedger, LedgerBlock, LedgerBucket, LedgerCounter } from '../model/card-ledger.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { customerOwnerPartition, epochSeconds, tenantPk } from './keys.ts';
+import { customerOwnerPartition, epochSeconds, tenantKey, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -48,7 +48,7 @@ function ledgerFromItem(item: Record<string, unknown> | undefined): CardLedger {
 const storedBlock = (block: LedgerBlock): StoredBlock => ({ until: block.until, card_expiry: block.cardExpiry, set_at: block.setAt });
 
 export async function findCardLedger(tenant: Tenant, identity: string): Promise<CardLedger> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: ledgerSk(tenant, identity) }, ConsistentRead: true }));
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: tenantKey(tenant, ledgerSk(tenant, identity)), ConsistentRead: true }));
   return ledgerFromItem(Item);
 }
 
@@ -66,8 +66,7 @@ export function saveCardLedgerWrite(tenant: Tenant, identity: string, customerId
     Put: {
       TableName: tableName,
       Item: {
-        pk: tenantPk(tenant),
-        sk,
+        ...tenantKey(tenant, sk),
         entity: 'card_ledger',
         gsi1pk: customerOwnerPartition(tenant, customerId),
         gsi1sk: sk,
@@ -121,7 +120,7 @@ export function recordOnCardWrite(tenant: Tenant, identity: string, customerId: 
   return {
     Update: {
       TableName: tableName,
-      Key: { pk: tenantPk(tenant), sk },
+      Key: tenantKey(tenant, sk),
       UpdateExpression: `SET ${sets.join(', ')} ADD ${adds.join(', ')}`,
       ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
       ExpressionAttributeValues: values,

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import { invalidApiKey, notFound, type ServiceError } from '../model/errors.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { otherEnvironment, tenantPk } from './keys.ts';
+import { otherEnvironment, tenantKey } from './keys.ts';
 
 const { db, tableName } = runtime;
 
@@ -13,7 +13,7 @@ const { db, tableName } = runtime;
 export async function missingResource(tenant: Tenant, sk: string, resource: string, id: string): Promise<ServiceError> {
   const other = otherEnvironment(tenant);
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(other), sk }, ProjectionExpression: 'pk' }),
+    new GetCommand({ TableName: tableName, Key: tenantKey(other, sk), ProjectionExpression: 'pk' }),
   );
   if (!Item) return notFound(resource, id);
   return invalidApiKey(

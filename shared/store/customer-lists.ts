@@ -6,7 +6,7 @@ import { planSearch } from './customer-search.ts';
 import { RankView } from './rank-counters.ts';
 import { CUSTOMER_RANKED_ORDERS, CUSTOMER_SK_PREFIX, customerFromItem, customerPartition, customerSk } from './customers.ts';
 import { BATCH_GET_LIMIT } from './dynamo.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey, tenantPartitions } from './keys.ts';
 import { CounterView } from './list-counters.ts';
 import {
   allOf,
@@ -56,7 +56,7 @@ function rankedView(tenant: Tenant, sort: Exclude<CustomerListRequest['sort'], '
 }
 
 function baseSegment(tenant: Tenant, filter: Filter | undefined): Segment {
-  return { partition: tenantPk(tenant), prefix: CUSTOMER_SK_PREFIX, filter, narrow: false, timeBounds: idTimeBounds(CUSTOMER_SK_PREFIX, 'cus') };
+  return { partition: tenantPartitions(tenant, CUSTOMER_SK_PREFIX), prefix: CUSTOMER_SK_PREFIX, filter, narrow: false, timeBounds: idTimeBounds(CUSTOMER_SK_PREFIX, 'cus') };
 }
 
 const sortSegments: Record<Exclude<CustomerListRequest['sort'], 'created_at'>, (tenant: Tenant, filter: Filter | undefined) => Segment> = {
@@ -106,7 +106,7 @@ async function search(tenant: Tenant, query: string, request: CustomerListReques
   const { filters, sort } = request;
   const window = filters.created ?? {};
   const psp = filters.psp === undefined ? undefined : equals('psp', filters.psp);
-  const itemKey = (entry: Record<string, unknown>) => ({ pk: tenantPk(tenant), sk: customerSk(entry.customer_id as string) });
+  const itemKey = (entry: Record<string, unknown>) => (tenantKey(tenant, customerSk(entry.customer_id as string)));
   const whole = plan.filter === undefined && psp === undefined && window.from === undefined && window.to === undefined;
   const kept = whole ? async () => plan.matches : undefined;
   const inMemory = filters.status !== undefined || filters.has_failed_payment !== undefined || sort === 'total_recovered';

@@ -6,7 +6,7 @@ import { MAX_PREFIXES, queryWords, searchIndexing } from '../model/customer-sear
 import type { Tenant } from '../model/tenant.ts';
 import { customerSk, findCustomer } from './customers.ts';
 import { batchGetConsistent } from './dynamo.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey, tenantPk } from './keys.ts';
 import { allOf, raw, textKey, type Filter } from './list-query.ts';
 import { transact, type TransactItem } from './transactions.ts';
 
@@ -56,7 +56,7 @@ export type SearchRecord = IndexedAs & { retired: readonly string[]; version: nu
  */
 const WRITE_BUDGET = 96;
 
-export const searchRecordKey = (tenant: Tenant, customerId: string) => ({ pk: tenantPk(tenant), sk: `CUSTSEARCH#${customerId}` });
+export const searchRecordKey = (tenant: Tenant, customerId: string) => (tenantKey(tenant, `CUSTSEARCH#${customerId}`));
 
 /** The search record's item; bulk loads (the list bench's seed) write exactly this. */
 export function searchRecordItem(tenant: Tenant, record: SearchRecord) {
@@ -181,7 +181,7 @@ export async function syncSearchIndex(tenant: Tenant, customerId: string): Promi
       {
         ConditionCheck: {
           TableName: tableName,
-          Key: { pk: tenantPk(tenant), sk: customerSk(customer.id) },
+          Key: tenantKey(tenant, customerSk(customer.id)),
           ConditionExpression: 'gsi4sk = :name AND gsi5sk = :email',
           ExpressionAttributeValues: { ':name': textKey(customer.name, customer.id), ':email': textKey(customer.email, customer.id) },
         },

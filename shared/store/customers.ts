@@ -4,7 +4,7 @@ import { calendarCandidate, cardExpiryMonth, monthKey, totalRecovered, type Cust
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import type { Item, Key } from './dynamo.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey, tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey, textKey } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
@@ -23,10 +23,7 @@ export interface CustomerRef {
 }
 
 /** The key of a processor customer id's CustomerRef. */
-export const customerRefKey = (tenant: Tenant, psp: string, pspCustomerId: string): Key => ({
-  pk: tenantPk(tenant),
-  sk: customerRefSk(psp, pspCustomerId),
-});
+export const customerRefKey = (tenant: Tenant, psp: string, pspCustomerId: string): Key => tenantKey(tenant, customerRefSk(psp, pspCustomerId));
 
 /**
  * The index partitions a customer is listed in (docs/data-model.md, "List indexes"):
@@ -95,7 +92,7 @@ type StoredCustomer = Customer & { counted_as?: string[]; ranked_as?: RankedAs }
 export function customerItem(tenant: Tenant, customer: Customer) {
   const { counted_as: _counted, ranked_as: _ranked, ...fields } = customer as StoredCustomer;
   const id = customer.id;
-  return storedItem({ pk: tenantPk(tenant), sk: customerSk(id) }, 'customer', fields, {
+  return storedItem(tenantKey(tenant, customerSk(id)), 'customer', fields, {
     counted_as: customerDimensions(customer),
     ranked_as: customerRankedAs(customer),
     gsi1pk: customerPartition.status(tenant, customer.status),
@@ -126,7 +123,7 @@ export async function findCustomerIdForPsp(tenant: Tenant, psp: string, pspCusto
 
 export async function findCustomer(tenant: Tenant, customerId: string): Promise<Customer | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: customerSk(customerId) }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: tenantKey(tenant, customerSk(customerId)), ConsistentRead: true }),
   );
   return Item ? customerFromItem(Item) : undefined;
 }
@@ -214,7 +211,7 @@ export function deleteCustomerWrites(tenant: Tenant, customer: Customer): Transa
     {
       Delete: {
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk: customerSk(customer.id) },
+        Key: tenantKey(tenant, customerSk(customer.id)),
         ConditionExpression: 'version = :version',
         ExpressionAttributeValues: { ':version': customer.version },
       },
@@ -222,7 +219,7 @@ export function deleteCustomerWrites(tenant: Tenant, customer: Customer): Transa
     {
       Delete: {
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk: customerRefSk(customer.psp, customer.psp_customer_id) },
+        Key: tenantKey(tenant, customerRefSk(customer.psp, customer.psp_customer_id)),
         ConditionExpression: 'attribute_not_exists(pk) OR customer_id = :id',
         ExpressionAttributeValues: { ':id': customer.id },
       },

@@ -3,11 +3,12 @@ import { runtime } from '../runtime.ts';
 import type { CalendarOccasion, Enrollment, EnrollmentStatus } from '../model/enrollment.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { campaignSk } from './campaigns.ts';
-import { BATCH_GET_LIMIT, isConditionFailure, queryAll, type Item } from './dynamo.ts';
-import { customerOwnerPartition, epochSeconds, tenantPk } from './keys.ts';
+import { BATCH_GET_LIMIT, isConditionFailure, type Item } from './dynamo.ts';
+import { customerOwnerPartition, epochSeconds, tenantKey, tenantPk } from './keys.ts';
 import { fetchItems } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
 import type { TransactItem } from './transactions.ts';
+import { queryTenant } from './shard-reads.ts';
 
 const { db, tableName } = runtime;
 
@@ -29,7 +30,7 @@ export const enrollmentSubject = (enrollment: Omit<EnrollmentRef, 'campaign_id'>
 
 function toItem(tenant: Tenant, enrollment: Enrollment) {
   const sk = enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id);
-  return storedItem({ pk: tenantPk(tenant), sk }, 'enrollment', enrollment, {
+  return storedItem(tenantKey(tenant, sk), 'enrollment', enrollment, {
     // Owned by the customer: erasure finds and deletes it with the rest of their items (the card it holds is personal).
     gsi1pk: customerOwnerPartition(tenant, enrollment.customer_id),
     gsi1sk: sk,
@@ -43,7 +44,7 @@ function toItem(tenant: Tenant, enrollment: Enrollment) {
 export const enrollmentFromItem = (item: Item): Enrollment => entityOf<Enrollment>(item);
 
 export function enrollmentKey(tenant: Tenant, enrollment: EnrollmentRef) {
-  return { pk: tenantPk(tenant), sk: enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id) };
+  return tenantKey(tenant, enrollmentSk(enrollment.customer_id, enrollmentSubject(enrollment), enrollment.campaign_id));
 }
 
 export async function findEnrollment(tenant: Tenant, key: EnrollmentRef): Promise<Enrollment | undefined> {
@@ -67,12 +68,7 @@ export async function existingEnrollments(tenant: Tenant, refs: readonly Enrollm
 
 /** A customer's enrollments, or those of one of their failures. */
 export async function enrollmentsOf(tenant: Tenant, customerId: string, paymentId?: string): Promise<Enrollment[]> {
-  const items = await queryAll(db, {
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': `ENROLLMENT#${customerId}#${paymentId === undefined ? '' : `${paymentId}#`}` },
-    ConsistentRead: true,
-  });
+  const items = await queryTenant(tenant, { prefix: `ENROLLMENT#${customerId}#${paymentId === undefined ? '' : `${paymentId}#`}` }, { ConsistentRead: true });
   return items.map(enrollmentFromItem);
 }
 
@@ -126,7 +122,7 @@ export async function claimMessageSlot(tenant: Tenant, enrollment: Enrollment, n
     const { Attributes } = await db.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk },
+        Key: tenantKey(tenant, sk),
         // Gone by TTL a day after it stops mattering: one per customer and campaign would otherwise outlive both.
         UpdateExpression: 'SET entity = :entity, gsi1pk = :owner, gsi1sk = :sk, enrollment_id = :enrollment, messaged_at = :now, expires_at = :expires',
         ConditionExpression: 'attribute_not_exists(pk) OR enrollment_id = :enrollment OR messaged_at <= :spaced',
@@ -152,7 +148,7 @@ export async function claimMessageSlot(tenant: Tenant, enrollment: Enrollment, n
 /** Gives the slot back as it was when the message it was claimed for was not sent (no address, refused), unless it moved on since. */
 export async function restoreMessageSlot(tenant: Tenant, enrollment: Enrollment, claimedAt: Date, previous: MessageSlot): Promise<void> {
   const claimed = { ':enrollment': enrollment.id, ':claimed': claimedAt.toISOString() };
-  const Key = { pk: tenantPk(tenant), sk: messageSlotSk(enrollment) };
+  const Key = tenantKey(tenant, messageSlotSk(enrollment));
   const ConditionExpression = 'enrollment_id = :enrollment AND messaged_at = :claimed';
   try {
     await db.send(
@@ -251,7 +247,7 @@ export function campaignCountersWrite(tenant: Tenant, campaignId: string, counts
   return {
     Update: {
       TableName: tableName,
-      Key: { pk: tenantPk(tenant), sk: campaignSk(campaignId) },
+      Key: tenantKey(tenant, campaignSk(campaignId)),
       UpdateExpression: `${adds.length ? `ADD ${adds.join(', ')}` : ''}${set}`.trim(),
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: names,

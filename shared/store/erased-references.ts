@@ -3,7 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import type { Item, Key } from './dynamo.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey, tenantPk } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -27,7 +27,7 @@ type ErasedKind = 'customer' | 'charge';
 const erasedSk = (tenant: Tenant, psp: string, kind: ErasedKind, id: string): string =>
   `${ERASED_PREFIX}${psp}#${kind}#${createHash('sha256').update(`${tenantPk(tenant)}\n${psp}\n${kind}\n${id}`).digest('hex')}`;
 
-const erasedKey = (tenant: Tenant, psp: string, kind: ErasedKind, id: string): Key => ({ pk: tenantPk(tenant), sk: erasedSk(tenant, psp, kind, id) });
+const erasedKey = (tenant: Tenant, psp: string, kind: ErasedKind, id: string): Key => (tenantKey(tenant, erasedSk(tenant, psp, kind, id)));
 
 /** A processor event as the erasure check sees it: the tombstones that would name it, and when it happened. */
 export interface ErasureCheck {

@@ -3,14 +3,14 @@ import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
-import { customerOwnerPartition, tenantPk } from './keys.ts';
+import { customerOwnerPartition, tenantKey } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 import type { ErasureRecord } from '../model/erasure.ts';
 
 const { db, tableName } = runtime;
 
 const erasureSk = (customerId: string): string => `ERASURE#${customerId}`;
-const erasureKey = (tenant: Tenant, customerId: string) => ({ pk: tenantPk(tenant), sk: erasureSk(customerId) });
+const erasureKey = (tenant: Tenant, customerId: string) => (tenantKey(tenant, erasureSk(customerId)));
 
 export async function findErasure(tenant: Tenant, customerId: string): Promise<ErasureRecord | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: erasureKey(tenant, customerId), ConsistentRead: true }));

@@ -1,11 +1,12 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { ServiceEvent } from '../model/events.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure, queryAll } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
-import { customerOwnerPartition, tenantPk } from './keys.ts';
+import { customerOwnerPartition, tenantKey } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
+import { queryTenant } from './shard-reads.ts';
 
 const { db, tableName } = runtime;
 
@@ -30,7 +31,7 @@ export function recordEventWrite(tenant: Tenant, event: ServiceEvent): TransactI
   return {
     Put: {
       TableName: tableName,
-      Item: storedItem({ pk: tenantPk(tenant), sk: eventSk(event.id) }, 'event', event, owner),
+      Item: storedItem(tenantKey(tenant, eventSk(event.id)), 'event', event, owner),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -45,7 +46,7 @@ export async function anonymizeEvent(tenant: Tenant, eventId: string, data: Reco
     await db.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk: eventSk(eventId) },
+        Key: tenantKey(tenant, eventSk(eventId)),
         UpdateExpression: 'SET #data = :data REMOVE gsi1pk, gsi1sk',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: { '#data': 'data' },
@@ -59,20 +60,13 @@ export async function anonymizeEvent(tenant: Tenant, eventId: string, data: Reco
 
 /** Events of a tenant, oldest first (ids sort by time). */
 export async function listEvents(tenant: Tenant, limit = 100): Promise<ServiceEvent[]> {
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': 'EVENT#' },
-      Limit: limit,
-    }),
-  );
-  return Items.map((item) => entityOf<ServiceEvent>(item));
+  const items = await queryTenant(tenant, { prefix: 'EVENT#' }, { Limit: limit });
+  return items.slice(0, limit).map((item) => entityOf<ServiceEvent>(item));
 }
 
 /** One event as stored (anonymised if its customer was erased since), for outbound delivery. */
 export async function findEvent(tenant: Tenant, eventId: string): Promise<ServiceEvent | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: eventSk(eventId) }, ConsistentRead: true }));
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: tenantKey(tenant, eventSk(eventId)), ConsistentRead: true }));
   return Item ? entityOf<ServiceEvent>(Item) : undefined;
 }
 

@@ -1,11 +1,12 @@
 import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
-import { epochSeconds, tenantPk } from './keys.ts';
+import { epochSeconds, tenantKey } from './keys.ts';
+import { queryTenant } from './shard-reads.ts';
 
 const { db, tableName } = runtime;
 
@@ -51,7 +52,7 @@ export async function claimIdempotencyKey(
       new PutCommand({
         TableName: tableName,
         Item: storedItem<IdempotencyRecord>(
-          { pk: tenantPk(tenant), sk: sk(key) },
+          tenantKey(tenant, sk(key)),
           'idempotency_record',
           { fingerprint, state: 'in_progress', locked_until: lockUntil.toISOString(), retain_until: retainUntil.toISOString() },
           { expires_at: epochSeconds(retainUntil) },
@@ -79,7 +80,7 @@ export async function recordIdempotentResponse(tenant: Tenant, key: string, fing
   await db.send(
     new UpdateCommand({
       TableName: tableName,
-      Key: { pk: tenantPk(tenant), sk: sk(key) },
+      Key: tenantKey(tenant, sk(key)),
       UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until',
       ConditionExpression: 'fingerprint = :fingerprint AND #state = :in_progress',
       ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
@@ -99,7 +100,7 @@ export async function releaseIdempotencyKey(tenant: Tenant, key: string, fingerp
     await db.send(
       new DeleteCommand({
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk: sk(key) },
+        Key: tenantKey(tenant, sk(key)),
         ConditionExpression: 'fingerprint = :fingerprint AND #state = :in_progress',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':fingerprint': fingerprint, ':in_progress': 'in_progress' },
@@ -121,26 +122,17 @@ export async function deleteIdempotencyRecordsContaining(tenant: Tenant, values:
   const inBody = present.map((value) => JSON.stringify(value));
   const prefix = sk('');
   let deleted = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ProjectionExpression: 'sk, #response.#body',
-        ExpressionAttributeNames: { '#response': 'response', '#body': 'body' },
-        ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': prefix },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const key = (item.sk as string).slice(prefix.length);
-      const body = (item.response?.body as string | undefined) ?? '';
-      if (!present.some((value) => key.includes(value)) && !inBody.some((needle) => body.includes(needle))) continue;
-      await db.send(new DeleteCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: item.sk } }));
-      deleted += 1;
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const records = await queryTenant(
+    tenant,
+    { prefix },
+    { ProjectionExpression: 'sk, #response.#body', ExpressionAttributeNames: { '#response': 'response', '#body': 'body' } },
+  );
+  for (const item of records) {
+    const key = (item.sk as string).slice(prefix.length);
+    const body = ((item.response as { body?: string } | undefined)?.body as string | undefined) ?? '';
+    if (!present.some((value) => key.includes(value)) && !inBody.some((needle) => body.includes(needle))) continue;
+    await db.send(new DeleteCommand({ TableName: tableName, Key: tenantKey(tenant, item.sk as string) }));
+    deleted += 1;
+  }
   return deleted;
 }

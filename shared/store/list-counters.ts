@@ -1,11 +1,11 @@
 import { runtime } from '../runtime.ts';
 import type { TimeWindow } from '../model/listing.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { queryAll } from './dynamo.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
+import { queryTenant } from './shard-reads.ts';
 
-const { db, tableName } = runtime;
+const { tableName } = runtime;
 
 /**
  * Bucketed list counters: how many payments (or customers) of a tenant were created on each UTC day
@@ -115,7 +115,7 @@ export function counterWrites(tenant: Tenant, family: CounterFamily, item: { id:
     const values: Record<string, unknown> = Object.fromEntries(added.map(([, by], i) => [`:d${i}`, by]));
     values[':entity'] = 'list_counter';
     const update = `ADD ${added.map((_, i) => `#d${i} :d${i}`).join(', ')} SET entity = :entity`;
-    return { Update: { TableName: tableName, Key: { pk: tenantPk(tenant), sk }, UpdateExpression: update, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
+    return { Update: { TableName: tableName, Key: tenantKey(tenant, sk), UpdateExpression: update, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
   });
 }
 
@@ -136,7 +136,7 @@ export function counterItems(tenant: Tenant, family: CounterFamily, counted: rea
   const items = new Map<string, Record<string, unknown>>();
   for (const { id, created_at: createdAt, dimensions } of counted) {
     for (const { sk, part } of counterPlaces(family, createdAt, shardOf(id))) {
-      const item = items.get(sk) ?? { pk: tenantPk(tenant), sk, entity: 'list_counter' };
+      const item = items.get(sk) ?? { ...tenantKey(tenant, sk), entity: 'list_counter' };
       for (const dimension of dimensions) {
         item[dimension] = ((item[dimension] as number | undefined) ?? 0) + 1;
         if (finelyCounted(dimension)) item[fineName(dimension, part)] = ((item[fineName(dimension, part)] as number | undefined) ?? 0) + 1;
@@ -151,11 +151,7 @@ type Counts = Map<string, Map<string, number>>;
 
 /** period → dimension → count, shards added up; `prefix` selects the items, `levelPrefix` precedes the period in their keys. */
 async function readCounters(tenant: Tenant, levelPrefix: string, prefix = levelPrefix): Promise<Counts> {
-  const items = await queryAll(db, {
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': prefix },
-  });
+  const items = await queryTenant(tenant, { prefix });
   const counts: Counts = new Map();
   for (const { pk: _pk, sk, entity: _entity, ...dimensions } of items) {
     const period = (sk as string).slice(levelPrefix.length).split('#')[0]!;

@@ -3,7 +3,10 @@ import { runtime } from '../runtime.ts';
 import type { TimeWindow } from '../model/listing.ts';
 import { idTimePart } from '../ids.ts';
 import { countedAs, DAY_LEAF, type Bucket, type CounterView } from './list-counters.ts';
+import { compareKeys, queryEach, readMerged, type MergedRun, type MergeStart } from './shard-reads.ts';
 import { GLOBAL_INDEXES, TABLE_KEYS, type GlobalIndexName } from './table-schema.ts';
+
+export { compareKeys };
 
 const { db, tableName } = runtime;
 
@@ -37,7 +40,8 @@ export interface Filter {
 
 export interface Segment {
   index?: GlobalIndexName;
-  partition: string;
+  /** One partition, or the partitions one run is spread over (a tenant's shards), read as one in key order. */
+  partition: string | readonly string[];
   /** Inclusive sort-key bounds; either may be open. */
   lower?: string;
   upper?: string;
@@ -118,10 +122,13 @@ interface Bounds {
   upper?: string;
 }
 
+const partitionsOf = (segment: Segment): readonly string[] => (typeof segment.partition === 'string' ? [segment.partition] : segment.partition);
+
+/** The segment's query within bounds; its partition is `:pk`, bound per partition by the readers. */
 function queryInput(segment: Segment, bounds: Bounds, forward: boolean): QueryCommandInput {
   const keys = keyNames(segment);
   const names: Record<string, string> = { '#pk': keys.partition, ...segment.filter?.names };
-  const values: Record<string, unknown> = { ':pk': segment.partition, ...segment.filter?.values };
+  const values: Record<string, unknown> = { ...segment.filter?.values };
   const lower = bounds.lower ?? segment.lower;
   const upper = bounds.upper ?? segment.upper;
   let condition = '#pk = :pk';
@@ -163,14 +170,22 @@ function windowBounds(segment: Segment, window: TimeWindow): Required<Bounds> {
 
 /** How many entries of the segment (within bounds) match its filter: reads them all, returning only a number. */
 export async function countEntries(segment: Segment, bounds: Bounds = {}): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new QueryCommand({ ...queryInput(segment, bounds, true), Select: 'COUNT', ExclusiveStartKey: startKey }));
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
+  const input = queryInput(segment, bounds, true);
+  const counts = await Promise.all(
+    partitionsOf(segment).map(async (partition) => {
+      let count = 0;
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({ ...input, ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':pk': partition }, Select: 'COUNT', ExclusiveStartKey: startKey }),
+        );
+        count += page.Count ?? 0;
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return count;
+    }),
+  );
+  return counts.reduce((sum, n) => sum + n, 0);
 }
 
 /** The segment's total, from counters when they count exactly this segment, else by reading its entries. */
@@ -190,53 +205,54 @@ function bucketsOf(segment: Segment, window: TimeWindow): Promise<Bucket[]> {
   return view.buckets(dimension, window, (from, to) => countEntries(segment, windowBounds(segment, { from, to })));
 }
 
-/**
- * Moves past `skip` matching entries from the start of `bounds` and returns the key to continue
- * after, reading only keys; `null` when the run ends first. Asking for exactly the number still to
- * skip makes DynamoDB stop on the last skipped entry, filters or not.
- */
-async function skipEntries(segment: Segment, bounds: Bounds, forward: boolean, skip: number): Promise<Record<string, unknown> | undefined | null> {
-  const keyAttributes = [...new Set([TABLE_KEYS.partition, TABLE_KEYS.sort, ...Object.values(keyNames(segment))])];
+/** The segment within bounds as a run over its partitions, optionally reading only the keys. */
+function runOf(segment: Segment, bounds: Bounds, forward: boolean, keysOnly: boolean): MergedRun {
+  const keys = keyNames(segment);
+  const keyAttributes = [...new Set([TABLE_KEYS.partition, TABLE_KEYS.sort, ...Object.values(keys)])];
+  const input = queryInput(segment, bounds, forward);
   const projectionNames = Object.fromEntries(keyAttributes.map((name, i) => [`#key${i}`, name]));
-  let skipped = 0;
-  let startKey: Record<string, unknown> | undefined;
-  while (skipped < skip) {
-    const input = queryInput(segment, bounds, forward);
-    const page = await db.send(
-      new QueryCommand({
-        ...input,
-        Limit: skip - skipped,
-        ExclusiveStartKey: startKey,
-        ProjectionExpression: Object.keys(projectionNames).join(', '),
-        ExpressionAttributeNames: { ...input.ExpressionAttributeNames, ...projectionNames },
-      }),
-    );
-    skipped += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-    if (!startKey) return skipped < skip ? null : undefined;
-  }
-  return startKey;
+  const query: QueryCommandInput = keysOnly
+    ? { ...input, ProjectionExpression: Object.keys(projectionNames).join(', '), ExpressionAttributeNames: { ...input.ExpressionAttributeNames, ...projectionNames } }
+    : input;
+  return {
+    queries: partitionsOf(segment).map((partition) => ({ ...query, ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ':pk': partition } })),
+    sortKey: keys.sort,
+    keyAttributes,
+  };
 }
 
-/** Up to `take` matching entries from a starting key. */
-async function takeEntries(segment: Segment, bounds: Bounds, forward: boolean, startKey: Record<string, unknown> | undefined, take: number) {
-  const entries: Record<string, unknown>[] = [];
-  let from = startKey;
-  while (entries.length < take) {
-    const wanted = take - entries.length;
-    const page = await db.send(
-      new QueryCommand({
-        ...queryInput(segment, bounds, forward),
-        // With a filter, read a little ahead: matches are a fraction of what is read.
-        Limit: segment.filter ? Math.max(wanted, 100) : wanted,
-        ExclusiveStartKey: from,
-      }),
-    );
-    entries.push(...(page.Items ?? []).slice(0, wanted));
-    from = page.LastEvaluatedKey;
-    if (!from) break;
-  }
-  return entries;
+/**
+ * A partition's share of what is still wanted, with a margin of about one standard deviation of a
+ * share (so one read round usually suffices, and a second reads only what is still missing); all of
+ * it when there is one partition (asking for exactly the number still to skip makes DynamoDB stop on
+ * the last skipped entry, filters or not).
+ */
+const share = (remaining: number, partitions: number) =>
+  partitions === 1 ? remaining : Math.ceil(remaining / partitions) + Math.ceil(Math.sqrt(remaining) / 2) + 1;
+
+/**
+ * Up to this many entries are skipped in the same merged read as the page. A skip is billed for whole
+ * items whether or not it projects keys, and a separate skip would read past the skip point on every
+ * partition and again from there; longer skips read keys only, to keep what crosses the wire small.
+ */
+const MERGED_SKIP_LIMIT = 200;
+
+/**
+ * Moves past `skip` matching entries from the start of `bounds`, reading only keys, and returns where
+ * each partition continues; `null` when the run ends first.
+ */
+async function skipEntries(segment: Segment, bounds: Bounds, forward: boolean, skip: number): Promise<MergeStart[] | null> {
+  const start = partitionsOf(segment).map(() => undefined);
+  const { entries, next } = await readMerged(runOf(segment, bounds, forward, true), forward, skip, start, share);
+  return entries.length < skip ? null : next;
+}
+
+/** Up to `take` matching entries from where each partition continues. */
+async function takeEntries(segment: Segment, bounds: Bounds, forward: boolean, start: readonly MergeStart[] | undefined, take: number) {
+  // With a filter, read a little ahead: matches are a fraction of what is read.
+  const ahead = (remaining: number, partitions: number) => (segment.filter ? Math.max(share(remaining, partitions), Math.ceil(100 / partitions)) : share(remaining, partitions));
+  const from = start ?? partitionsOf(segment).map(() => undefined);
+  return (await readMerged(runOf(segment, bounds, forward, false), forward, take, from, ahead)).entries;
 }
 
 /** Whole items for entries of a narrow index, in the entries' order. */
@@ -297,9 +313,10 @@ export async function readSegmentPage(
 }
 
 async function readEntries(segment: Segment, bounds: Bounds, forward: boolean, skip: number, take: number) {
-  const startKey = skip > 0 ? await skipEntries(segment, bounds, forward, skip) : undefined;
-  if (startKey === null) return null;
-  return takeEntries(segment, bounds, forward, startKey, take);
+  if (partitionsOf(segment).length > 1 && skip <= MERGED_SKIP_LIMIT) return (await takeEntries(segment, bounds, forward, undefined, skip + take)).slice(skip);
+  const start = skip > 0 ? await skipEntries(segment, bounds, forward, skip) : undefined;
+  if (start === null) return null;
+  return takeEntries(segment, bounds, forward, start, take);
 }
 
 function wholeItems(segment: Segment, entries: Record<string, unknown>[]): Promise<Record<string, unknown>[]> | Record<string, unknown>[] {
@@ -411,19 +428,7 @@ export function createdFilter(window: TimeWindow): Filter | undefined {
   );
 }
 
-/** DynamoDB orders string keys by their UTF-8 bytes; in-memory sorts of index entries must agree. */
-export function compareKeys(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
-
 /** Every matching entry of a segment, in index order (searches: the filter cannot be a key condition). */
-export async function readAllEntries(segment: Segment): Promise<Record<string, unknown>[]> {
-  const entries: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new QueryCommand({ ...queryInput(segment, {}, true), ExclusiveStartKey: startKey }));
-    entries.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return entries;
+export function readAllEntries(segment: Segment): Promise<Record<string, unknown>[]> {
+  return queryEach(partitionsOf(segment), queryInput(segment, {}, true), keyNames(segment).sort);
 }

@@ -6,13 +6,13 @@ import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { isConditionFailure, putVersioned, queryAll, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey, tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
 
 const TEMPLATE_PREFIX = 'TEMPLATE#';
 const templateSk = (id: string): string => `${TEMPLATE_PREFIX}${id}`;
-const templateKey = (tenant: Tenant, id: string) => ({ pk: tenantPk(tenant), sk: templateSk(id) });
+const templateKey = (tenant: Tenant, id: string) => (tenantKey(tenant, templateSk(id)));
 
 const fromItem = (item: Item): MessageTemplate => entityOf<MessageTemplate>(item);
 

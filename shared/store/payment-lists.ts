@@ -2,7 +2,7 @@ import type { ListResult } from '../model/listing.ts';
 import { pageOffset } from '../model/pagination.ts';
 import { PAYMENT_STATUSES, type Payment, type PaymentFilters, type PaymentListRequest } from '../model/payment.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { tenantPk } from './keys.ts';
+import { tenantPartitions } from './keys.ts';
 import { CounterView } from './list-counters.ts';
 import {
   amountKey,
@@ -61,7 +61,7 @@ export async function queryPayments(tenant: Tenant, request: PaymentListRequest)
 const idBounds = idTimeBounds('', 'pay');
 
 function baseSegment(tenant: Tenant, filter: Filter | undefined): Segment {
-  return { partition: tenantPk(tenant), prefix: PAYMENT_SK_PREFIX, filter, narrow: false, timeBounds: idTimeBounds(PAYMENT_SK_PREFIX, 'pay') };
+  return { partition: tenantPartitions(tenant, PAYMENT_SK_PREFIX), prefix: PAYMENT_SK_PREFIX, filter, narrow: false, timeBounds: idTimeBounds(PAYMENT_SK_PREFIX, 'pay') };
 }
 
 function statusSegment(tenant: Tenant, status: string, filter: Filter | undefined): Segment {

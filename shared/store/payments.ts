@@ -4,7 +4,7 @@ import type { Payment } from '../model/payment.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { batchGetConsistent, queryAll, type Item, type Key } from './dynamo.ts';
-import { customerOwnerPartition, tenantPk } from './keys.ts';
+import { customerOwnerPartition, tenantKey, tenantPk } from './keys.ts';
 import { counterWrites, withPairs } from './list-counters.ts';
 import { amountKey } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
@@ -23,7 +23,7 @@ interface PaymentRef {
 }
 
 const paymentRefItem = (tenant: Tenant, psp: string, reference: string, paymentId: string) =>
-  storedItem<PaymentRef>({ pk: tenantPk(tenant), sk: paymentRefSk(psp, reference) }, 'payment_ref', { payment_id: paymentId });
+  storedItem<PaymentRef>(tenantKey(tenant, paymentRefSk(psp, reference)), 'payment_ref', { payment_id: paymentId });
 
 /**
  * The index partitions a payment is listed in (docs/data-model.md, "List indexes"). Sort keys start
@@ -40,7 +40,7 @@ export const paymentPartition = {
 
 /** The stored item, index attributes included; bulk loads (the list bench's seed) write exactly this. */
 export function paymentItem(tenant: Tenant, payment: Payment) {
-  return storedItem({ pk: tenantPk(tenant), sk: paymentSk(payment.id) }, 'payment', payment, {
+  return storedItem(tenantKey(tenant, paymentSk(payment.id)), 'payment', payment, {
     ...(payment.customer_id === null ? {} : { gsi1pk: customerOwnerPartition(tenant, payment.customer_id), gsi1sk: paymentSk(payment.id) }),
     gsi2pk: paymentPartition.status(tenant, payment.status),
     gsi2sk: payment.id,
@@ -72,7 +72,7 @@ export function paymentDimensions(payment: Payment): string[] {
 
 export async function findPayment(tenant: Tenant, paymentId: string): Promise<Payment | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: paymentSk(paymentId) }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: tenantKey(tenant, paymentSk(paymentId)), ConsistentRead: true }),
   );
   return Item ? paymentFromItem(Item) : undefined;
 }
@@ -95,7 +95,7 @@ const distinctReferences = (references: readonly string[]): string[] => [...new 
 
 /** The reference items of these processor ids; each found one holds the `payment_id` it points at. */
 export function paymentReferenceKeys(tenant: Tenant, psp: string, references: readonly string[]): Key[] {
-  return distinctReferences(references).map((reference) => ({ pk: tenantPk(tenant), sk: paymentRefSk(psp, reference) }));
+  return distinctReferences(references).map((reference) => (tenantKey(tenant, paymentRefSk(psp, reference))));
 }
 
 /** The payment the found reference items point at, if any, and which of the references are not linked yet. */
@@ -155,7 +155,7 @@ export function paymentReferenceWrites(tenant: Tenant, psp: string, paymentId: s
 /** Drops processor references from a payment's lookups (erasure: references that name the person). */
 export function deletePaymentReferenceWrites(tenant: Tenant, psp: string, references: readonly string[]): TransactItem[] {
   return [...new Set(references)].map((reference) => ({
-    Delete: { TableName: tableName, Key: { pk: tenantPk(tenant), sk: paymentRefSk(psp, reference) } },
+    Delete: { TableName: tableName, Key: tenantKey(tenant, paymentRefSk(psp, reference)) },
   }));
 }
 

@@ -7,7 +7,7 @@ import { connectionOf, recordOf, type ProcessorConnection, type ProcessorConnect
 import { cancelledPositions, idempotentTransaction, isConditionFailure, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { InstanceCache } from './instance-cache.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey, tenantPk } from './keys.ts';
 
 const { db, tableName } = runtime;
 
@@ -28,7 +28,7 @@ const fromItem = (item: Item): ProcessorConnection => connectionOf(entityOf<Proc
 
 export async function findConnectionForPsp(tenant: Tenant, psp: string): Promise<ProcessorConnection | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: recordSk(psp) }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: tenantKey(tenant, recordSk(psp)), ConsistentRead: true }),
   );
   return Item ? fromItem(Item) : undefined;
 }
@@ -72,7 +72,7 @@ export async function saveConnection(connection: SealedConnection, previousId: s
           {
             Put: {
               TableName: tableName,
-              Item: storedItem({ pk: tenantPk(connection.tenant), sk: recordSk(connection.psp) }, ENTITY, record),
+              Item: storedItem(tenantKey(connection.tenant, recordSk(connection.psp)), ENTITY, record),
               ConditionExpression: previousId === null ? 'attribute_not_exists(pk)' : 'id = :id',
               ExpressionAttributeValues: previousId === null ? undefined : { ':id': previousId },
             },

@@ -1,13 +1,13 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import { idTimePart } from '../ids.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey } from './keys.ts';
 import { shardOf } from './list-counters.ts';
 import { compareKeys, type KeyRange, type Landing } from './list-query.ts';
 import type { TransactItem } from './transactions.ts';
+import { queryTenant } from './shard-reads.ts';
 
-const { db, tableName } = runtime;
+const { tableName } = runtime;
 
 /**
  * Rank counters: an order-statistic tree over a list sorted by a value (amount, name…), so page N of
@@ -126,7 +126,7 @@ export function rankWrites(tenant: Tenant, changes: readonly RankChange[]): Tran
       {
         Update: {
           TableName: tableName,
-          Key: { pk: tenantPk(tenant), sk },
+          Key: tenantKey(tenant, sk),
           UpdateExpression: `ADD ${changed.map((_, i) => `#r${i} :r${i}`).join(', ')} SET entity = :entity`,
           ExpressionAttributeNames: Object.fromEntries(changed.map(([label], i) => [`#r${i}`, attribute(label)])),
           ExpressionAttributeValues: { ...Object.fromEntries(changed.map(([, by], i) => [`:r${i}`, by])), ':entity': 'rank_counter' },
@@ -141,7 +141,7 @@ export function rankItems(tenant: Tenant, order: RankedOrder, entries: readonly 
   const items = new Map<string, Record<string, unknown>>();
   for (const entry of entries) {
     for (const { sk, label } of rankPath(order, entry)) {
-      const item = items.get(sk) ?? { pk: tenantPk(tenant), sk, entity: 'rank_counter' };
+      const item = items.get(sk) ?? { ...tenantKey(tenant, sk), entity: 'rank_counter' };
       item[attribute(label)] = ((item[attribute(label)] as number | undefined) ?? 0) + 1;
       items.set(sk, item);
     }
@@ -151,15 +151,8 @@ export function rankItems(tenant: Tenant, order: RankedOrder, entries: readonly 
 
 /** label → count over a node's shards, zero counts left out. */
 async function readNode(tenant: Tenant, prefix: string): Promise<Map<string, number>> {
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': prefix },
-    }),
-  );
   const counts = new Map<string, number>();
-  for (const { pk: _pk, sk: _sk, entity: _entity, ...labels } of Items) {
+  for (const { pk: _pk, sk: _sk, entity: _entity, ...labels } of await queryTenant(tenant, { prefix })) {
     for (const [name, count] of Object.entries(labels)) counts.set(name.slice(1), (counts.get(name.slice(1)) ?? 0) + Number(count));
   }
   for (const [label, count] of counts) if (count <= 0) counts.delete(label);

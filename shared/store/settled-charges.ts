@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { batchWriteAll, type Item, type Key } from './dynamo.ts';
-import { epochSeconds, tenantPk } from './keys.ts';
+import { epochSeconds, tenantKey } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
@@ -22,7 +22,7 @@ const MARKER_SECONDS = 7 * 24 * 60 * 60;
 const settledSk = (psp: string, reference: string): string => `${SETTLED_PREFIX}${psp}#${createHash('sha256').update(reference).digest('hex')}`;
 
 export function settledChargeKeys(tenant: Tenant, psp: string, references: readonly string[]): Key[] {
-  return [...new Set(references)].map((reference) => ({ pk: tenantPk(tenant), sk: settledSk(psp, reference) }));
+  return [...new Set(references)].map((reference) => (tenantKey(tenant, settledSk(psp, reference))));
 }
 
 /** When the latest live marker among the found items settled its charge (the success event's time), if any. Expired ones wait only for TTL's sweep. */

@@ -1,6 +1,6 @@
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
 
 const { tableName } = runtime;
@@ -16,7 +16,7 @@ export function countRecoveryAttemptWrite(tenant: Tenant, at: Date, limit: numbe
   return {
     Update: {
       TableName: tableName,
-      Key: { pk: tenantPk(tenant), sk: `USAGE#${usagePeriod(at)}` },
+      Key: tenantKey(tenant, `USAGE#${usagePeriod(at)}`),
       UpdateExpression: 'ADD recovery_attempts :one SET entity = :entity',
       ConditionExpression: 'attribute_not_exists(recovery_attempts) OR recovery_attempts < :limit',
       ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':entity': 'usage' },
@@ -33,7 +33,7 @@ export function returnRecoveryAttemptWrite(tenant: Tenant, claimedAt: Date): Tra
   return {
     Update: {
       TableName: tableName,
-      Key: { pk: tenantPk(tenant), sk: `USAGE#${usagePeriod(claimedAt)}` },
+      Key: tenantKey(tenant, `USAGE#${usagePeriod(claimedAt)}`),
       UpdateExpression: 'ADD recovery_attempts :given_back',
       ExpressionAttributeValues: { ':given_back': -1 },
     },

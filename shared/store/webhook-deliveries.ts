@@ -1,10 +1,11 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { isConditionFailure, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
-import { epochSeconds, tenantPk } from './keys.ts';
+import { epochSeconds, tenantKey } from './keys.ts';
 import type { WebhookDelivery } from '../model/webhook-endpoint.ts';
+import { queryTenant } from './shard-reads.ts';
 
 const { db, tableName } = runtime;
 
@@ -22,7 +23,7 @@ export async function createDelivery(tenant: Tenant, delivery: WebhookDelivery, 
     await db.send(
       new PutCommand({
         TableName: tableName,
-        Item: storedItem({ pk: tenantPk(tenant), sk: deliverySk(delivery.endpoint_id, delivery.event_id) }, 'webhook_delivery', delivery, {
+        Item: storedItem(tenantKey(tenant, deliverySk(delivery.endpoint_id, delivery.event_id)), 'webhook_delivery', delivery, {
           expires_at: epochSeconds(now) + DELIVERY_RETENTION_DAYS * 86_400,
         }),
         ConditionExpression: 'attribute_not_exists(pk)',
@@ -39,19 +40,14 @@ export async function createDelivery(tenant: Tenant, delivery: WebhookDelivery, 
 
 export async function findDelivery(tenant: Tenant, endpointId: string, eventId: string): Promise<WebhookDelivery | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: deliverySk(endpointId, eventId) }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: tenantKey(tenant, deliverySk(endpointId, eventId)), ConsistentRead: true }),
   );
   return Item ? fromItem(Item) : undefined;
 }
 
 /** An endpoint's deliveries, newest first; at most 30 days' worth exist (TTL), expired ones are skipped. */
 export async function listDeliveries(tenant: Tenant, endpointId: string, now: Date): Promise<WebhookDelivery[]> {
-  const items = await queryAll(db, {
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenant), ':prefix': `WHDELIVERY#${endpointId}#` },
-    ScanIndexForward: false,
-  });
+  const items = await queryTenant(tenant, { prefix: `WHDELIVERY#${endpointId}#` }, { ScanIndexForward: false });
   return items.filter((item) => typeof item.expires_at !== 'number' || item.expires_at > epochSeconds(now)).map(fromItem);
 }
 
@@ -68,7 +64,7 @@ export async function updateDelivery(tenant: Tenant, read: WebhookDelivery, chan
     await db.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk: deliverySk(read.endpoint_id, read.event_id) },
+        Key: tenantKey(tenant, deliverySk(read.endpoint_id, read.event_id)),
         UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
         ConditionExpression: '#status = :readStatus AND attempts = :readAttempts',
         ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])) },

@@ -4,7 +4,7 @@ import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
 import { isConditionFailure, putVersioned, queryAll, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
-import { tenantPk } from './keys.ts';
+import { tenantKey, tenantPk } from './keys.ts';
 import type { WebhookEndpoint } from '../model/webhook-endpoint.ts';
 
 const { db, tableName } = runtime;
@@ -14,7 +14,7 @@ const endpointSk = (id: string): string => `WEBHOOK#${id}`;
 const fromItem = (item: Item): WebhookEndpoint => entityOf<WebhookEndpoint>(item);
 
 export async function findEndpoint(tenant: Tenant, id: string): Promise<WebhookEndpoint | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: endpointSk(id) }, ConsistentRead: true }));
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: tenantKey(tenant, endpointSk(id)), ConsistentRead: true }));
   return Item ? fromItem(Item) : undefined;
 }
 
@@ -38,14 +38,14 @@ export async function listEndpoints(tenant: Tenant, consistent = false): Promise
 
 /** Creates (previousVersion null) or replaces an endpoint; false when it changed (or appeared) meanwhile. */
 export async function saveEndpoint(tenant: Tenant, endpoint: WebhookEndpoint, previousVersion: number | null): Promise<boolean> {
-  return putVersioned(db, tableName, storedItem({ pk: tenantPk(tenant), sk: endpointSk(endpoint.id) }, 'webhook_endpoint', endpoint), previousVersion);
+  return putVersioned(db, tableName, storedItem(tenantKey(tenant, endpointSk(endpoint.id)), 'webhook_endpoint', endpoint), previousVersion);
 }
 
 /** Deletes the endpoint an API call names; missing, it fails as getEndpoint does. */
 export async function deleteEndpoint(tenant: Tenant, id: string): Promise<void> {
   try {
     await db.send(
-      new DeleteCommand({ TableName: tableName, Key: { pk: tenantPk(tenant), sk: endpointSk(id) }, ConditionExpression: 'attribute_exists(pk)' }),
+      new DeleteCommand({ TableName: tableName, Key: tenantKey(tenant, endpointSk(id)), ConditionExpression: 'attribute_exists(pk)' }),
     );
   } catch (error) {
     if (isConditionFailure(error)) throw await missingResource(tenant, endpointSk(id), 'webhook endpoint', id);
@@ -59,7 +59,7 @@ export async function markEndpointSuccess(tenant: Tenant, id: string, at: Date):
     await db.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk: endpointSk(id) },
+        Key: tenantKey(tenant, endpointSk(id)),
         UpdateExpression: 'SET last_success_at = :at',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':at': at.toISOString() },
@@ -79,7 +79,7 @@ export async function disableFailingEndpoint(tenant: Tenant, id: string, failing
     await db.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: { pk: tenantPk(tenant), sk: endpointSk(id) },
+        Key: tenantKey(tenant, endpointSk(id)),
         UpdateExpression: 'SET enabled = :false, disabled_reason = :reason, disabled_at = :at, updated_at = :at',
         ConditionExpression: 'enabled = :true AND (attribute_not_exists(last_success_at) OR last_success_at = :null OR last_success_at < :since)',
         ExpressionAttributeValues: { ':false': false, ':true': true, ':reason': 'failing', ':at': at.toISOString(), ':null': null, ':since': failingSince },

@@ -5,7 +5,7 @@ import { updateCampaign } from '../../shared/domain/campaigns/campaign-lifecycle
 import { PLANS } from '../../shared/model/plans.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { campaignCounts, campaignSk, findCampaignVersion } from '../../shared/store/campaigns.ts';
-import { tenantPk } from '../../shared/store/keys.ts';
+import { tenantKey } from '../../shared/store/keys.ts';
 import { advanceClock, call, newMerchant, type ApiResponse } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 
@@ -164,7 +164,7 @@ describe('creating and reading campaigns (§2.2, §4.1)', () => {
     await runtime.db.send(
       new UpdateCommand({
         TableName: runtime.tableName,
-        Key: { pk: tenantPk(tenant), sk: campaignSk(id) },
+        Key: tenantKey(tenant, campaignSk(id)),
         UpdateExpression: [
           'SET enrolled_count = :enrolled, recovered_count = :recovered, terminal_count = :terminal, active_count = :active,',
           'recovered_amounts = :amounts, primary_currency = :currency',

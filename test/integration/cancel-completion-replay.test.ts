@@ -11,7 +11,7 @@ import { drainCompletions, MAX_RECEIVES } from '../../bin/local/completion-runne
 import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { handler as worker } from '../../functions/workers/cancel-completions.ts';
-import { tenantPk } from '../../shared/store/keys.ts';
+import { tenantKey } from '../../shared/store/keys.ts';
 import { drainEvents, newMerchant } from '../support/api.ts';
 import { activeFlow, advance, answer, complete, getSession, startSession } from '../support/cancel-flows.ts';
 import { tenantItems } from '../support/tenant-items.ts';
@@ -22,7 +22,7 @@ const queue = () => localRuntime().completions;
 
 /** Occupies the feedback key of a session with something that is not its feedback. */
 async function blockFeedback(tenant: Tenant, sessionId: string): Promise<() => Promise<void>> {
-  const key = { pk: tenantPk(tenant), sk: `CANCELFEEDBACK#${sessionId}` };
+  const key = tenantKey(tenant, `CANCELFEEDBACK#${sessionId}`);
   await runtime.db.send(new PutCommand({ TableName: runtime.tableName, Item: { ...key, entity: 'foreign', note: 'left by an old import' } }));
   return async () => {
     await runtime.db.send(new DeleteCommand({ TableName: runtime.tableName, Key: key }));

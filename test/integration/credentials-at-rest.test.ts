@@ -5,7 +5,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
 import { newId } from '../../shared/ids.ts';
-import { tenantPk } from '../../shared/store/keys.ts';
+import { tenantKey } from '../../shared/store/keys.ts';
 import { clearInstanceCaches } from '../../shared/store/instance-cache.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { call, newMerchant } from '../support/api.ts';
@@ -66,7 +66,7 @@ async function storePlaintextConnection(tenant: Tenant, credentials: { webhookSe
     updated_at: now.toISOString(),
   };
   for (const key of [
-    { pk: tenantPk(tenant), sk: 'PROCESSOR#stripe' },
+    tenantKey(tenant, 'PROCESSOR#stripe'),
     { pk: `CONNECTION#${id}`, sk: 'CONNECTION' },
   ]) {
     await runtime.db.send(new PutCommand({ TableName: runtime.tableName, Item: { ...key, ...item } }));

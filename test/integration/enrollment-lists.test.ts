@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
 import { campaignSk } from '../../shared/store/campaigns.ts';
-import { tenantPk } from '../../shared/store/keys.ts';
+import { tenantKey } from '../../shared/store/keys.ts';
 import { requestCounter } from '../support/dynamodb-requests.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { readAllPages, recordSuccess } from '../support/recovery-data.ts';
@@ -173,7 +173,7 @@ describe('GET /v1/campaigns/{id}/enrollments', () => {
     await runtime.db.send(
       new UpdateCommand({
         TableName: runtime.tableName,
-        Key: { pk: tenantPk(tenant), sk: campaignSk(campaignB) },
+        Key: tenantKey(tenant, campaignSk(campaignB)),
         UpdateExpression: 'REMOVE completed_count, stopped_count, removed_count',
       }),
     );

@@ -4,7 +4,7 @@ import { runtime } from '../../shared/runtime.ts';
 import { scheduler } from '../../shared/composition/scheduler.ts';
 import { retryJobId } from '../../shared/domain/retries/recovery-routing.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
-import { tenantPk } from '../../shared/store/keys.ts';
+import { tenantKey } from '../../shared/store/keys.ts';
 import { usagePeriod } from '../../shared/store/usage.ts';
 import { advanceClock, call, newMerchant, runDueJobs } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
@@ -273,7 +273,7 @@ describe('POST /v1/payments/{id}/retry', () => {
     await runtime.db.send(
       new PutCommand({
         TableName: runtime.tableName,
-        Item: { pk: tenantPk(tenant), sk: `USAGE#${usagePeriod(runtime.clock.now())}`, entity: 'usage', recovery_attempts: 1000 },
+        Item: { ...tenantKey(tenant, `USAGE#${usagePeriod(runtime.clock.now())}`), entity: 'usage', recovery_attempts: 1000 },
       }),
     );
     const response = await call('POST', `/v1/payments/${id}/retry`, { key: keys.test_write });
@@ -290,7 +290,7 @@ describe('POST /v1/payments/{id}/retry', () => {
     await runtime.db.send(
       new PutCommand({
         TableName: runtime.tableName,
-        Item: { pk: tenantPk(tenant), sk: `USAGE#${usagePeriod(retryAt)}`, entity: 'usage', recovery_attempts: 1000 },
+        Item: { ...tenantKey(tenant, `USAGE#${usagePeriod(retryAt)}`), entity: 'usage', recovery_attempts: 1000 },
       }),
     );
     await toNextRetry(tenant, id);

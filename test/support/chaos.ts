@@ -8,7 +8,7 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
 import { ensureTable } from '../../bin/local/table.ts';
 import { seededRandom } from '../../shared/adapters/local/port-faults.ts';
-import { tenantPk } from '../../shared/store/keys.ts';
+import { tenantPartitions } from '../../shared/store/keys.ts';
 import { notificationXml, signedBraintreeNotification, subscriptionXml } from './braintree-signing.ts';
 import { startFaultProxy, type FaultProxy } from './dynamodb-fault-proxy.ts';
 import { startLocalServer, type RunningServer } from './local-server.ts';
@@ -495,17 +495,19 @@ async function snapshotOf(
 ): Promise<ChaosSnapshot> {
   const db = engineClient(engine);
   try {
-    const pk = tenantPk({ merchantId: server.credentials.merchant_id, environment: 'test' });
+    const tenant = { merchantId: server.credentials.merchant_id, environment: 'test' } as const;
     const items = async (prefix: string) => {
       const found: Record<string, any>[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix }, ExclusiveStartKey: start }),
-        );
-        found.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } while (start);
+      for (const pk of tenantPartitions(tenant, prefix)) {
+        let start: Record<string, unknown> | undefined;
+        do {
+          const page = await db.send(
+            new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix }, ExclusiveStartKey: start }),
+          );
+          found.push(...(page.Items ?? []));
+          start = page.LastEvaluatedKey;
+        } while (start);
+      }
       return found;
     };
     const bySortedKey = (rows: Record<string, any>[], key: string) => rows.map(normalised).sort((a: any, b: any) => String(a[key]).localeCompare(String(b[key])) || JSON.stringify(a).localeCompare(JSON.stringify(b)));

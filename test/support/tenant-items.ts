@@ -1,17 +1,11 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
-import { queryAll } from '../../shared/store/dynamo.ts';
-import { tenantPk } from '../../shared/store/keys.ts';
+import { queryTenant } from '../../shared/store/shard-reads.ts';
 
-/** Every item in a tenant's partition with the given sort-key prefix, read straight from the table. */
+/** Every item of a tenant with the given sort-key prefix, read straight from the table: its own key and its shards, in sort-key order. */
 export function tenantItems(tenant: Tenant, prefix: string): Promise<Record<string, any>[]> {
-  return queryAll(runtime.db, {
-    TableName: runtime.tableName,
-    KeyConditionExpression: prefix === '' ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: prefix === '' ? { ':pk': tenantPk(tenant) } : { ':pk': tenantPk(tenant), ':prefix': prefix },
-    ConsistentRead: true,
-  });
+  return queryTenant(tenant, { prefix }, { ConsistentRead: true });
 }
 
 /** Every item of the whole table (every merchant of every test), read page by page. */

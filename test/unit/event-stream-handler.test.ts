@@ -3,6 +3,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import type { EventConsumer } from '../../shared/events/consumers.ts';
 import { eventStreamHandler } from '../../shared/events/stream-handler.ts';
+import { tenantKey } from '../../shared/store/keys.ts';
 import { captureLogLines } from '../support/log-lines.ts';
 import type { ServiceEvent } from '../../shared/model/events.ts';
 import type { TenantConfiguration } from '../../shared/model/tenant-configuration.ts';
@@ -16,9 +17,9 @@ function streamOf(items: Record<string, unknown>[]): DynamoDBStreamEvent {
   };
 }
 
+/** Keyed as the event store keys it: a tenant's events sit on several shards (evt_1 and evt_3 of mer_1 on two). */
 const eventItem = (id: string, type: string, merchant = 'mer_1') => ({
-  pk: `TENANT#${merchant}#test`,
-  sk: `EVENT#${id}`,
+  ...tenantKey({ merchantId: merchant, environment: 'test' }, `EVENT#${id}`),
   entity: 'event',
   id,
   type,
