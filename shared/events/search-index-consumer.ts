@@ -1,4 +1,4 @@
-import { syncSearchIndex } from '../store/customer-search.ts';
+import { indexCustomerForSearch } from '../domain/customers/customer-search-index.ts';
 import { eventConsumer } from './consumers.ts';
 
 /**
@@ -9,5 +9,5 @@ import { eventConsumer } from './consumers.ts';
 export const searchIndexConsumer = eventConsumer({
   name: 'search-index',
   types: ['customer.created', 'customer.renamed'],
-  handle: (tenant, event) => syncSearchIndex(tenant, event.data.id),
+  handle: (tenant, event) => indexCustomerForSearch(tenant, event.data.id),
 });

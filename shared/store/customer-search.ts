@@ -1,7 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Customer } from '../model/customer.ts';
-import { lockTimeout } from '../model/errors.ts';
 import { MAX_PREFIXES, queryWords, searchIndexing } from '../model/customer-search.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { customerSk, findCustomer } from './customers.ts';
@@ -40,8 +39,6 @@ const COUNT = 'matches';
  * transaction holds 2 × MAX_PREFIXES current ones, these, the record and 7 writes of its own: under 100.
  */
 const RETIRED_LIMIT = 30;
-/** How often an index change is tried against concurrent changes of the customer before the stream delivers its event again. */
-const INDEX_ATTEMPTS = 5;
 
 /** What the entries are built from: the customer's stable fields and the name and email indexed. */
 export type Indexed = Pick<Customer, 'id' | 'name' | 'email' | 'psp' | 'created_at'>;
@@ -168,37 +165,34 @@ export function retiredPrefixes(earlier: readonly string[], change: SearchIndexC
  * Makes the customer's entries, counts and search record match the customer as stored now, whatever
  * event asked and however late: one transaction, conditional on the customer still having the name
  * and email read (their sort keys) and on the record being the one read. Nothing when they already
- * match, or once the customer is gone (erasure deleted the index with it). A rename that lands in
- * between cancels the transaction and the customer is read again.
+ * match, or once the customer is gone (erasure deleted the index with it). False when a rename or
+ * another index change landed in between: the caller reads again.
  */
-export async function syncSearchIndex(tenant: Tenant, customerId: string): Promise<void> {
-  for (let attempt = 0; attempt < INDEX_ATTEMPTS; attempt++) {
-    const [customer, record] = await Promise.all([findCustomer(tenant, customerId), findSearchRecord(tenant, customerId)]);
-    if (!customer) return;
-    const change = searchIndexChange(tenant, record, customer);
-    if (change.writes.length === 0 && (record || change.prefixes.length === 0)) return;
-    const outcome = await transact([
-      {
-        ConditionCheck: {
-          TableName: tableName,
-          Key: tenantKey(tenant, customerSk(customer.id)),
-          ConditionExpression: 'gsi4sk = :name AND gsi5sk = :email',
-          ExpressionAttributeValues: { ':name': textKey(customer.name, customer.id), ':email': textKey(customer.email, customer.id) },
-        },
+export async function syncSearchIndex(tenant: Tenant, customerId: string): Promise<boolean> {
+  const [customer, record] = await Promise.all([findCustomer(tenant, customerId), findSearchRecord(tenant, customerId)]);
+  if (!customer) return true;
+  const change = searchIndexChange(tenant, record, customer);
+  if (change.writes.length === 0 && (record || change.prefixes.length === 0)) return true;
+  const outcome = await transact([
+    {
+      ConditionCheck: {
+        TableName: tableName,
+        Key: tenantKey(tenant, customerSk(customer.id)),
+        ConditionExpression: 'gsi4sk = :name AND gsi5sk = :email',
+        ExpressionAttributeValues: { ':name': textKey(customer.name, customer.id), ':email': textKey(customer.email, customer.id) },
       },
-      {
-        Put: {
-          TableName: tableName,
-          Item: searchRecordItem(tenant, { ...customer, prefixes: change.prefixes, retired: retiredPrefixes(record?.retired ?? [], change), version: (record?.version ?? 0) + 1 }),
-          ConditionExpression: record ? 'version = :version' : 'attribute_not_exists(pk)',
-          ...(record ? { ExpressionAttributeValues: { ':version': record.version } } : {}),
-        },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: searchRecordItem(tenant, { ...customer, prefixes: change.prefixes, retired: retiredPrefixes(record?.retired ?? [], change), version: (record?.version ?? 0) + 1 }),
+        ConditionExpression: record ? 'version = :version' : 'attribute_not_exists(pk)',
+        ...(record ? { ExpressionAttributeValues: { ':version': record.version } } : {}),
       },
-      ...change.writes,
-    ]);
-    if (outcome.committed) return;
-  }
-  throw lockTimeout(`The search index of customer ${customerId} changed under every try; the stream delivers the event again.`);
+    },
+    ...change.writes,
+  ]);
+  return outcome.committed;
 }
 
 /**
