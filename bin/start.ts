@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
-  await ensureTable(engine.endpoint, tableName);
+  const table = await ensureTable(engine.endpoint, tableName);
   const baseUrl = `http://${host}:${port}`;
   Object.assign(process.env, localEnvironment(engine.endpoint, tableName, VAULT_KEY_FILE, baseUrl));
   // base_url: the ops CLI tells this server when it changed the table from outside (bin/ops.ts).
@@ -78,6 +78,8 @@ async function main(): Promise<void> {
   const { installLocalRuntime } = await import('./local/local-runtime.ts');
   // Its key vault is made now rather than at the first processor connection, so a key file that cannot be written or read stops the start.
   const vaultKeyId = installLocalRuntime('default').keyVault.keyId;
+  // Only the store this project keeps: an engine named by --dynamodb-endpoint is its operator's to move (`ops tenants shard`).
+  if (!memory && !optionValue('--dynamodb-endpoint')) await (await import('./local/store-layout.ts')).settleLocalStoreLayout(table);
   const { boundToLoopback, createLocalServer, startJobTimer } = await import('./local/server.ts');
   const { seedDemoCancelFlow, seedDemoMerchant } = await import('./local/seed.ts');
 

@@ -27,9 +27,9 @@ const stringAttributes = (names: readonly string[]) => names.map((name) => ({ At
 /**
  * Creates the single table locally from the same definition the CDK stack deploys. A table kept from
  * an earlier run (`npm start` persists it under .local/) gets the indexes added since, one at a time
- * as DynamoDB requires.
+ * as DynamoDB requires. Says which of the two it was.
  */
-export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+export async function ensureTable(endpoint: string, tableName: string): Promise<'created' | 'kept'> {
   const client = new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
@@ -44,7 +44,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     }
     if (existing) {
       await addMissingIndexes(client, tableName, existing);
-      return;
+      return 'kept';
     }
     const attributes = [TABLE_KEYS.partition, TABLE_KEYS.sort, ...GLOBAL_INDEXES.flatMap((index) => [index.partition, index.sort])];
     await client.send(
@@ -65,6 +65,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
         TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
       }),
     );
+    return 'created';
   } finally {
     client.destroy();
   }
