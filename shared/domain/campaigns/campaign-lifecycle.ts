@@ -28,7 +28,7 @@ import {
 import { ServiceError, stateConflict } from '../../model/errors.ts';
 import { PLANS, type Plan } from '../../model/plans.ts';
 import type { Tenant } from '../../model/tenant.ts';
-import { storedTemplatesOf } from '../templates/template-lifecycle.ts';
+import { storedTemplatesOf } from '../templates/template-references.ts';
 import { LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
 import { newEvent, type CampaignStatusChanged } from '../../model/events.ts';
 

@@ -6,9 +6,9 @@ import { smsLength, TEMPLATE_LIMITS, TEMPLATE_VARIABLES, type MessageTemplate, t
 import type { Tenant } from '../../model/tenant.ts';
 import { brandingOf } from '../../store/branding.ts';
 import { listCampaignItems, listCampaignVersions } from '../../store/campaigns.ts';
-import { deleteTemplate, findTemplate, getTemplate, listTemplates, saveTemplate } from '../../store/message-templates.ts';
+import { deleteTemplate, getTemplate, listTemplates, saveTemplate } from '../../store/message-templates.ts';
 import { LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
-import { BUILT_IN_TEMPLATES, builtInFor, builtInTemplate } from './built-in-templates.ts';
+import { BUILT_IN_TEMPLATES, builtInTemplate } from './built-in-templates.ts';
 import { renderMessage, sampleFacts, templateValues } from './message-rendering.ts';
 import { checkedTemplate, variablesIn, type SourceKind } from './template-language.ts';
 
@@ -154,24 +154,4 @@ export async function removeTemplate(tenant: Tenant, id: string): Promise<void> 
     }
     return (await deleteTemplate(tenant, current)) ? true : LOST;
   });
-}
-
-/**
- * The merchant's own templates a campaign's steps name, each checked: it must exist in this
- * environment and be of the step's channel (422 naming the step's template_id). Built-in ids pass;
- * the campaign write marks the returned ones referenced.
- */
-export async function storedTemplatesOf(tenant: Tenant, steps: readonly CampaignStep[]): Promise<string[]> {
-  const stored = new Set<string>();
-  for (const [index, step] of steps.entries()) {
-    if (builtInFor(step.template_id, step.channel)) continue;
-    const field = `steps.${index}.template_id`;
-    const template = await findTemplate(tenant, step.template_id);
-    if (!template) throw validationFailed(`Invalid ${field}: no such template: '${step.template_id}'`, field);
-    if (template.channel !== step.channel) {
-      throw validationFailed(`Invalid ${field}: template '${step.template_id}' is an ${template.channel} template; this is an ${step.channel} step`, field);
-    }
-    stored.add(template.id);
-  }
-  return [...stored];
 }
