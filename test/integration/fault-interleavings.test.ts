@@ -3,7 +3,8 @@ import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { runtime } from '../../shared/runtime.ts';
 import { localRuntime } from '../../bin/local/local-runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
-import { call, drainEvents, newMerchant } from '../support/api.ts';
+import { findPayment } from '../../shared/store/payments.ts';
+import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { merchantWithCampaign } from '../support/dunning-merchants.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
@@ -105,5 +106,56 @@ describe('an Idempotency-Key write whose answer was lost', () => {
     expect(again.headers['Idempotent-Replayed']).toBe('true');
     expect(again.body.data.id).toBe(first.body.data.id);
     expect((await call('GET', '/v1/api-keys', { key: keys.test_admin })).body.pagination.total).toBe(5);
+  });
+});
+
+describe('a retry job that failed every try after its processor answered', () => {
+  /** A soft decline on a card the sandbox keeps declining: its first retry is scheduled, and declines. */
+  async function declinedRetry() {
+    const { tenant, path } = await merchantWithCampaign();
+    const failure = genericFailure({ code: 'insufficient_funds', lastFour: '9995' });
+    const paymentId = (await postGeneric(path, failure)).body.payment_id as string;
+    await drainEvents();
+    const payment = (await findPayment(tenant, paymentId))!;
+    return { tenant, paymentId, dueIn: Math.ceil((Date.parse(payment.next_retry_at!) - runtime.clock.now().getTime()) / 1000) + 1 };
+  }
+
+  const history = async (tenant: Tenant, paymentId: string) => {
+    const payment = (await findPayment(tenant, paymentId))!;
+    const events = (await tenantItems(tenant, 'EVENT#')).filter((item) => item.data?.id === paymentId).map((item) => item.type as string);
+    return { status: payment.status, retry_count: payment.retry_count, retries: payment.retries.map((retry) => retry.status), events: events.sort() };
+  };
+
+  it('is finished by the watchdog under its key, and the redriven job adds nothing', async () => {
+    // Prepare: a fault-free twin, and the payment whose attempt's record will be throttled every try.
+    const twin = await declinedRetry();
+    advanceClock(twin.dueIn);
+    await runDueJobs();
+    await drainEvents();
+    const faultFree = await history(twin.tenant, twin.paymentId);
+    const subject = await declinedRetry();
+    advanceClock(subject.dueIn);
+
+    // Act: the job charges and fails to record, three tries (Lambda's), then goes to the dead letters;
+    // the watchdog fires 15 minutes on; an operator redrives the dead letters after.
+    const spy = throttle('payment.retry_failed');
+    const tries = [];
+    for (const wait of [0, 60, 120]) {
+      advanceClock(wait);
+      tries.push(...(await runDueJobs()).filter((run) => run.job_id === `retry-${subject.paymentId}-1`).map((run) => run.outcome));
+    }
+    spy.mockRestore();
+    const dead = (await localRuntime().scheduler.deadLetters()).map((job) => job.jobId);
+    advanceClock(16 * 60);
+    await runDueJobs();
+    await localRuntime().scheduler.redrive(runtime.clock.now());
+    await runDueJobs();
+    await drainEvents();
+
+    // Assess: one attempt, declined once, the next one scheduled once: the fault-free twin's history.
+    expect(tries).toEqual(['failed', 'failed', 'failed']);
+    expect(dead).toContain(`retry-${subject.paymentId}-1`);
+    expect(await history(subject.tenant, subject.paymentId)).toEqual(faultFree);
+    expect(await history(subject.tenant, subject.paymentId)).toMatchObject({ status: 'pending', retry_count: 1, retries: ['failed'] });
   });
 });
