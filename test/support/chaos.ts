@@ -125,9 +125,14 @@ export function plan(seed: number, failures: number): PlannedFailure[] {
 const paymentRef = (seed: number, failure: PlannedFailure) => `ch_chaos_${seed}_${failure.index}`;
 const customerRef = (seed: number, failure: PlannedFailure) => `cus_chaos_${seed}_${failure.customer}`;
 
-/** Whether an answer is sent again: processors redeliver anything but a 2xx; API clients a 5xx or a 429 (after its wait). */
+/**
+ * Whether an answer is sent again: processors redeliver anything but a 2xx; API clients a 5xx, a 429
+ * (after its wait), and a 409 whose request is still running under its Idempotency-Key (a failed
+ * try's lock not released yet: Stripe's libraries retry that 409 too).
+ */
 const PROCESSOR_RESENDS = (status: number) => status < 200 || status >= 300;
-const CLIENT_RESENDS = (status: number) => status >= 500 || status === 429;
+const CLIENT_RESENDS = (status: number, body: unknown) =>
+  status >= 500 || status === 429 || (status === 409 && (body as { error?: { code?: string } } | undefined)?.error?.code === 'idempotency_key_in_use');
 
 /** Sends until answered, as processors and careful clients do; counts the resends. */
 class Resender {
@@ -137,7 +142,7 @@ class Resender {
   /** While faults are on a caller keeps trying (Stripe for three days); once they stop, a request must be answered within GIVE_UP_AFTER tries. */
   faultsOn = true;
 
-  async until<T>(attempt: () => Promise<{ status: number; body: T }>, what: string, resends = CLIENT_RESENDS): Promise<{ status: number; body: T }> {
+  async until<T>(attempt: () => Promise<{ status: number; body: T }>, what: string, resends: (status: number, body: T) => boolean = CLIENT_RESENDS): Promise<{ status: number; body: T }> {
     for (let tries = 1, afterFaults = 0; ; tries++) {
       let answer: { status: number; body: T } | undefined;
       try {
@@ -145,7 +150,7 @@ class Resender {
       } catch {
         answer = undefined; // cut off: sent again, like a 5xx
       }
-      if (answer && !resends(answer.status)) return answer;
+      if (answer && !resends(answer.status, answer.body)) return answer;
       this.redelivered += 1;
       const reason = `${what} ${answer ? `${answer.status} ${(answer.body as any)?.error?.code ?? ''}` : 'cut off'}`;
       this.reasons[reason] = (this.reasons[reason] ?? 0) + 1;
@@ -296,9 +301,10 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     for (let i = 0; i < items.length; i += 6) await Promise.all(items.slice(i, i + 6).map(send));
   };
 
-  // The first half of the failures, then an erasure of one of their customers beside the rest. At a
-  // high fault rate an erasure (dozens of calls in one request) may not finish until the faults stop:
-  // the merchant keeps sending it, and the erased customer's later failures come once it is answered.
+  // The first half of the failures, then an erasure of one of their customers beside the rest. Under
+  // faults an erasure (dozens of calls in one request) may take many tries: the merchant sends it again
+  // until it is answered (each try takes it further), the clock waits for it as real time would (resends
+  // take seconds, not days), and the erased customer's later failures come once it is answered.
   const half = Math.ceil(workload.length / 2);
   await inBatches(workload.slice(0, half), (failure) => deliver(failure.processor, failureEvent(failure)));
   await runDue();
@@ -306,12 +312,20 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   const customers = await listAll(api, '/v1/customers');
   const erasedId = customers.find((customer) => customer.psp_customer_id === customerRef(seed, erased))?.id;
   if (!erasedId) throw new Error('the customer to erase was not stored');
-  const erasing = api('DELETE', `/v1/customers/${erasedId}`, undefined, `erase-${erasedId}`);
-  erasing.catch(() => {}); // awaited below
   const rest = workload.slice(half);
-  const afterErasure = rest.filter((failure) => failure.customer === erased.customer);
+  const [erasure] = await Promise.all([
+    api('DELETE', `/v1/customers/${erasedId}`),
+    inBatches(
+      rest.filter((failure) => failure.customer !== erased.customer),
+      (failure) => deliver(failure.processor, failureEvent(failure)),
+    ),
+  ]);
+  if (erasure.status !== 200) throw new Error(`erasure refused: ${erasure.status} ${JSON.stringify(erasure.body)}`);
+  // A minute later, however long the erasure took: failures stamped in the second it began would be
+  // taken for events from before it (ingestion acknowledges those as erased) in one run and not another.
+  await advance(60);
   await inBatches(
-    rest.filter((failure) => failure.customer !== erased.customer),
+    rest.filter((failure) => failure.customer === erased.customer),
     (failure) => deliver(failure.processor, failureEvent(failure)),
   );
   await runDue();
@@ -342,10 +356,6 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   await dev('POST', 'faults', { seed, rate: 0 });
   resend.faultsOn = false;
   const injectedPorts = (await dev('GET', 'faults')).body.injected as Record<string, number>;
-  const erasure = await erasing;
-  if (erasure.status >= 300) throw new Error(`erasure refused: ${erasure.status} ${JSON.stringify(erasure.body)}`);
-  await inBatches(afterErasure, (failure) => deliver(failure.processor, failureEvent(failure)));
-  await runDue();
   const redriven = (await dev('POST', 'redrive')).body as Record<string, number>;
   const db = engineClient(options.engine);
   try {
