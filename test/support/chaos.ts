@@ -249,7 +249,15 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     const { body } = await dev('POST', 'clock', { advance_seconds: seconds });
     clockOffsetMs = Date.parse(body.now) - Date.now();
   };
-  const runDue = () => dev('POST', 'run-due');
+  // What is due, then a job's two retries as Lambda makes them, one and two minutes of the clock later
+  // (bin/local/job-runner.ts): a step that failed once goes out the same day, not at the next day's run.
+  const runDue = async () => {
+    await dev('POST', 'run-due');
+    for (const minutes of [1, 2]) {
+      await advance(minutes * 60);
+      await dev('POST', 'run-due');
+    }
+  };
 
   // The merchant's setup, fault-free: three processors, a dunning campaign, a webhook endpoint.
   const urls: Record<Processor, string> = {
