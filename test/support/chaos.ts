@@ -305,6 +305,16 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     return answer.body;
   };
   const failureEvent = (failure: PlannedFailure) => () => failureDelivery(seed, failure, serverSeconds());
+  // A customer's failures go in order, each once the one before was acknowledged: a failure makes the
+  // card it names the customer's card (the one retries charge), so two of them answered in either
+  // order (a resend after a 500 overtaking the next) would leave either card, and runs would differ by
+  // timing rather than by what the faults did.
+  const customerQueues = new Map<number, Promise<unknown>>();
+  const deliverFailure = (failure: PlannedFailure) => {
+    const sent = (customerQueues.get(failure.customer) ?? Promise.resolve()).then(() => deliver(failure.processor, failureEvent(failure)));
+    customerQueues.set(failure.customer, sent);
+    return sent;
+  };
   const inBatches = async <T>(items: readonly T[], send: (item: T) => Promise<unknown>) => {
     for (let i = 0; i < items.length; i += 6) await Promise.all(items.slice(i, i + 6).map(send));
   };
@@ -314,7 +324,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   // until it is answered (each try takes it further), the clock waits for it as real time would (resends
   // take seconds, not days), and the erased customer's later failures come once it is answered.
   const half = Math.ceil(workload.length / 2);
-  await inBatches(workload.slice(0, half), (failure) => deliver(failure.processor, failureEvent(failure)));
+  await inBatches(workload.slice(0, half), deliverFailure);
   await runDue();
   const erased = workload[0]!;
   const customers = await listAll(api, '/v1/customers');
@@ -325,7 +335,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     api('DELETE', `/v1/customers/${erasedId}`),
     inBatches(
       rest.filter((failure) => failure.customer !== erased.customer),
-      (failure) => deliver(failure.processor, failureEvent(failure)),
+      deliverFailure,
     ),
   ]);
   if (erasure.status !== 200) throw new Error(`erasure refused: ${erasure.status} ${JSON.stringify(erasure.body)}`);
@@ -334,7 +344,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   await advance(60);
   await inBatches(
     rest.filter((failure) => failure.customer === erased.customer),
-    (failure) => deliver(failure.processor, failureEvent(failure)),
+    deliverFailure,
   );
   await runDue();
 
