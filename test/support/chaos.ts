@@ -206,7 +206,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const hooksUrl = await receiver.start();
     // Made past the proxy and without the run's short deadline: the table is the engine's to make, not the service's.
     await ensureTable(options.engine, table);
-    server = await startLocalServer({ DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), LOG_LEVEL: 'error' }, [
+    server = await startLocalServer({ DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DYNAMODB_RETRY_QUOTA: 'off', LOG_LEVEL: 'error' }, [
       '--no-timer',
       '--dynamodb-endpoint',
       proxy.endpoint,
