@@ -11,6 +11,8 @@ export interface ClientSettings {
   /** Tries in all, the first one included, in the SDK's standard mode (jittered backoff, a retry quota per client). */
   maxAttempts: number;
   retryMode: 'standard';
+  /** Replaces standard mode's strategy (tests only: unmeteredRetries). */
+  retryStrategy?: ReturnType<typeof unmeteredRetries>;
   requestHandler: {
     /** Opening a connection: DynamoDB and the other endpoints answer a TCP handshake in milliseconds. */
     connectionTimeout: number;
@@ -27,7 +29,28 @@ export interface ClientSettings {
  * so the fault proxy's "no answer in time" costs them less than a second.
  */
 export function dynamoDbClientSettings(env: NodeJS.ProcessEnv = process.env): ClientSettings {
-  return settings(Number(optionalEnv('DYNAMODB_REQUEST_TIMEOUT_MS', env) ?? 3_000));
+  const chosen = settings(Number(optionalEnv('DYNAMODB_REQUEST_TIMEOUT_MS', env) ?? 3_000));
+  return optionalEnv('DYNAMODB_RETRY_QUOTA', env) === 'off' ? { ...chosen, retryStrategy: unmeteredRetries(chosen.maxAttempts) } : chosen;
+}
+
+/**
+ * Standard mode's tries and backoff (a 500 ms base after a throttle, 100 ms otherwise) without its
+ * retry quota: for the chaos tests only (DYNAMODB_RETRY_QUOTA=off). The local server is one process
+ * with one client for every function, where AWS gives each Lambda instance a quota of its own; under a
+ * sustained 50 % fault rate that one quota ran out after about 150 calls, every call was then tried
+ * once, and the run never got past its first events.
+ */
+export function unmeteredRetries(maxAttempts: number) {
+  const token = (count: number, delay: number) => ({ getRetryCount: () => count, getRetryDelay: () => delay, getRetryCost: () => 0 });
+  return {
+    acquireInitialRetryToken: async () => token(0, 0),
+    refreshRetryTokenForRetry: async (previous: { getRetryCount(): number }, error: { errorType: string }) => {
+      const count = previous.getRetryCount() + 1;
+      if (count >= maxAttempts || error.errorType === 'CLIENT_ERROR') throw new Error('No retry left');
+      return token(count, Math.random() * 2 ** count * (error.errorType === 'THROTTLING' ? 500 : 100));
+    },
+    recordSuccess: () => {},
+  };
 }
 
 /** EventBridge Scheduler, SQS, SES, End User Messaging SMS, KMS: slower control-plane calls, a 5 s deadline, 3 tries (~17 s at most). */

@@ -8,6 +8,8 @@ type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<D
 
 /** As the stack's event source mapping (lib/event-stream.ts): the first delivery and ten retries. */
 const MAX_DELIVERIES = 11;
+/** Batches per run: enough for every record to be delivered eleven times, bounded so a consumer writing events for its own events cannot spin forever. */
+const MAX_ROUNDS = 1_000;
 const deliveries = new Map<string, number>();
 let sequence = 0;
 
@@ -33,15 +35,16 @@ export interface EventRun {
 /**
  * Hands the events committed so far to the stream handler, as the table's stream and Lambda's event
  * source mapping do in AWS, until none are left (consumers may write events of their own). A record
- * the handler reports failed is delivered again on the next run, eleven deliveries in all, then set
- * aside with an error (`localRuntime().events.deadLetters()`), where AWS would note it in the stream's
- * dead-letter queue.
+ * the handler reports failed is delivered again at once, before the records after it (as the mapping
+ * retries a failed batch from that record, seconds later, not at the next run), eleven deliveries in
+ * all, then set aside with an error (`localRuntime().events.deadLetters()`), where AWS would note it
+ * in the stream's dead-letter queue.
  */
 export async function drainEvents(): Promise<EventRun> {
   const feed = localRuntime().events;
   const { handler } = (await import(new URL('../../functions/streams/events.ts', import.meta.url).href)) as { handler: StreamHandler };
   const run: EventRun = { events: 0, failed: 0 };
-  for (let round = 0; round < 100; round++) {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
     const items = await feed.take();
     if (items.length === 0) break;
     const records = items.map(toRecord);
@@ -59,8 +62,7 @@ export async function drainEvents(): Promise<EventRun> {
       run.failed += 1;
       feed.setAside(retry.shift()!);
     }
-    feed.capture(retry);
-    if (count < MAX_DELIVERIES) break;
+    feed.redeliver(retry);
   }
   return run;
 }

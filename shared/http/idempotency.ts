@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { runtime } from '../runtime.ts';
@@ -31,6 +31,8 @@ interface Pending {
   fingerprint: string;
   /** The API key that made the request: a response showing a secret is sealed under it, never stored readable. */
   apiKey: string;
+  /** This execution's claim on the key: its own writes, resent after a lost answer, are told from another request's. */
+  claimId: string;
 }
 const pendingByContext = new WeakMap<ServiceContext, Pending>();
 
@@ -78,6 +80,7 @@ async function claimOrReplay(pending: Pending): Promise<APIGatewayProxyResult | 
       now,
       new Date(now.getTime() + IDEMPOTENCY_RETENTION_SECONDS * 1000),
       new Date(now.getTime() + LOCK_SECONDS * 1000),
+      pending.claimId,
     );
     if (claim.outcome === 'claimed') return undefined;
     if (claim.fingerprint !== pending.fingerprint) {
@@ -104,12 +107,13 @@ async function settle(context: ServiceContext, response: APIGatewayProxyResult):
   }
   const headers = Object.fromEntries(Object.entries(response.headers ?? {}).map(([k, v]) => [k, String(v)]));
   const sealed = context.showsSecret === true;
-  await recordIdempotentResponse(pending.tenant, pending.key, pending.fingerprint, {
+  const stored = {
     statusCode: response.statusCode,
     headers,
     body: sealed ? seal(response.body, pending.apiKey, sealScope(pending)) : response.body,
     ...(sealed ? { sealed } : {}),
-  });
+  };
+  await recordIdempotentResponse(pending.tenant, pending.key, pending.fingerprint, stored, pending.claimId);
 }
 
 /** Idempotency-Key on POST: the same key and body replay the first response; a different body is refused. */
@@ -123,7 +127,7 @@ export function idempotency(): ServiceMiddleware {
         throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters', 'Idempotency-Key');
       }
       // Authenticated by now, so the key is there.
-      const pending: Pending = { tenant: requireAuth(context).tenant, key, fingerprint: fingerprintOf(event), apiKey: presentedKey(event)! };
+      const pending: Pending = { tenant: requireAuth(context).tenant, key, fingerprint: fingerprintOf(event), apiKey: presentedKey(event)!, claimId: randomUUID() };
       const replay = await claimOrReplay(pending);
       if (replay) context.replay = replay;
       else pendingByContext.set(context, pending);

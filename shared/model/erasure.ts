@@ -10,4 +10,12 @@ export interface ErasureRecord {
   started_at: string;
   completed_at: string | null;
   anonymized_records: number;
+  /** The steps before the customer's items that are done: a resent DELETE goes on after them (absent on records from before steps were kept). */
+  steps_done?: ErasureStep[];
 }
+
+/**
+ * The erasure's steps that are not about one item, in order: the tombstone that makes events from
+ * before the erasure recognised, then the sweeps of idempotency records and widget sessions naming the person.
+ */
+export type ErasureStep = 'tombstone' | 'idempotency_records' | 'subscriber_sessions';

@@ -1,11 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { isConditionFailure } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { customerOwnerPartition, tenantKey } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
-import type { ErasureRecord } from '../model/erasure.ts';
+import type { ErasureRecord, ErasureStep } from '../model/erasure.ts';
 
 const { db, tableName } = runtime;
 
@@ -17,27 +17,41 @@ export async function findErasure(tenant: Tenant, customerId: string): Promise<E
   return Item ? entityOf<ErasureRecord>(Item) : undefined;
 }
 
-/** Opens the record unless an earlier attempt did; answers when the erasure began (the first attempt's time). */
-export async function startErasure(tenant: Tenant, customerId: string, now: Date): Promise<string> {
+/**
+ * The erasure's record, opened unless an earlier try did: read first, since a resent DELETE (the
+ * usual way an erasure that failed part-way goes on) finds it, and one call is cheaper than a failed put and a read.
+ */
+export async function startErasure(tenant: Tenant, customerId: string, now: Date): Promise<ErasureRecord> {
+  const existing = await findErasure(tenant, customerId);
+  if (existing) return existing;
+  const record: ErasureRecord = { customer_id: customerId, state: 'in_progress', started_at: now.toISOString(), completed_at: null, anonymized_records: 0, steps_done: [] };
   try {
     await db.send(
       new PutCommand({
         TableName: tableName,
-        Item: storedItem<ErasureRecord>(erasureKey(tenant, customerId), 'erasure', {
-          customer_id: customerId,
-          state: 'in_progress',
-          started_at: now.toISOString(),
-          completed_at: null,
-          anonymized_records: 0,
-        }),
+        Item: storedItem<ErasureRecord>(erasureKey(tenant, customerId), 'erasure', record),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
-    return now.toISOString();
+    return record;
   } catch (error) {
+    // A concurrent DELETE opened it, or this put's own answer was lost and the SDK's resend found it.
     if (!isConditionFailure(error)) throw error;
-    return (await findErasure(tenant, customerId))!.started_at;
+    return (await findErasure(tenant, customerId))!;
   }
+}
+
+/** Notes a step done, so a resent erasure skips it; noting it twice (a lost answer) is harmless. */
+export async function markErasureStep(tenant: Tenant, customerId: string, step: ErasureStep): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: erasureKey(tenant, customerId),
+      UpdateExpression: 'SET steps_done = list_append(if_not_exists(steps_done, :none), :step)',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':none': [], ':step': [step] },
+    }),
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -28,6 +29,8 @@ const sk = (key: string): string => `IDEMPOTENCY#${key}`;
 /** One remembered request: claimed (in_progress, locked while it runs) or completed with its response. */
 interface IdempotencyRecord {
   fingerprint: string;
+  /** Which execution claimed it: a write of that execution whose answer was lost finds its own claim on the SDK's resend. */
+  claim_id?: string;
   state: 'in_progress' | 'completed';
   locked_until?: string;
   retain_until: string;
@@ -35,9 +38,11 @@ interface IdempotencyRecord {
 }
 
 /**
- * Claims an idempotency key for one execution. The claim succeeds when no live record exists, or when
- * a previous execution died without finishing and its lock has lapsed; otherwise the existing record
- * comes back with the failed condition, with no extra read.
+ * Claims an idempotency key for one execution (`claimId`, unique to it). The claim succeeds when no
+ * live record exists, or when a previous execution died without finishing and its lock has lapsed;
+ * otherwise the existing record comes back with the failed condition, with no extra read. A claim
+ * whose answer was lost fails its condition on the SDK's resend: it is recognised by its claim id,
+ * not reported as another request holding the key (which would answer 409 until the lock lapsed).
  */
 export async function claimIdempotencyKey(
   tenant: Tenant,
@@ -46,6 +51,7 @@ export async function claimIdempotencyKey(
   now: Date,
   retainUntil: Date,
   lockUntil: Date,
+  claimId: string = randomUUID(),
 ): Promise<IdempotencyClaim> {
   try {
     await db.send(
@@ -54,7 +60,7 @@ export async function claimIdempotencyKey(
         Item: storedItem<IdempotencyRecord>(
           tenantKey(tenant, sk(key)),
           'idempotency_record',
-          { fingerprint, state: 'in_progress', locked_until: lockUntil.toISOString(), retain_until: retainUntil.toISOString() },
+          { fingerprint, claim_id: claimId, state: 'in_progress', locked_until: lockUntil.toISOString(), retain_until: retainUntil.toISOString() },
           { expires_at: epochSeconds(retainUntil) },
         ),
         ConditionExpression:
@@ -69,6 +75,7 @@ export async function claimIdempotencyKey(
     if (!isConditionFailure(error)) throw error;
     const raw = (error as ConditionalCheckFailedException).Item;
     const existing = entityOf<IdempotencyRecord>(raw ? unmarshall(raw) : {}, ['expires_at']);
+    if (existing.state === 'in_progress' && existing.claim_id === claimId) return { outcome: 'claimed' };
     if (existing.state === 'completed' && existing.response) {
       return { outcome: 'completed', fingerprint: existing.fingerprint, response: existing.response };
     }
@@ -76,22 +83,34 @@ export async function claimIdempotencyKey(
   }
 }
 
-export async function recordIdempotentResponse(tenant: Tenant, key: string, fingerprint: string, response: StoredResponse): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: tenantKey(tenant, sk(key)),
-      UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until',
-      ConditionExpression: 'fingerprint = :fingerprint AND #state = :in_progress',
-      ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
-      ExpressionAttributeValues: {
-        ':completed': 'completed',
-        ':response': response,
-        ':fingerprint': fingerprint,
-        ':in_progress': 'in_progress',
-      },
-    }),
-  );
+/**
+ * Stores the execution's response. Its resend after a lost answer finds the record completed by this
+ * execution (`claimId`) and is done; a record completed by another fails as before.
+ */
+export async function recordIdempotentResponse(tenant: Tenant, key: string, fingerprint: string, response: StoredResponse, claimId?: string): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: tenantKey(tenant, sk(key)),
+        UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until',
+        ConditionExpression: 'fingerprint = :fingerprint AND #state = :in_progress',
+        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
+        ExpressionAttributeValues: {
+          ':completed': 'completed',
+          ':response': response,
+          ':fingerprint': fingerprint,
+          ':in_progress': 'in_progress',
+        },
+        ReturnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure.ALL_OLD,
+      }),
+    );
+  } catch (error) {
+    const raw = isConditionFailure(error) ? (error as ConditionalCheckFailedException).Item : undefined;
+    const existing = raw ? unmarshall(raw) : undefined;
+    if (claimId !== undefined && existing?.state === 'completed' && existing.claim_id === claimId) return;
+    throw error;
+  }
 }
 
 /** Lets a retry run the operation again after a failure that produced no result worth replaying. */

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../../shared/runtime.ts';
-import type { Tenant } from '../../shared/model/tenant.ts';
 import { localRuntime } from '../../bin/local/local-runtime.ts';
-import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
+import { advanceClock, drainEvents, runDueJobs } from '../support/api.ts';
+import { merchantWithCampaign } from '../support/dunning-merchants.ts';
 import { tenantItems } from '../support/tenant-items.ts';
-import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
+import { genericFailure, postGeneric } from '../support/webhooks.ts';
 
 /**
  * A dunning step whose record fails after its message went out (docs/faults.md): the job runs
@@ -26,19 +26,6 @@ function failRecordOnce(how: 'lost' | 'refused') {
       name: how === 'lost' ? 'TimeoutError' : 'ThrottlingException',
     });
   }) as any);
-}
-
-/** A merchant with a one-step campaign on failures, active. */
-async function merchantWithCampaign() {
-  const merchant = await newMerchant();
-  const tenant: Tenant = { merchantId: merchant.merchantId, environment: 'test' };
-  const path = await connect(merchant.keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
-  const created = await call('POST', '/v1/campaigns', {
-    key: merchant.keys.test_write,
-    body: { name: 'Card problems', trigger: 'payment_failed', steps: [{ channel: 'email', template_id: 'tpl_update_payment_method', subject: 'Action needed', delay_hours: 1 }] },
-  });
-  expect((await call('POST', `/v1/campaigns/${created.body.data.id}/activate`, { key: merchant.keys.test_write })).status).toBe(200);
-  return { tenant, path };
 }
 
 async function enrolledCustomer() {

@@ -212,7 +212,7 @@ describe('an erasure is final for what happened before it', () => {
     const who = person();
     const old = genericEvent(who, 'payment.failed');
     const first = await postGeneric(path, old);
-    const startedAt = await startErasure(tenant, first.body.customer_id, runtime.clock.now());
+    const { started_at: startedAt } = await startErasure(tenant, first.body.customer_id, runtime.clock.now());
     await recordErasedCustomer(tenant, 'acme', who.customer, first.body.customer_id, startedAt);
     advanceClock(60);
     const newer = genericEvent(who, 'payment.failed', { charge: `chg_${randomBytes(4).toString('hex')}` });

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it, vi } from 'vitest';
+import { runtime } from '../../shared/runtime.ts';
 import { anonymizePayment, personalValues, scrub } from '../../shared/domain/customers/customer-erasure.ts';
 import { findCustomer } from '../../shared/store/customers.ts';
 import { countAnonymizedWrite, findErasure, startErasure } from '../../shared/store/erasures.ts';
@@ -204,6 +206,40 @@ describe('DELETE /v1/customers/{id} (GDPR erasure)', () => {
     expect(response.body).toEqual({ data: { id: customerId, deleted: true, anonymized_records: 3 } });
     expect((await findErasure(tenant, customerId))!).toMatchObject({ state: 'completed', anonymized_records: 3 });
     expect(JSON.stringify(await itemsHolding([person.email, person.name, person.customer]))).toEqual("[]");
+  });
+
+  it('goes on after the steps a failed try finished when sent again, not from the start', async () => {
+    // Prepare: the widget-session sweep (the third step) is throttled past the SDK's tries, once.
+    const { customerId, keys, tenant, person } = await erasableCustomer();
+    const send = runtime.db.send.bind(runtime.db);
+    let throttled = false;
+    const sweeps: string[] = [];
+    const spy = vi.spyOn(runtime.db, 'send').mockImplementation((async (command: any, ...rest: any[]) => {
+      const values = command instanceof QueryCommand ? (command.input.ExpressionAttributeValues ?? {}) : {};
+      if (values[':prefix'] === 'IDEMPOTENCY#') sweeps.push('idempotency_records');
+      if (':subscriber' in values) {
+        sweeps.push('subscriber_sessions');
+        if (!throttled) {
+          throttled = true;
+          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name: 'ThrottlingException' });
+        }
+      }
+      return send(command, ...rest);
+    }) as any);
+    // Act
+    const failed = await erase(keys.test_admin, customerId);
+    const afterFailure = await findErasure(tenant, customerId);
+    const sweptByFirst = sweeps.splice(0);
+    const resent = await erase(keys.test_admin, customerId);
+    spy.mockRestore();
+    // Assess: the first try stopped at the sessions, its two steps before noted; the resend swept only what was left.
+    expect(failed.status).toBe(500);
+    expect(afterFailure).toMatchObject({ state: 'in_progress', steps_done: ['tombstone', 'idempotency_records'] });
+    expect([...new Set(sweptByFirst)]).toEqual(['idempotency_records', 'subscriber_sessions']);
+    expect(sweeps.filter((sweep) => sweep === 'idempotency_records')).toEqual([]);
+    expect(resent.status).toBe(200);
+    expect(resent.body).toEqual({ data: { id: customerId, deleted: true, anonymized_records: 3 } });
+    expect(JSON.stringify(await itemsHolding([person.email, person.name, person.customer, person.subscription]))).toEqual('[]');
   });
 
   it('lets a later failure for the same processor customer create a fresh customer', async () => {

@@ -339,22 +339,35 @@ describe('attempt watchdog (the sweeper)', () => {
     expect(usage).toBe(1);
   });
 
-  it('gives back an attempt that never reported, and the same attempt runs again later', async () => {
-    // Prepare: claim attempt 1 by hand and never run it, as if the runner crashed mid-call and its job was never delivered again.
+  /** Attempt 1 claimed by hand and never run, as if the runner crashed mid-call and its job never ran again (or waits in the dead letters). */
+  async function unreportedAttempt(card: string) {
     const { tenant, path } = await setUp();
-    const id = await fail(path, 'insufficient_funds', '4242');
+    const id = await fail(path, 'insufficient_funds', card);
     const { claimRetry } = await import('../../shared/domain/retries/retry-execution.ts');
     advanceClock(48 * 3600 + 1);
     await claimRetry({ scheduler }, tenant, id, 'automatic', runtime.clock.now());
     await scheduler.cancel(retryJobId(id, 1));
     expect(await payment(tenant, id)).toMatchObject({ status: 'retrying', retry_count: 1 });
+    return { tenant, id };
+  }
+
+  it('makes an attempt that never reported under its own key, counted once', async () => {
+    const { tenant, id } = await unreportedAttempt('4242');
     // Act: 15 minutes pass with no answer.
     advanceClock(15 * 60 + 1);
     await runDueJobs();
-    // Assess
-    const given = await payment(tenant, id);
-    expect(given).toMatchObject({ status: 'pending', retry_count: 0, consecutive_no_answers: 1 });
-    await toNextRetry(tenant, id);
+    // Assess: the processor answered the attempt's key (it would answer a charge it already made the same way).
     expect(await payment(tenant, id)).toMatchObject({ status: 'recovered', retry_count: 1 });
+    const usage = (await tenantItems(tenant, 'USAGE#')).reduce((sum, item) => sum + Number(item.recovery_attempts ?? 0), 0);
+    expect(usage).toBe(1);
+  });
+
+  it('gives back an attempt that never reported when the processor does not answer the watchdog either', async () => {
+    const { tenant, id } = await unreportedAttempt('0000');
+    advanceClock(15 * 60 + 1);
+    await runDueJobs();
+    expect(await payment(tenant, id)).toMatchObject({ status: 'pending', retry_count: 0, consecutive_no_answers: 1 });
+    const usage = (await tenantItems(tenant, 'USAGE#')).reduce((sum, item) => sum + Number(item.recovery_attempts ?? 0), 0);
+    expect(usage).toBe(0);
   });
 });

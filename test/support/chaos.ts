@@ -125,9 +125,14 @@ export function plan(seed: number, failures: number): PlannedFailure[] {
 const paymentRef = (seed: number, failure: PlannedFailure) => `ch_chaos_${seed}_${failure.index}`;
 const customerRef = (seed: number, failure: PlannedFailure) => `cus_chaos_${seed}_${failure.customer}`;
 
-/** Whether an answer is sent again: processors redeliver anything but a 2xx; API clients a 5xx or a 429 (after its wait). */
+/**
+ * Whether an answer is sent again: processors redeliver anything but a 2xx; API clients a 5xx, a 429
+ * (after its wait), and a 409 whose request is still running under its Idempotency-Key (a failed
+ * try's lock not released yet: Stripe's libraries retry that 409 too).
+ */
 const PROCESSOR_RESENDS = (status: number) => status < 200 || status >= 300;
-const CLIENT_RESENDS = (status: number) => status >= 500 || status === 429;
+const CLIENT_RESENDS = (status: number, body: unknown) =>
+  status >= 500 || status === 429 || (status === 409 && (body as { error?: { code?: string } } | undefined)?.error?.code === 'idempotency_key_in_use');
 
 /** Sends until answered, as processors and careful clients do; counts the resends. */
 class Resender {
@@ -137,7 +142,7 @@ class Resender {
   /** While faults are on a caller keeps trying (Stripe for three days); once they stop, a request must be answered within GIVE_UP_AFTER tries. */
   faultsOn = true;
 
-  async until<T>(attempt: () => Promise<{ status: number; body: T }>, what: string, resends = CLIENT_RESENDS): Promise<{ status: number; body: T }> {
+  async until<T>(attempt: () => Promise<{ status: number; body: T }>, what: string, resends: (status: number, body: T) => boolean = CLIENT_RESENDS): Promise<{ status: number; body: T }> {
     for (let tries = 1, afterFaults = 0; ; tries++) {
       let answer: { status: number; body: T } | undefined;
       try {
@@ -145,7 +150,7 @@ class Resender {
       } catch {
         answer = undefined; // cut off: sent again, like a 5xx
       }
-      if (answer && !resends(answer.status)) return answer;
+      if (answer && !resends(answer.status, answer.body)) return answer;
       this.redelivered += 1;
       const reason = `${what} ${answer ? `${answer.status} ${(answer.body as any)?.error?.code ?? ''}` : 'cut off'}`;
       this.reasons[reason] = (this.reasons[reason] ?? 0) + 1;
@@ -201,7 +206,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const hooksUrl = await receiver.start();
     // Made past the proxy and without the run's short deadline: the table is the engine's to make, not the service's.
     await ensureTable(options.engine, table);
-    server = await startLocalServer({ DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), LOG_LEVEL: 'error' }, [
+    server = await startLocalServer({ DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DYNAMODB_RETRY_QUOTA: 'off', LOG_LEVEL: 'error' }, [
       '--no-timer',
       '--dynamodb-endpoint',
       proxy.endpoint,
@@ -244,7 +249,15 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     const { body } = await dev('POST', 'clock', { advance_seconds: seconds });
     clockOffsetMs = Date.parse(body.now) - Date.now();
   };
-  const runDue = () => dev('POST', 'run-due');
+  // What is due, then a job's two retries as Lambda makes them, one and two minutes of the clock later
+  // (bin/local/job-runner.ts): a step that failed once goes out the same day, not at the next day's run.
+  const runDue = async () => {
+    await dev('POST', 'run-due');
+    for (const minutes of [1, 2]) {
+      await advance(minutes * 60);
+      await dev('POST', 'run-due');
+    }
+  };
 
   // The merchant's setup, fault-free: three processors, a dunning campaign, a webhook endpoint.
   const urls: Record<Processor, string> = {
@@ -292,27 +305,46 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     return answer.body;
   };
   const failureEvent = (failure: PlannedFailure) => () => failureDelivery(seed, failure, serverSeconds());
+  // A customer's failures go in order, each once the one before was acknowledged: a failure makes the
+  // card it names the customer's card (the one retries charge), so two of them answered in either
+  // order (a resend after a 500 overtaking the next) would leave either card, and runs would differ by
+  // timing rather than by what the faults did.
+  const customerQueues = new Map<number, Promise<unknown>>();
+  const deliverFailure = (failure: PlannedFailure) => {
+    const sent = (customerQueues.get(failure.customer) ?? Promise.resolve()).then(() => deliver(failure.processor, failureEvent(failure)));
+    customerQueues.set(failure.customer, sent);
+    return sent;
+  };
   const inBatches = async <T>(items: readonly T[], send: (item: T) => Promise<unknown>) => {
     for (let i = 0; i < items.length; i += 6) await Promise.all(items.slice(i, i + 6).map(send));
   };
 
-  // The first half of the failures, then an erasure of one of their customers beside the rest. At a
-  // high fault rate an erasure (dozens of calls in one request) may not finish until the faults stop:
-  // the merchant keeps sending it, and the erased customer's later failures come once it is answered.
+  // The first half of the failures, then an erasure of one of their customers beside the rest. Under
+  // faults an erasure (dozens of calls in one request) may take many tries: the merchant sends it again
+  // until it is answered (each try takes it further), the clock waits for it as real time would (resends
+  // take seconds, not days), and the erased customer's later failures come once it is answered.
   const half = Math.ceil(workload.length / 2);
-  await inBatches(workload.slice(0, half), (failure) => deliver(failure.processor, failureEvent(failure)));
+  await inBatches(workload.slice(0, half), deliverFailure);
   await runDue();
   const erased = workload[0]!;
   const customers = await listAll(api, '/v1/customers');
   const erasedId = customers.find((customer) => customer.psp_customer_id === customerRef(seed, erased))?.id;
   if (!erasedId) throw new Error('the customer to erase was not stored');
-  const erasing = api('DELETE', `/v1/customers/${erasedId}`, undefined, `erase-${erasedId}`);
-  erasing.catch(() => {}); // awaited below
   const rest = workload.slice(half);
-  const afterErasure = rest.filter((failure) => failure.customer === erased.customer);
+  const [erasure] = await Promise.all([
+    api('DELETE', `/v1/customers/${erasedId}`),
+    inBatches(
+      rest.filter((failure) => failure.customer !== erased.customer),
+      deliverFailure,
+    ),
+  ]);
+  if (erasure.status !== 200) throw new Error(`erasure refused: ${erasure.status} ${JSON.stringify(erasure.body)}`);
+  // A minute later, however long the erasure took: failures stamped in the second it began would be
+  // taken for events from before it (ingestion acknowledges those as erased) in one run and not another.
+  await advance(60);
   await inBatches(
-    rest.filter((failure) => failure.customer !== erased.customer),
-    (failure) => deliver(failure.processor, failureEvent(failure)),
+    rest.filter((failure) => failure.customer === erased.customer),
+    deliverFailure,
   );
   await runDue();
 
@@ -342,10 +374,6 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   await dev('POST', 'faults', { seed, rate: 0 });
   resend.faultsOn = false;
   const injectedPorts = (await dev('GET', 'faults')).body.injected as Record<string, number>;
-  const erasure = await erasing;
-  if (erasure.status >= 300) throw new Error(`erasure refused: ${erasure.status} ${JSON.stringify(erasure.body)}`);
-  await inBatches(afterErasure, (failure) => deliver(failure.processor, failureEvent(failure)));
-  await runDue();
   const redriven = (await dev('POST', 'redrive')).body as Record<string, number>;
   const db = engineClient(options.engine);
   try {

@@ -24,6 +24,15 @@ export class LocalEventFeed {
     this.pending.push(...items.map((item) => ({ item, inDoubt: true })));
   }
 
+  /**
+   * Records a batch failed on, from the failed one: handed on again before anything stored since, as a
+   * stream shard delivers again from the failed record and holds the later ones back (a consumer that
+   * saw a payment's recovery before its failure would decide on the wrong order).
+   */
+  redeliver(items: readonly Item[]): void {
+    this.pending.unshift(...items.map((item) => ({ item, inDoubt: false })));
+  }
+
   /** An event its consumers failed on every delivery, kept as the stream's dead-letter destination would note it. */
   setAside(item: Item): void {
     this.dead.push(item);

@@ -3,7 +3,7 @@ import { deleteSubscriberSessions } from '../../store/cancel-sessions.ts';
 import { findCustomer, getCustomer, deleteCustomerWrites } from '../../store/customers.ts';
 import { eraseSearchIndexWrites } from '../../store/customer-search.ts';
 import { completeErasedCustomerWrite, erasedChargeWrites, recordErasedCustomer } from '../../store/erased-references.ts';
-import { countAnonymizedWrite, completeErasureWrite, deleteOwnedItem, findErasure, ownedItems, startErasure } from '../../store/erasures.ts';
+import { countAnonymizedWrite, completeErasureWrite, deleteOwnedItem, findErasure, markErasureStep, ownedItems, startErasure } from '../../store/erasures.ts';
 import { enrollmentFromItem, eraseEnrollmentWrites } from '../../store/enrollments.ts';
 import { anonymizeEvent, recordEventWrite } from '../../store/events.ts';
 import { deleteIdempotencyRecordsContaining } from '../../store/idempotency.ts';
@@ -11,6 +11,7 @@ import { deletePaymentReferenceWrites, findPayment, paymentChangeWrites } from '
 import { transact } from '../../store/transactions.ts';
 import { paymentResource } from '../../representations/payment.ts';
 import type { Customer } from '../../model/customer.ts';
+import type { ErasureStep } from '../../model/erasure.ts';
 import { isOpen, type Payment } from '../../model/payment.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { newEvent } from '../../model/events.ts';
@@ -107,14 +108,24 @@ export async function eraseCustomer(tenant: Tenant, customerId: string, now: Dat
   return writeOptimistically(erasing, async () => {
     const customer = await findCustomer(tenant, customerId);
     if (!customer) return finishedErasure(tenant, customerId, now);
-    const erasedAt = await startErasure(tenant, customerId, now);
+    const record = await startErasure(tenant, customerId, now);
+    const erasedAt = record.started_at;
+    const personal = personalValues(customer);
+    // Each step done is noted on the record: a DELETE sent again after a failure part-way (a throttled
+    // table) goes on from the next one, so every try takes the erasure further instead of starting over.
+    const done = new Set(record.steps_done ?? []);
+    const step = async (name: ErasureStep, work: () => Promise<unknown>) => {
+      if (done.has(name)) return;
+      await work();
+      await markErasureStep(tenant, customerId, name);
+    };
     // First, before anything is erased: from here on an event about the person that happened before
     // the erasure began is recognised (ingestion.ts), however far the erasure has got.
-    await recordErasedCustomer(tenant, customer.psp, customer.psp_customer_id, customerId, erasedAt);
-    const personal = personalValues(customer);
-    await deleteIdempotencyRecordsContaining(tenant, personal);
+    await step('tombstone', () => recordErasedCustomer(tenant, customer.psp, customer.psp_customer_id, customerId, erasedAt));
+    await step('idempotency_records', () => deleteIdempotencyRecordsContaining(tenant, personal));
     // The widget names the subscriber by the processor's customer id or ours.
-    await deleteSubscriberSessions(tenant, [customer.psp_customer_id, customerId]);
+    await step('subscriber_sessions', () => deleteSubscriberSessions(tenant, [customer.psp_customer_id, customerId]));
+    // Each item leaves the customer's partition as it is handled: a resent erasure finds only those left.
     await anonymizeOwnedItems(tenant, customerId, personal, erasedAt, now);
     const notice = newEvent(tenant, 'customer.deleted', { id: customerId, deleted: true }, now);
     const outcome = await transact([

@@ -134,8 +134,10 @@ export async function enrollForFailure(
   // Independent reads side by side: every failure's event waits on these before its first message is scheduled.
   const [payment, campaigns] = await Promise.all([findPayment(tenant, paymentId), configuration.campaigns()]);
   const active = campaigns.filter((campaign) => campaign.status === 'active');
-  // Settled by the time its event is read (a success right behind it): nothing to dun.
-  if (!payment || !isOpen(payment.status) || payment.customer_id === null || active.length === 0) return [];
+  // Decided as of the failure, not of the payment now: skipping a payment settled by the time its
+  // event is handled would let a delayed delivery change what campaigns count. Erased (no customer):
+  // nobody to dun.
+  if (!payment || payment.customer_id === null || active.length === 0) return [];
   const customer = await findCustomer(tenant, payment.customer_id);
   if (!customer) return [];
   const facts = {
@@ -158,6 +160,10 @@ export async function enrollForFailure(
         return version ? enroll(ports, tenant, campaign.id, version, customer, payment.id, now, null, card) : undefined;
       }),
   );
+  // Settled before its failure reached dunning (a delivery that failed until it was redriven after the
+  // settlement's own event): that event found nothing to end, so the settlement is applied now, as it
+  // would have been in order. Repeating it is harmless (credits once, ends active enrollments only).
+  if (!isOpen(payment.status)) await settleEnrollments(ports, tenant, payment, now);
   return enrolled.filter((enrollment) => enrollment !== undefined);
 }
 

@@ -173,12 +173,11 @@ export async function runRetryAttempt(
   job: { paymentId: string; attempt: number; trigger: RetryTrigger; claimed: boolean; watchdog?: boolean },
   clock: () => Date,
 ): Promise<AttemptReport> {
-  if (job.watchdog) {
-    // The attempt never reported back (a crashed runner, a lost answer): give it back for a later try.
-    const reason = `No answer within ${ATTEMPT_WATCHDOG_MINUTES} minutes`;
-    return recordOutcome(ports, tenant, job.paymentId, job.attempt, { outcome: 'no_answer', reason }, job.trigger, clock);
-  }
-  const payment = job.claimed ? await claimedAttempt(ports, tenant, job, clock) : await scheduledAttempt(ports, tenant, job, clock);
+  const payment = job.watchdog
+    ? await unreportedAttempt(tenant, job, clock)
+    : job.claimed
+      ? await claimedAttempt(ports, tenant, job, clock)
+      : await scheduledAttempt(ports, tenant, job, clock);
   if ('outcome' in payment) return payment;
   const customerId = payment.customer_id;
   if (customerId === null) {
@@ -196,7 +195,24 @@ export async function runRetryAttempt(
     idempotencyKey: retryJobId(payment.id, payment.retry_count),
     cardLastFour: customer?.payment_method?.last_four ?? null,
   });
-  return recordOutcome(ports, tenant, payment.id, payment.retry_count, outcome, job.trigger, clock);
+  // The trigger the attempt was claimed under: a watchdog finishing a manual attempt records it as manual.
+  return recordOutcome(ports, tenant, payment.id, payment.retry_count, outcome, payment.retry_trigger ?? job.trigger, clock);
+}
+
+/**
+ * The watchdog's run: the attempt never reported back (a crashed runner, or a job whose every try
+ * failed after the charge, waiting in the dead letters). Giving it back would schedule it again and
+ * announce it, and the redriven job would then make it a second time (the processor's idempotency key
+ * answers it the same, but the events say twice). Instead the watchdog makes the attempt itself under
+ * its key: a processor that already answered it answers the same (its record of our earlier call),
+ * one that never got it is charged now, one that does not answer gives it back (no_answer), as before.
+ */
+async function unreportedAttempt(tenant: Tenant, job: AttemptJob, clock: () => Date): Promise<Payment | AttemptReport> {
+  const payment = await findPayment(tenant, job.paymentId);
+  if (!payment) return { outcome: 'stale', payment_id: job.paymentId };
+  if (payment.status === 'retrying' && payment.retry_count === job.attempt) return payment;
+  // Settled meanwhile without it (a processor webhook): an attempt that never reported is given back.
+  return settledMeanwhile(tenant, payment, job.attempt, { outcome: 'no_answer', reason: `No answer within ${ATTEMPT_WATCHDOG_MINUTES} minutes` }, clock());
 }
 
 type AttemptJob = Parameters<typeof runRetryAttempt>[2];

@@ -1,0 +1,161 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { runtime } from '../../shared/runtime.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
+import { findPayment } from '../../shared/store/payments.ts';
+import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
+import { merchantWithCampaign } from '../support/dunning-merchants.ts';
+import { tenantItems } from '../support/tenant-items.ts';
+import { genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
+
+/**
+ * Interleavings the chaos runs found (test/e2e/chaos.test.ts, docs/faults.md), each reproduced here
+ * at one exact call, without the fault proxy: what the faulted path stores must be what the
+ * fault-free one stores.
+ */
+
+/** Every transaction writing an event of this type fails, past the SDK's own tries, without being applied, until restored. */
+function throttle(eventType: string) {
+  const send = runtime.db.send.bind(runtime.db);
+  return vi.spyOn(runtime.db, 'send').mockImplementation((async (command: any, ...rest: any[]) => {
+    if (!(command instanceof TransactWriteCommand) || !JSON.stringify(command.input.TransactItems).includes(`"${eventType}"`)) return send(command, ...rest);
+    throw Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name: 'ThrottlingException' });
+  }) as any);
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('a failure whose stream deliveries all failed until its payment was paid', () => {
+  it('is enrolled when redriven and its recovery credited, as when it was delivered at once', async () => {
+    // Prepare: two merchants, the same campaign; each gets a hard decline, and then the customer pays.
+    const inOrder = await merchantWithCampaign();
+    const late = await merchantWithCampaign();
+    const paid = (failure: ReturnType<typeof genericFailure>) => ({ ...failure, id: `${failure.id}_paid`, type: 'payment.succeeded', created: nowSeconds() });
+
+    // Act: the fault-free path reaches dunning before the payment. The other's enrollment is throttled
+    // on every delivery of the failure, which goes to the stream's dead letters; the payment arrives,
+    // and then an operator redrives the failure.
+    const inOrderFailure = genericFailure({ code: 'expired_card' });
+    expect((await postGeneric(inOrder.path, inOrderFailure)).status).toBe(200);
+    await drainEvents();
+    expect((await postGeneric(inOrder.path, paid(inOrderFailure))).status).toBe(200);
+    await drainEvents();
+    const lateFailure = genericFailure({ code: 'expired_card' });
+    const spy = throttle('campaign.enrolled');
+    expect((await postGeneric(late.path, lateFailure)).status).toBe(200);
+    const deliveries = await drainEvents();
+    spy.mockRestore();
+    const enrolledBeforeRedrive = (await tenantItems(late.tenant, 'ENROLLMENT#')).length;
+    expect((await postGeneric(late.path, paid(lateFailure))).status).toBe(200);
+    await drainEvents();
+    expect(localRuntime().events.redrive()).toBe(1);
+    await drainEvents();
+
+    // Assess: the same enrollment, credited with the same recovery, counted the same way.
+    expect(deliveries.failed).toBe(1);
+    expect(enrolledBeforeRedrive).toBe(0);
+    const stats = async ({ campaignId, key }: { campaignId: string; key: string }) => (await call('GET', `/v1/campaigns/${campaignId}`, { key })).body.data.stats;
+    expect(await stats(late)).toEqual(await stats(inOrder));
+    expect(await stats(late)).toMatchObject({ enrolled_count: 1, recovered_count: 1, active_count: 0 });
+    const enrollment = async (tenant: Tenant) => (await tenantItems(tenant, 'ENROLLMENT#')).map((item) => [item.status, item.stop_reason]);
+    expect(await enrollment(late.tenant)).toEqual(await enrollment(inOrder.tenant));
+    const enrolledEvents = async (tenant: Tenant) => (await tenantItems(tenant, 'EVENT#')).filter((item) => item.type === 'campaign.enrolled').length;
+    expect(await enrolledEvents(late.tenant)).toBe(1);
+  });
+});
+
+/**
+ * The write is applied and its answer lost: the SDK sends the same request again, which now fails its
+ * own condition (what DynamoDB answers for a conditional write it already applied).
+ */
+function resendAfterLostAnswer(matches: (command: unknown) => boolean) {
+  const send = runtime.db.send.bind(runtime.db);
+  let resent = false;
+  return vi.spyOn(runtime.db, 'send').mockImplementation((async (command: any, ...rest: any[]) => {
+    if (resent || !matches(command)) return send(command, ...rest);
+    resent = true;
+    await send(command, ...rest);
+    return send(command, ...rest);
+  }) as any);
+}
+
+const onIdempotencyRecord = (type: typeof PutCommand | typeof UpdateCommand) => (command: unknown) =>
+  command instanceof type && String((command.input as { Item?: { sk?: string }; Key?: { sk?: string } }).Item?.sk ?? (command.input as { Key?: { sk?: string } }).Key?.sk).startsWith('IDEMPOTENCY#');
+
+describe('an Idempotency-Key write whose answer was lost', () => {
+  it.each([
+    ['the claim', onIdempotencyRecord(PutCommand)],
+    ['the stored response', onIdempotencyRecord(UpdateCommand)],
+  ] as const)('is recognised as its own when %s is resent: the request is answered, once', async (_what, matches) => {
+    // Prepare
+    const { keys } = await newMerchant();
+    const request = { key: keys.test_admin, body: { name: 'ci', scopes: ['read'] }, headers: { 'idempotency-key': 'lost-answer-1' } };
+    const spy = resendAfterLostAnswer(matches);
+    // Act
+    const first = await call('POST', '/v1/api-keys', request);
+    const resent = spy.mock.calls.some(([command]) => matches(command));
+    spy.mockRestore();
+    const again = await call('POST', '/v1/api-keys', request);
+    // Assess: not 409 (another request holds the key) nor 500 (the record failed): created, and replayed after.
+    expect(resent).toBe(true);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers['Idempotent-Replayed']).toBe('true');
+    expect(again.body.data.id).toBe(first.body.data.id);
+    expect((await call('GET', '/v1/api-keys', { key: keys.test_admin })).body.pagination.total).toBe(5);
+  });
+});
+
+describe('a retry job that failed every try after its processor answered', () => {
+  /** A soft decline on a card the sandbox keeps declining: its first retry is scheduled, and declines. */
+  async function declinedRetry() {
+    const { tenant, path } = await merchantWithCampaign();
+    const failure = genericFailure({ code: 'insufficient_funds', lastFour: '9995' });
+    const paymentId = (await postGeneric(path, failure)).body.payment_id as string;
+    await drainEvents();
+    const payment = (await findPayment(tenant, paymentId))!;
+    return { tenant, paymentId, dueIn: Math.ceil((Date.parse(payment.next_retry_at!) - runtime.clock.now().getTime()) / 1000) + 1 };
+  }
+
+  const history = async (tenant: Tenant, paymentId: string) => {
+    const payment = (await findPayment(tenant, paymentId))!;
+    const events = (await tenantItems(tenant, 'EVENT#')).filter((item) => item.data?.id === paymentId).map((item) => item.type as string);
+    return { status: payment.status, retry_count: payment.retry_count, retries: payment.retries.map((retry) => retry.status), events: events.sort() };
+  };
+
+  it('is finished by the watchdog under its key, and the redriven job adds nothing', async () => {
+    // Prepare: a fault-free twin, and the payment whose attempt's record will be throttled every try.
+    const twin = await declinedRetry();
+    advanceClock(twin.dueIn);
+    await runDueJobs();
+    await drainEvents();
+    const faultFree = await history(twin.tenant, twin.paymentId);
+    const subject = await declinedRetry();
+    advanceClock(subject.dueIn);
+
+    // Act: the job charges and fails to record, three tries (Lambda's), then goes to the dead letters;
+    // the watchdog fires 15 minutes on; an operator redrives the dead letters after.
+    const spy = throttle('payment.retry_failed');
+    const tries = [];
+    for (const wait of [0, 60, 120]) {
+      advanceClock(wait);
+      tries.push(...(await runDueJobs()).filter((run) => run.job_id === `retry-${subject.paymentId}-1`).map((run) => run.outcome));
+    }
+    spy.mockRestore();
+    const dead = (await localRuntime().scheduler.deadLetters()).map((job) => job.jobId);
+    advanceClock(16 * 60);
+    await runDueJobs();
+    await localRuntime().scheduler.redrive(runtime.clock.now());
+    await runDueJobs();
+    await drainEvents();
+
+    // Assess: one attempt, declined once, the next one scheduled once: the fault-free twin's history.
+    expect(tries).toEqual(['failed', 'failed', 'failed']);
+    expect(dead).toContain(`retry-${subject.paymentId}-1`);
+    expect(await history(subject.tenant, subject.paymentId)).toEqual(faultFree);
+    expect(await history(subject.tenant, subject.paymentId)).toMatchObject({ status: 'pending', retry_count: 1, retries: ['failed'] });
+  });
+});

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { dynamoDbClientSettings, unmeteredRetries } from '../../shared/aws-clients.ts';
+
+describe('DynamoDB client settings', () => {
+  it('keep standard mode with its retry quota unless the chaos tests turn the quota off', () => {
+    expect(dynamoDbClientSettings({})).toEqual({ maxAttempts: 3, retryMode: 'standard', requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } });
+    expect(dynamoDbClientSettings({ DYNAMODB_RETRY_QUOTA: 'off' }).retryStrategy).toBeDefined();
+  });
+
+  it('retry without a quota: three tries in all, none for a client error, backoff from 500 ms after a throttle', async () => {
+    const strategy = unmeteredRetries(3);
+    const first = await strategy.acquireInitialRetryToken();
+    // As many retries as asked for, however many calls failed before: there is no quota to run out.
+    for (let call = 0; call < 1_000; call++) await strategy.refreshRetryTokenForRetry(first, { errorType: 'TRANSIENT' });
+    const second = await strategy.refreshRetryTokenForRetry(first, { errorType: 'THROTTLING' });
+    expect(second.getRetryCount()).toBe(1);
+    expect(second.getRetryDelay()).toBeLessThanOrEqual(1_000);
+    const third = await strategy.refreshRetryTokenForRetry(second, { errorType: 'SERVER_ERROR' });
+    expect(third.getRetryDelay()).toBeLessThanOrEqual(400);
+    await expect(strategy.refreshRetryTokenForRetry(third, { errorType: 'TRANSIENT' })).rejects.toThrow('No retry left');
+    await expect(strategy.refreshRetryTokenForRetry(first, { errorType: 'CLIENT_ERROR' })).rejects.toThrow('No retry left');
+  });
+});
