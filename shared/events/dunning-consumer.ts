@@ -16,12 +16,12 @@ export const dunningConsumer = eventConsumer({
     const now = runtime.clock.now();
     switch (event.type) {
       case 'payment.failed':
-        await enrollForFailure({ scheduler }, configuration, tenant, payment.id, 'failure', now);
+        await enrollForFailure({ scheduler }, configuration, tenant, payment.id, 'failure', now, event.created);
         return;
       case 'payment.retry_failed':
         // A retry that ends in dunning: soft retries exhausted (soft_decline campaigns) or a decline only the customer can fix.
         if (payment.status === 'communication_pending') {
-          await enrollForFailure({ scheduler }, configuration, tenant, payment.id, payment.decline_category === 'soft_retry' ? 'soft_retries_exhausted' : 'failure', now);
+          await enrollForFailure({ scheduler }, configuration, tenant, payment.id, payment.decline_category === 'soft_retry' ? 'soft_retries_exhausted' : 'failure', now, event.created);
         }
         return;
       case 'payment.recovered':

@@ -559,6 +559,20 @@ describe('a retry the processor will not make', () => {
   });
 });
 
+describe('enrollment decided as the failure left the payment', () => {
+  it('never enrolls a terminal decline, whatever the campaign would take', async () => {
+    const { tenant, path } = await setUp();
+    const email = `terminal-${Date.now()}@example.com`;
+    const response = await postGeneric(path, genericFailure({ code: 'stolen_card', email }));
+    expect(response.status).toBe(200);
+    await drainEvents();
+    expect(await tenantItems(tenant, `PAYMENT#${response.body.payment_id}`)).toEqual([expect.objectContaining({ status: 'terminal' })]);
+    expect(await tenantItems(tenant, 'ENROLLMENT#')).toEqual([]);
+    await passHours(2);
+    expect(outboxFor(email)).toEqual([]);
+  });
+});
+
 describe('erasure of an enrolled customer', () => {
   it('deletes their enrollments (they hold the card on file) along with the rest', async () => {
     const { tenant, path, keys } = await setUp();

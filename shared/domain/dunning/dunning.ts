@@ -122,7 +122,10 @@ export async function enroll(
   return result.committed ? enrollment : undefined;
 }
 
-/** Enrolls the customer of a failure into every active campaign whose trigger and conditions it meets. */
+/**
+ * Enrolls the customer of a failure into every active campaign whose trigger and conditions it meets.
+ * `failedAt`: when the failure was recorded (its event's time), for a payment settled since.
+ */
 export async function enrollForFailure(
   ports: DunningPorts,
   configuration: Pick<TenantConfiguration, 'campaigns'>,
@@ -130,14 +133,17 @@ export async function enrollForFailure(
   paymentId: string,
   occasion: EnrollmentOccasion,
   now: Date,
+  failedAt?: string,
 ): Promise<Enrollment[]> {
   // Independent reads side by side: every failure's event waits on these before its first message is scheduled.
   const [payment, campaigns] = await Promise.all([findPayment(tenant, paymentId), configuration.campaigns()]);
   const active = campaigns.filter((campaign) => campaign.status === 'active');
   // Decided as of the failure, not of the payment now: skipping a payment settled by the time its
-  // event is handled would let a delayed delivery change what campaigns count. Erased (no customer):
-  // nobody to dun.
-  if (!payment || payment.customer_id === null || active.length === 0) return [];
+  // event is handled would let a delayed delivery change what campaigns count. But a charge already
+  // paid when its failure was recorded (the processor's success came first) was never open: nothing
+  // to dun. Erased (no customer): nobody to dun.
+  const paidWhenRecorded = failedAt !== undefined && payment?.recovered_at != null && Date.parse(payment.recovered_at) <= Date.parse(failedAt);
+  if (!payment || payment.customer_id === null || active.length === 0 || paidWhenRecorded) return [];
   const customer = await findCustomer(tenant, payment.customer_id);
   if (!customer) return [];
   const facts = {
