@@ -59,6 +59,12 @@ export interface Customer {
   country: string | null;
   /** E.164, for sms steps; from the processor when it has one. */
   phone: string | null;
+  /**
+   * When the processor reported the details and card above (its event's time, or ours for a card the
+   * customer saved on the update page): an event older than this changes neither. Absent on customers
+   * written before it was kept.
+   */
+  details_reported_at?: string;
   created_at: string;
   updated_at: string;
   version: number;

@@ -202,6 +202,22 @@ describe('failed-payment ingestion (generic processor)', () => {
     expect((await tenantItems(tenant, 'EVENT#')).filter((e) => e.type === 'payment.recovered')).toHaveLength(1);
   });
 
+  it('keeps the newest card and details when an older failure arrives late (processors deliver out of order)', async () => {
+    const { tenant, path } = await setUp();
+    const newer = genericFailure({ lastFour: '1111', email: 'new@example.com' });
+    const older = genericFailure({ customerId: newer.customer.id, lastFour: '0000', email: 'old@example.com' });
+    expect((await postGeneric(path, newer)).body.outcome).toBe('created');
+    // Sent a minute before the newer one, delivered after it.
+    expect((await postGeneric(path, { ...older, created: newer.created - 60 })).body.outcome).toBe('created');
+    const [customer] = await customers(tenant);
+    expect(customer).toMatchObject({ email: 'new@example.com', payment_method: expect.objectContaining({ last_four: '1111' }) });
+    expect(await payments(tenant)).toHaveLength(2);
+    // A later event still moves them on.
+    const latest = genericFailure({ customerId: newer.customer.id, lastFour: '2222', email: 'latest@example.com' });
+    expect((await postGeneric(path, { ...latest, created: newer.created + 60 })).body.outcome).toBe('created');
+    expect((await customers(tenant))[0]).toMatchObject({ email: 'latest@example.com', payment_method: expect.objectContaining({ last_four: '2222' }) });
+  });
+
   it('records a failure whose success arrived first as already recovered: nothing retried or dunned', async () => {
     const { tenant, path, keys } = await setUp();
     const campaign = await call('POST', '/v1/campaigns', {

@@ -44,7 +44,8 @@ async function saveCard(tenant: Tenant, customerId: string, card: PaymentMethod,
     const customer = await getCustomer(tenant, customerId);
     // The same card again (Stripe's event and its return page both report one checkout): nothing changed.
     if (sameCard(customer.payment_method, card)) return customer;
-    const next: Customer = { ...customer, payment_method: card, updated_at: now.toISOString(), version: customer.version + 1 };
+    // Stamped with our time: a processor event from before the customer saved it cannot bring the old card back.
+    const next: Customer = { ...customer, payment_method: card, details_reported_at: now.toISOString(), updated_at: now.toISOString(), version: customer.version + 1 };
     const updated = newEvent(tenant, 'customer.payment_method_updated', { ...customerListItem(next), payment_method: card, source: 'card_update_page' }, now);
     const writes = [...saveCustomerWrites(tenant, next, customer.version), recordEventWrite(tenant, updated)];
     if (link) writes.push(recordEventWrite(tenant, linkEvent(tenant, 'card_update.completed', link, now)));

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { newId } from '../../ids.ts';
 import { nextRetryAt } from '../retries/retry-policy.ts';
 import { classifyDecline, type DeclineClassification } from '../declines/decline-classification.ts';
-import { customerStatus, hasEnded, type Customer, type Subscription } from '../../model/customer.ts';
+import { customerStatus, hasEnded, type Customer, type PaymentMethod, type Subscription } from '../../model/customer.ts';
 import { isOpen, type Payment, type PaymentStatus, type RecoveryChannel } from '../../model/payment.ts';
 import type { CustomerSnapshot, FailedCharge, SubscriptionSnapshot } from '../../model/processor-event.ts';
 
@@ -145,18 +145,30 @@ export function newCustomer(psp: string, snapshot: CustomerSnapshot, now: Date):
   };
 }
 
-/** The customer's details as the processor now reports them (only what it actually sent replaces what we have). */
-export function refreshCustomer(customer: Customer, snapshot: CustomerSnapshot, subscription: SubscriptionSnapshot | null, now: Date) {
+/** Whether details reported at `reportedAt` are as new as those the customer holds (processors deliver events out of order). */
+export const reportsNewerDetails = (customer: Customer, reportedAt: string): boolean =>
+  customer.details_reported_at === undefined || Date.parse(reportedAt) >= Date.parse(customer.details_reported_at);
+
+/**
+ * The customer's details and card as the processor reported them at `reportedAt` (only what it actually
+ * sent replaces what we have), unless a newer event's already did: a late or resent older event cannot
+ * bring back an old email or card. The report's time is kept only when a detail changed, so an event
+ * that changes nothing writes nothing. Subscriptions merge by their own rules.
+ */
+export function refreshCustomer(customer: Customer, snapshot: CustomerSnapshot, subscription: SubscriptionSnapshot | null, now: Date, reportedAt: string, paymentMethod?: PaymentMethod) {
   const merged = subscription ? mergeSubscription(customer.subscriptions, subscription, now) : undefined;
-  const refreshed: Customer = {
-    ...customer,
+  const subscriptions = merged?.list ?? customer.subscriptions;
+  if (!reportsNewerDetails(customer, reportedAt)) return { customer: { ...customer, subscriptions }, subscription: merged?.subscription ?? null };
+  const details = {
     email: snapshot.email ?? customer.email,
     name: snapshot.name ?? customer.name,
     timezone: snapshot.timezone ?? customer.timezone,
     country: snapshot.country ?? customer.country,
     phone: snapshot.phone ?? customer.phone ?? null,
-    subscriptions: merged?.list ?? customer.subscriptions,
+    payment_method: paymentMethod ?? customer.payment_method,
   };
+  const changed = (Object.keys(details) as (keyof typeof details)[]).some((field) => !isDeepStrictEqual(details[field], customer[field]));
+  const refreshed: Customer = { ...customer, ...details, subscriptions, ...(changed ? { details_reported_at: reportedAt } : {}) };
   return { customer: refreshed, subscription: merged?.subscription ?? null };
 }
 

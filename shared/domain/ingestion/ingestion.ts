@@ -120,9 +120,9 @@ export async function ingestProcessorEvent(ports: IngestionPorts, connection: Pr
       });
     case 'payment_method_updated':
       return updateKnownCustomer(tenant, psp, event.customer.pspCustomerId, customerCheck(tenant, psp, event), now, (customer) => {
-        const paymentMethod = toPaymentMethod(event.paymentMethod);
-        if (isDeepStrictEqual(customer.payment_method, paymentMethod)) return undefined;
-        return { customer: withStatus({ ...customer, payment_method: paymentMethod }, now) };
+        const refreshed = refreshCustomer(customer, event.customer, null, now, event.occurredAt, toPaymentMethod(event.paymentMethod)).customer;
+        if (isDeepStrictEqual(refreshed, customer)) return undefined;
+        return { customer: withStatus(refreshed, now) };
       });
     case 'card_setup_completed': {
       const completed = await completeCardSetupEvent(ports, tenant, event, now);
@@ -143,8 +143,7 @@ async function recordFailure(ports: IngestionPorts, tenant: Tenant, psp: string,
     if (erased) return erased;
     if (recorded.payment) return (await completeDuplicate(ports, tenant, psp, event, references, check, now, recorded.payment)) ?? LOST;
     const existing = recorded.customerId === undefined ? undefined : await findCustomer(tenant, recorded.customerId);
-    const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now);
-    if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
+    const refreshed = refreshCustomer(existing ?? newCustomer(psp, event.customer, now), event.customer, event.subscription, now, event.occurredAt, event.paymentMethod ? toPaymentMethod(event.paymentMethod) : undefined);
     // The card network's answer may forbid the retry the processor's code allows (docs/retry-policy.md, "Card network rules").
     const card = cardOnFile(refreshed.customer.id, refreshed.customer.payment_method);
     const reportedAt = new Date(Math.min(Date.parse(event.occurredAt), now.getTime()));
@@ -229,8 +228,7 @@ async function completeDuplicate(
       enriched = { ...enriched, psp_references: [...payment.psp_references, ...newReferences], version: payment.version + 1 };
     }
     if (customer) {
-      const refreshed = refreshCustomer(customer, event.customer, event.subscription, now);
-      if (event.paymentMethod) refreshed.customer.payment_method = toPaymentMethod(event.paymentMethod);
+      const refreshed = refreshCustomer(customer, event.customer, event.subscription, now, event.occurredAt, event.paymentMethod ? toPaymentMethod(event.paymentMethod) : undefined);
       // A terminal code arriving late closes the payment, so it leaves the customer's open count.
       if (isOpen(payment.status) && enriched.status === 'terminal') refreshed.customer = countTerminal(refreshed.customer);
       if (!isDeepStrictEqual(refreshed.customer, customer)) writes.push(...customerWrites(tenant, customer, withStatus(refreshed.customer, now), now));
@@ -281,7 +279,7 @@ async function channelOf(tenant: Tenant, payment: Payment): Promise<RecoveryChan
  * paid renewal moves `current_period_end` on, which pre-dunning reads (docs/decisions.md, "Calendar triggers").
  */
 function withReportedSubscription(customer: Customer, event: SucceededEvent, now: Date): Customer {
-  return refreshCustomer(customer, event.customer, event.subscription, now).customer;
+  return refreshCustomer(customer, event.customer, event.subscription, now, event.occurredAt).customer;
 }
 
 async function recordRecovery(ports: IngestionPorts, tenant: Tenant, psp: string, event: SucceededEvent, now: Date): Promise<IngestionResult> {
