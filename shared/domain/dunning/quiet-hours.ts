@@ -27,5 +27,8 @@ export function shiftOutOfQuietHours(at: Date, window: QuietWindow): Date {
   const local = wallTime(at, window.timezone);
   const wrapsAndBeforeMidnight = window.start_hour > window.end_hour && local.hour >= window.start_hour;
   const date = wrapsAndBeforeMidnight ? addLocalDays(local, 1) : local;
-  return atWallTime(window.timezone, date.year, date.month, date.day, window.end_hour);
+  const end = atWallTime(window.timezone, date.year, date.month, date.day, window.end_hour);
+  // The jump that skipped the end hour can land on the start hour (a window open all but that hour):
+  // the window closes and reopens at one instant, so the step waits for the next day's end.
+  return inQuietHours(end, window) ? shiftOutOfQuietHours(end, window) : end;
 }
