@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, QueryCommand, ScanCommand, TransactWriteCommand, type QueryCommandInput, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, paginateQuery, paginateScan, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { cancelledPositions, storedAsWritten, type Item, type TransactItems } from './dynamo.ts';
@@ -52,23 +52,13 @@ export async function moveToShards(tenant?: Tenant): Promise<ShardMigrationRepor
 }
 
 async function* tenantPages(tenant: Tenant): AsyncGenerator<Item[]> {
-  const input: QueryCommandInput = { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': tenantPk(tenant) }, ConsistentRead: true };
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
-    yield page.Items ?? [];
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const pages = paginateQuery({ client: db }, { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': tenantPk(tenant) }, ConsistentRead: true });
+  for await (const page of pages) yield page.Items ?? [];
 }
 
 async function* tablePages(): AsyncGenerator<Item[]> {
-  const input: ScanCommandInput = { TableName: tableName, FilterExpression: 'begins_with(pk, :tenant)', ExpressionAttributeValues: { ':tenant': 'TENANT#' }, ConsistentRead: true };
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new ScanCommand({ ...input, ExclusiveStartKey: startKey }));
-    yield page.Items ?? [];
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const pages = paginateScan({ client: db }, { TableName: tableName, FilterExpression: 'begins_with(pk, :tenant)', ExpressionAttributeValues: { ':tenant': 'TENANT#' }, ConsistentRead: true });
+  for await (const page of pages) yield page.Items ?? [];
 }
 
 const moveOf = (item: Item): TransactItems => [
