@@ -3,18 +3,22 @@
  * (through the real handler and middleware), and webhook events per second through the local server.
  */
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_TABLE } from '../bin/local/credentials.ts';
 import { endGroup, spawnInGroup } from '../bin/local/process-groups.ts';
 import { localEnvironment } from '../bin/local/table.ts';
 import { startLocalServer } from '../test/support/local-server.ts';
+import { eventFigures, recordServiceRequests } from './ingestion-recording.ts';
 import { progress } from './progress.ts';
 import { summarize } from './support.ts';
 
 const SECRET = 'bench-generic-secret-0123456789';
 const WARM_UP_OFFSET = 10_000_000;
 const FLOOR_SERVER = join(import.meta.dirname, 'floor', 'ingestion-floor.mjs');
+/** The same-requests floor's table, on the server's engine (the three-item floor writes a partition of the server's). */
+const SAME_REQUESTS_TABLE = 'ingestion-floor';
 
 function failureEvent(n: number, customer: string) {
   const now = Math.floor(Date.now() / 1000);
@@ -95,6 +99,10 @@ async function cpuPerEvent<T extends { events: number }>(processes: Record<strin
   return { ...result, cpu_ms_per_event: cpu };
 }
 
+/** One signed delivery of `body` to `url`, as a processor sends it. */
+const deliver = (url: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-recovery-signature': signature(body), ...headers }, body });
+
 /** POSTs `bodies` to `url` with `concurrency` in flight; events per second and how many were refused. */
 async function load(url: string, bodies: readonly string[], concurrency: number, step: { advance: () => void }) {
   let next = 0;
@@ -102,8 +110,7 @@ async function load(url: string, bodies: readonly string[], concurrency: number,
   const started = performance.now();
   const worker = async () => {
     while (next < bodies.length) {
-      const body = bodies[next++]!;
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-recovery-signature': signature(body) }, body });
+      const response = await deliver(url, bodies[next++]!);
       if (response.status !== 200) failed += 1;
       await response.arrayBuffer();
       step.advance();
@@ -114,67 +121,109 @@ async function load(url: string, bodies: readonly string[], concurrency: number,
   return { events: bodies.length, failed, seconds: Math.round(seconds * 100) / 100, events_per_second: Math.round(bodies.length / seconds) };
 }
 
-/** The floor server (bench/floor/ingestion-floor.mjs) on the engine at `endpoint`, once it listens. */
-async function startFloor(endpoint: string, tableName: string) {
+/** What a floor sent since it was last asked (bench/floor/ingestion-floor.mjs, GET /tally). */
+interface Tally {
+  events: number;
+  requests: number;
+  items: number;
+  tries: number;
+  refused: Record<string, number>;
+}
+
+/**
+ * A floor server (bench/floor/ingestion-floor.mjs) on `tableName` of the engine at `endpoint`, once it
+ * listens: the three-item floor, or with `recordedCalls` (a JSON file) the same-requests floor.
+ */
+async function startFloor(endpoint: string, tableName: string, recordedCalls?: string) {
   const child = spawnInGroup(process.execPath, [FLOOR_SERVER], {
-    env: { ...process.env, ...localEnvironment(endpoint, tableName, ''), WEBHOOK_SECRET: SECRET, PORT: '0' },
+    env: { ...process.env, ...localEnvironment(endpoint, tableName, ''), WEBHOOK_SECRET: SECRET, PORT: '0', ...(recordedCalls ? { RECORDED_CALLS: recordedCalls } : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the ingestion floor exited ${code}`)));
     child.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()).listening));
   });
-  return { url: `http://127.0.0.1:${port}/`, pid: child.pid!, stop: () => endGroup(child) };
+  const url = `http://127.0.0.1:${port}/`;
+  return { url, pid: child.pid!, tally: async () => (await (await fetch(`${url}tally`)).json()) as Tally, stop: () => endGroup(child) };
 }
 
+const perEvent = (total: number, events: number) => Math.round((total / events) * 100) / 100;
+
 /**
- * Events per second through `npm start`'s HTTP server and through the floor, side by side: one
+ * Events per second through `npm start`'s HTTP server and through two floors, side by side: one
  * DynamoDB Local (the server's), the same document client, the same signed events, `concurrency` in
- * flight, rounds interleaved (server, floor; then floor, server) so drift on the machine falls on both.
- * Both get the very same bodies (the floor writes under a partition of its own): new failures of
+ * flight, rounds interleaved (server, same-requests floor, three-item floor; then the other way round)
+ * so drift on the machine falls on all three. The same-requests floor makes, for each event, the
+ * requests the service made for it (bench/ingestion-recording.ts); the three-item floor is the issue's
+ * first. All get the very same bodies (each floor writes where the server does not): new failures of
  * known and new customers, 500 customers over the run.
  */
 export async function benchIngestionThroughput(perRound: number, rounds: number, concurrency: number) {
   const server = await progress.timed('starting the local server', () => startLocalServer({ LOG_LEVEL: 'warn' }, ['--no-timer']));
   const { endpoint } = JSON.parse(readFileSync(join(server.localDir, 'engine.json'), 'utf8')) as { endpoint: string };
-  const floor = await progress.timed('starting the floor', () => startFloor(endpoint, LOCAL_TABLE));
+  const scratch = mkdtempSync(join(tmpdir(), 'ingestion-floor-'));
+  const stops: (() => Promise<unknown>)[] = [];
   try {
     const connected = await server.api('PUT', '/v1/processors/acme', { webhook_secret: SECRET });
     const serverUrl = `${server.baseUrl}${new URL(connected.body.data.webhook_url).pathname}`;
-    const bodies = (offset: number) => Array.from({ length: perRound }, (_, i) => JSON.stringify(failureEvent(offset + i, `tp_${(offset + i) % 500}`)));
+    const bodies = (offset: number, count: number) => Array.from({ length: count }, (_, i) => JSON.stringify(failureEvent(offset + i, `tp_${(offset + i) % 500}`)));
     // A short warm-up each (the JIT, the engine's paths, the server's first imports), on events of their own.
-    const warmUp = bodies(WARM_UP_OFFSET).slice(0, Math.min(100, perRound));
-    await load(serverUrl, warmUp, concurrency, { advance: () => {} });
-    await load(floor.url, warmUp, concurrency, { advance: () => {} });
-    const step = progress.step(`events through the local server and the floor (${rounds} rounds, ${concurrency} in flight)`, 2 * rounds * perRound);
-    type Round = Awaited<ReturnType<typeof load>> & { cpu_ms_per_event: Record<string, number> };
-    const results: { server: Round[]; floor: Round[] } = { server: [], floor: [] };
-    // Where the time goes: the service's node process and the floor's each against the engine's JVM, which both share.
+    const warmUp = bodies(WARM_UP_OFFSET, Math.min(100, perRound));
+    const roundBodies = Array.from({ length: rounds }, (_, round) => bodies(round * perRound, perRound));
+    const recording = await recordServiceRequests(endpoint, SAME_REQUESTS_TABLE, [...warmUp, ...roundBodies.flat()], { secret: SECRET, concurrency }, deliver);
+    const recordedCalls = join(scratch, 'recorded-calls.json');
+    writeFileSync(recordedCalls, JSON.stringify(recording.calls));
+    const sameRequests = await progress.timed('starting the same-requests floor', () => startFloor(endpoint, SAME_REQUESTS_TABLE, recordedCalls));
+    stops.push(sameRequests.stop);
+    const floor = await progress.timed('starting the three-item floor', () => startFloor(endpoint, LOCAL_TABLE));
+    stops.push(floor.stop);
+    const contenders = { server: { url: serverUrl }, same_requests_floor: sameRequests, floor } as const;
+    type Contender = keyof typeof contenders;
+    const names = Object.keys(contenders) as Contender[];
+    for (const name of names) await load(contenders[name].url, warmUp, concurrency, { advance: () => {} });
+    await Promise.all([sameRequests.tally(), floor.tally()]);
+    const step = progress.step(`events through the local server and its two floors (${rounds} rounds, ${concurrency} in flight)`, names.length * rounds * perRound);
+    type Round = Awaited<ReturnType<typeof load>> & { cpu_ms_per_event: Record<string, number>; requests_per_event: number; items_per_event: number; tries_per_event?: number; refused?: Record<string, number> };
+    const results: Record<Contender, Round[]> = { server: [], same_requests_floor: [], floor: [] };
+    // Where the time goes: each contender's own node process against the engine's JVM, which all share.
     const running = server.processes();
     const engine = running.filter((process) => process.command.startsWith('java')).map((process) => process.pid);
-    const service = running.filter((process) => !process.command.startsWith('java')).map((process) => process.pid);
-    for (let round = 0; round < rounds; round++) {
-      const events = bodies(round * perRound);
-      const order = round % 2 === 0 ? (['server', 'floor'] as const) : (['floor', 'server'] as const);
-      for (const which of order) {
-        const own: Record<string, number[]> = which === 'server' ? { service } : { floor: [floor.pid] };
-        results[which].push(await cpuPerEvent({ ...own, dynamodb_local: engine }, () => load(which === 'server' ? serverUrl : floor.url, events, concurrency, step)));
+    const own: Record<Contender, Record<string, number[]>> = {
+      server: { service: running.filter((process) => !process.command.startsWith('java')).map((process) => process.pid) },
+      same_requests_floor: { floor: [sameRequests.pid] },
+      floor: { floor: [floor.pid] },
+    };
+    for (const [round, events] of roundBodies.entries()) {
+      for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+        const run = await cpuPerEvent({ ...own[name], dynamodb_local: engine }, () => load(contenders[name].url, events, concurrency, step));
+        if (name === 'server') {
+          // The service's own requests for these events, as recorded.
+          const figures = events.map((body) => eventFigures(recording.calls[JSON.parse(body).id]!));
+          results.server.push({ ...run, requests_per_event: perEvent(figures.reduce((sum, one) => sum + one.requests, 0), events.length), items_per_event: perEvent(figures.reduce((sum, one) => sum + one.items, 0), events.length) });
+        } else {
+          const sent = await contenders[name].tally();
+          results[name].push({ ...run, requests_per_event: perEvent(sent.requests, sent.events), items_per_event: perEvent(sent.items, sent.events), tries_per_event: perEvent(sent.tries, sent.events), refused: sent.refused });
+        }
       }
     }
     step.done();
     const total = (runs: Round[]) => Math.round(runs.reduce((sum, run) => sum + run.events, 0) / runs.reduce((sum, run) => sum + run.seconds, 0));
-    const serverRate = total(results.server);
-    const floorRate = total(results.floor);
+    const rate = (name: Contender) => total(results[name]);
+    const ratio = (name: Contender) => Math.round((rate('server') / rate(name)) * 100) / 100;
     return {
       events_per_round: perRound,
       rounds,
       concurrency,
-      server: { events_per_second: serverRate, rounds: results.server },
-      floor: { events_per_second: floorRate, rounds: results.floor },
-      ratio_to_floor: Math.round((serverRate / floorRate) * 100) / 100,
+      recording: { events: Object.keys(recording.calls).length, floor_table_seeded_items: recording.seeded_items },
+      server: { events_per_second: rate('server'), rounds: results.server },
+      same_requests_floor: { events_per_second: rate('same_requests_floor'), rounds: results.same_requests_floor },
+      floor: { events_per_second: rate('floor'), rounds: results.floor },
+      ratio_to_same_requests_floor: ratio('same_requests_floor'),
+      ratio_to_floor: ratio('floor'),
     };
   } finally {
-    await floor.stop();
+    for (const stop of stops) await stop();
     await server.stop();
+    rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -59,14 +59,18 @@ export function tallyOperations(targets: readonly string[]): Record<string, numb
   return tally;
 }
 
-/** A proxy to the engine that remembers every request (target, body, timing) since the last `take()`. */
+/**
+ * A proxy to the engine that remembers every request (target, body, timing) since the last `take()`;
+ * `takeCausedBy(id)` takes only the requests marked with `x-recorded-for: id` (bench/recording-preload.mjs).
+ */
 export async function countingProxy(engine: string) {
   const upstream = new URL(engine);
-  let seen: { target: string; call: RelayedCall }[] = [];
+  let seen: { target: string; call: RelayedCall; cause?: string }[] = [];
   const server = createServer((incoming, outgoing) => {
     const target = String(incoming.headers['x-amz-target'] ?? '');
     const call: RelayedCall = { operation: operationOf(target), input: {}, sent: performance.now(), answered: Infinity };
-    seen.push({ target, call });
+    const cause = incoming.headers['x-recorded-for'];
+    seen.push({ target, call, cause: typeof cause === 'string' ? cause : undefined });
     const body: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => body.push(chunk));
     incoming.on('end', () => {
@@ -96,6 +100,12 @@ export async function countingProxy(engine: string) {
       const taken = { operations: tallyOperations(seen.map((request) => request.target)), rounds: callRounds(seen.map((request) => request.call)) };
       seen = [];
       return taken;
+    },
+    /** The calls marked as made for `cause`, in rounds; the others are kept. */
+    takeCausedBy: (cause: string) => {
+      const taken = seen.filter((request) => request.cause === cause);
+      seen = seen.filter((request) => request.cause !== cause);
+      return callRounds(taken.map((request) => request.call));
     },
     close: () => new Promise((resolve) => server.close(resolve)),
   };

@@ -9,8 +9,12 @@ export const TARGETS = {
   bundleRatio: 1.25,
   /** A function's cold start (import and first request), over its floor's: the floor making the same DynamoDB calls in the same rounds. */
   initRatio: 1.25,
-  /** Ingested events per second through the local server, over the ingestion floor's in the same run (at least). */
-  ingestionFloorRatio: 0.5,
+  /**
+   * Ingested events per second through the local server, over the floor making the same DynamoDB
+   * requests in the same run (at least): cold start's 1.25× as throughput (docs/decisions.md,
+   * "Ingestion held to a floor making the same requests").
+   */
+  ingestionSameRequestsRatio: 0.8,
   /** DynamoDB requests to ingest a webhook reporting a new failure. */
   ingestionRequests: 3,
   /** DynamoDB requests of an authenticated read: key lookup (cached briefly), rate-limit update, data. */

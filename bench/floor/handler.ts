@@ -9,39 +9,16 @@
  * API zod and zod/mini share (`z.object`, `.check(z.regex())`, `safeParse`), so the bench builds the
  * same file with either.
  */
-import {
-  BatchGetItemCommand,
-  BatchWriteItemCommand,
-  DeleteItemCommand,
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  TransactGetItemsCommand,
-  TransactWriteItemsCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
+import { COMMANDS } from './calls.mjs';
 
 /** Where bench/fixture.ts puts the item the floor reads. */
 export const FLOOR_PARTITION = 'BENCHFLOOR';
 
 const pathParameters = z.object({ id: z.string().check(z.regex(/^pay_[0-9a-z]{26}$/)) });
-
-/** The operations the functions' first requests make; the recorded bodies are these commands' inputs. */
-const COMMANDS: Record<string, new (input: never) => object> = {
-  BatchGetItem: BatchGetItemCommand,
-  BatchWriteItem: BatchWriteItemCommand,
-  DeleteItem: DeleteItemCommand,
-  GetItem: GetItemCommand,
-  PutItem: PutItemCommand,
-  Query: QueryCommand,
-  TransactGetItems: TransactGetItemsCommand,
-  TransactWriteItems: TransactWriteItemsCommand,
-  UpdateItem: UpdateItemCommand,
-};
 
 const tableName = process.env.TABLE_NAME;
 if (!tableName) throw new Error('Missing required configuration: environment variable TABLE_NAME is not set');

@@ -227,4 +227,26 @@ describe("a cold start's calls", () => {
       await new Promise((resolve) => upstream.close(resolve));
     }
   });
+
+  it('takes the requests marked for one event and keeps the others', async () => {
+    // Prepare
+    const upstream = createServer((incoming, outgoing) => incoming.resume().on('end', () => outgoing.end('{}')));
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const proxy = await countingProxy(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
+    try {
+      const send = (target: string, cause: string, body: object) =>
+        fetch(proxy.url, { method: 'POST', headers: { 'x-amz-target': `DynamoDB_20120810.${target}`, 'x-recorded-for': cause }, body: JSON.stringify(body) }).then((response) => response.text());
+      // Act
+      await send('GetItem', 'evt_1', { Key: 1 });
+      await send('Query', 'evt_2', { Key: 2 });
+      await send('TransactWriteItems', 'evt_1', { TransactItems: [] });
+      // Assess
+      expect(proxy.takeCausedBy('evt_1')).toEqual([[{ operation: 'GetItem', input: { Key: 1 } }], [{ operation: 'TransactWriteItems', input: { TransactItems: [] } }]]);
+      expect(proxy.takeCausedBy('evt_1')).toEqual([]);
+      expect(proxy.take().rounds).toEqual([[{ operation: 'Query', input: { Key: 2 } }]]);
+    } finally {
+      await proxy.close();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
 });
