@@ -5,6 +5,7 @@ import { contributors, OUR_CODE, packageOf } from '../../bench/bundle-contributo
 import { pathParametersFor } from '../../bench/cold-start-events.ts';
 import { callRounds, countingProxy, describeCalls, describeRounds, tallyOperations } from '../../bench/request-tally.ts';
 import { dollars, itemBytes, PRICES, transactionUnitsByKey } from '../../bench/cost.ts';
+import { renderIngestionThroughput, renderTargets } from '../../bench/summaries.ts';
 import { passCount, ratioRows, renderCountChecks, renderFigureChecks, renderRatioTable } from '../../bench/targets.ts';
 import { ROUTES, type Route } from '../../shared/routes.ts';
 
@@ -124,6 +125,47 @@ describe('targets against the floor', () => {
       '| cost | $400.00 | – | no limit |',
       '| never ran | – | ≥ 0.5× | not measured |',
     ]);
+  });
+});
+
+describe('ingestion against its floors', () => {
+  const round = (events_per_second: number, requests: number, items: number, refused?: Record<string, number>) => ({
+    events: 100,
+    failed: 0,
+    events_per_second,
+    cpu_ms_per_event: { service: 9, floor: 4, dynamodb_local: 20 },
+    requests_per_event: requests,
+    items_per_event: items,
+    ...(refused ? { refused } : {}),
+  });
+  const result = {
+    events_per_round: 100,
+    rounds: 1,
+    concurrency: 16,
+    recording: { events: 110 },
+    server: { events_per_second: 34, rounds: [round(34, 3.2, 18.5)] },
+    same_requests_floor: { events_per_second: 40, rounds: [round(40, 3.2, 18.5, { TransactionCanceledException: 2 })] },
+    floor: { events_per_second: 100, rounds: [round(100, 1, 3)] },
+    ratio_to_same_requests_floor: 0.85,
+    ratio_to_floor: 0.34,
+  };
+
+  it('shows each side\'s requests and items beside its rate, and the ratio to each floor', () => {
+    // Act
+    const lines = renderIngestionThroughput(result);
+    // Assess
+    expect(lines).toContain('| local server | 34 | 34 | 0 | 3.2 · 18.5 | 9 · 20 |');
+    expect(lines).toContain('| same-requests floor | 40 | 40 | 0 | 3.2 · 18.5 | 4 · 20 |');
+    expect(lines).toContain("| three-item floor (the issue's first) | 100 | 100 | 0 | 1 · 3 | 4 · 20 |");
+    expect(lines.at(-1)).toMatch(/^The local server reaches \*\*0\.85×\*\* the same-requests floor \(target ≥ 0\.8×; 2 replayed requests refused \(TransactionCanceledException\)\) and 0\.34× the three-item floor/);
+  });
+
+  it('judges the same-requests ratio and shows the first floor\'s without a verdict', () => {
+    // Act
+    const lines = renderTargets((name) => (name === 'ingestion' ? { local_server: result } : undefined));
+    // Assess
+    expect(lines).toContain('| Ingestion through the local server, against the floor making the same DynamoDB requests | 0.85× (34 / 40 events/s) | ≥ 0.8× | pass |');
+    expect(lines.find((line) => line.startsWith("| Ingestion against the issue's first floor"))).toMatch(/\| 0\.34× \(34 \/ 100 events\/s\) \| – \| no limit \|$/);
   });
 });
 
