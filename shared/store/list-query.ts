@@ -60,7 +60,8 @@ export interface Segment {
   ranked?: { total(): Promise<number>; landing(offset: number, forward: boolean): Promise<Landing | undefined> };
   /**
    * Entries read per match of the filter, from counters (the partition's count over the list's): how
-   * far a filtered read looks ahead. Unknown, a filtered read looks ahead at least 100 entries.
+   * far a filtered read looks ahead; infinite when the counters show no match, so nothing is read.
+   * Unknown, a filtered read looks ahead at least 100 entries.
    */
   sparsity?: number;
   /** The key of the item a narrow entry stands for, when it is not the entry's own table key (search entries). */
@@ -384,7 +385,7 @@ async function landingBucket(segment: Segment, window: TimeWindow, forward: bool
  * first page (most list requests) costs one round trip, not two.
  */
 export async function readPage(segments: readonly Segment[], window: TimeWindow, forward: boolean, skip: number, take: number) {
-  const opening = skip === 0 && segments.length > 0 ? readSegmentPage(segments[0]!, window, forward, 0, take, Number.POSITIVE_INFINITY) : undefined;
+  const opening = skip === 0 && segments.length > 0 && segments[0]!.sparsity !== Number.POSITIVE_INFINITY ? readSegmentPage(segments[0]!, window, forward, 0, take, Number.POSITIVE_INFINITY) : undefined;
   const [totals, opened] = await Promise.all([Promise.all(segments.map((segment) => segmentTotal(segment, window))), opening]);
   const total = totals.reduce((sum, n) => sum + n, 0);
   const items: Record<string, unknown>[] = [...(opened ?? [])];
@@ -433,7 +434,7 @@ export async function creationOrderedSegment(
   if (dimension === undefined) return { ...segment, counted: undefined };
   // The chosen partition's count over the list's: how many entries a filtered read passes per match.
   const matches = residual === undefined ? 0 : await view.allTime(dimension);
-  const sparsity = matches > 0 ? (chosen ? Math.min(...sizes) : await view.allTime('all')) / matches : undefined;
+  const sparsity = residual === undefined ? undefined : matches === 0 ? Number.POSITIVE_INFINITY : (chosen ? Math.min(...sizes) : await view.allTime('all')) / matches;
   return { ...segment, counted: { view, dimension }, sparsity };
 }
 

@@ -57,4 +57,15 @@ describe('payments filtered by a counted pair, read ahead by the counters', () =
     expect(read).toBeLessThanOrEqual(1 + 8 + 2 * lookAhead(perPage, pending.length / eur.length));
     expect(read).toBeLessThan(1 + 4 + pending.length);
   }, 60_000);
+
+  it('reads no entry for a pair the counters show nothing matches', async () => {
+    let body: any;
+    const read = await itemsRead(async () => {
+      body = (await call('GET', '/v1/payments', { key: merchant.keys.test_read, query: { decline_code: 'stolen_card', status: 'pending' } })).body;
+    });
+    expect(body.data).toEqual([]);
+    expect(body.pagination.total).toBe(0);
+    // The key lookup and the month counter items (4 per month, at most two months).
+    expect(read).toBeLessThanOrEqual(1 + 8);
+  }, 60_000);
 });
