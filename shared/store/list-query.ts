@@ -58,6 +58,12 @@ export interface Segment {
   kept?: () => Promise<number>;
   /** Rank counters of exactly this segment's entries (a value order, unfiltered): its total and where a deep page starts. */
   ranked?: { total(): Promise<number>; landing(offset: number, forward: boolean): Promise<Landing | undefined> };
+  /**
+   * Entries read per match of the filter, from counters (the partition's count over the list's): how
+   * far a filtered read looks ahead; infinite when the counters show no match, so nothing is read.
+   * Unknown, a filtered read looks ahead at least 100 entries.
+   */
+  sparsity?: number;
   /** The key of the item a narrow entry stands for, when it is not the entry's own table key (search entries). */
   itemKey?: (entry: Record<string, unknown>) => { pk: string; sk: string };
 }
@@ -231,6 +237,18 @@ const share = (remaining: number, partitions: number) =>
   partitions === 1 ? remaining : Math.ceil(remaining / partitions) + Math.ceil(Math.sqrt(remaining) / 2) + 1;
 
 /**
+ * Entries to read for `wanted` matches when one entry in `sparsity` matches: the expected number and
+ * half a standard deviation more (of the entries needed: wanted successes at rate 1 / sparsity), so
+ * one read mostly suffices and a second reads only the few still missing (docs/data-model.md, "Cost
+ * per query": a counted pair reads about n × its sparsity).
+ */
+export function lookAhead(wanted: number, sparsity: number): number {
+  const rate = 1 / Math.max(1, sparsity);
+  const deviation = Math.sqrt(wanted * (1 - rate)) / rate;
+  return Math.ceil(wanted / rate + deviation / 2);
+}
+
+/**
  * Up to this many entries are skipped in the same merged read as the page. A skip is billed for whole
  * items whether or not it projects keys, and a separate skip would read past the skip point on every
  * partition and again from there; longer skips read keys only, to keep what crosses the wire small.
@@ -249,8 +267,12 @@ async function skipEntries(segment: Segment, bounds: Bounds, forward: boolean, s
 
 /** Up to `take` matching entries from where each partition continues. */
 async function takeEntries(segment: Segment, bounds: Bounds, forward: boolean, start: readonly MergeStart[] | undefined, take: number) {
-  // With a filter, read a little ahead: matches are a fraction of what is read.
-  const ahead = (remaining: number, partitions: number) => (segment.filter ? Math.max(share(remaining, partitions), Math.ceil(100 / partitions)) : share(remaining, partitions));
+  // With a filter, read ahead: matches are a fraction of what is read.
+  const ahead = (remaining: number, partitions: number) => {
+    if (!segment.filter) return share(remaining, partitions);
+    if (segment.sparsity === undefined) return Math.max(share(remaining, partitions), Math.ceil(100 / partitions));
+    return share(lookAhead(remaining, segment.sparsity), partitions);
+  };
   const from = start ?? partitionsOf(segment).map(() => undefined);
   return (await readMerged(runOf(segment, bounds, forward, false), forward, take, from, ahead)).entries;
 }
@@ -363,7 +385,7 @@ async function landingBucket(segment: Segment, window: TimeWindow, forward: bool
  * first page (most list requests) costs one round trip, not two.
  */
 export async function readPage(segments: readonly Segment[], window: TimeWindow, forward: boolean, skip: number, take: number) {
-  const opening = skip === 0 && segments.length > 0 ? readSegmentPage(segments[0]!, window, forward, 0, take, Number.POSITIVE_INFINITY) : undefined;
+  const opening = skip === 0 && segments.length > 0 && segments[0]!.sparsity !== Number.POSITIVE_INFINITY ? readSegmentPage(segments[0]!, window, forward, 0, take, Number.POSITIVE_INFINITY) : undefined;
   const [totals, opened] = await Promise.all([Promise.all(segments.map((segment) => segmentTotal(segment, window))), opening]);
   const total = totals.reduce((sum, n) => sum + n, 0);
   const items: Record<string, unknown>[] = [...(opened ?? [])];
@@ -409,7 +431,11 @@ export async function creationOrderedSegment(
   const residual = allOf(...rest.map((predicate) => predicate.filter), uncounted);
   const segment = chosen ? chosen.partition!(residual) : base(residual);
   const dimension = uncounted === undefined ? countedAs(view.family, predicates.map((predicate) => predicate.dimension)) : undefined;
-  return { ...segment, counted: dimension === undefined ? undefined : { view, dimension } };
+  if (dimension === undefined) return { ...segment, counted: undefined };
+  // The chosen partition's count over the list's: how many entries a filtered read passes per match.
+  const matches = residual === undefined ? 0 : await view.allTime(dimension);
+  const sparsity = residual === undefined ? undefined : matches === 0 ? Number.POSITIVE_INFINITY : (chosen ? Math.min(...sizes) : await view.allTime('all')) / matches;
+  return { ...segment, counted: { view, dimension }, sparsity };
 }
 
 /** A list in another order (amount, name…): one index partition, every predicate a filter; counted as in creationOrderedSegment. */

@@ -1,34 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runtime } from '../../shared/runtime.ts';
 import { DAY_LEAF } from '../../shared/store/list-counters.ts';
 import { RANK_LEAF } from '../../shared/store/rank-counters.ts';
 import { advanceClock, call } from '../support/api.ts';
+import { itemsRead } from '../support/items-read.ts';
 import { byKey, merchantWithProcessors, readAllPages, recordFailure, recordSuccess, storedCustomers, storedPayments, type FailureSpec } from '../support/recovery-data.ts';
 
 type Stored = Record<string, any>;
-
-/** Items DynamoDB read for the requests sent while `work` runs (what a Query scanned, what a batch or a get returned). */
-async function itemsRead(work: () => Promise<unknown>): Promise<number> {
-  let read = 0;
-  const name = `rankedItemsRead${Math.random()}`;
-  runtime.db.middlewareStack.add(
-    (next: (args: any) => Promise<any>) => async (args: any) => {
-      const result = await next(args);
-      const output = result.output ?? {};
-      if (typeof output.ScannedCount === 'number') read += output.ScannedCount;
-      else if (output.Responses) read += Object.values(output.Responses as Record<string, unknown[]>).reduce((sum, items) => sum + items.length, 0);
-      else if (output.Item) read += 1;
-      return result;
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    await work();
-  } finally {
-    runtime.db.middlewareStack.remove(name);
-  }
-  return read;
-}
 
 describe('payments sorted by amount, deep pages from rank counters', () => {
   let merchant: Awaited<ReturnType<typeof merchantWithProcessors>>;
