@@ -9,6 +9,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { JobRun } from '../bin/local/invoke-job.ts';
 import { progress } from './progress.ts';
 
 /**
@@ -83,10 +84,60 @@ function consumerOf(input: any): string {
   if (keys.some((key) => key.startsWith('ANALYTICS'))) return 'stream: analytics';
   if (keys.some((key) => /^(WHDELIVERY|WEBHOOK)/.test(key))) return 'stream: outbound webhooks (one endpoint)';
   if (keys.some((key) => /^(ENROLLMENT|CAMPAIGN|MESSAGED)/.test(key))) return 'stream: dunning (enrolment, campaign counters)';
+  if (keys.some((key) => key.startsWith('CUSTSEARCH'))) return 'stream: customer search index';
   return 'stream: configuration reads and the rest';
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+/** An item's kind: its sort key's entity prefix (`PAYMENT`, `EVENT`, ...), or the index a query reads. */
+function kindOf(sk: unknown): string {
+  if (typeof sk !== 'string') return '?';
+  const [first, second] = sk.split('#');
+  return first || `#${second}`;
+}
+
+/** `Put:EVENT×2 Update:STATS`: each name once, with how often it came when more than once. */
+const counted = (names: string[]): string =>
+  [...new Set(names)].map((name) => {
+    const times = names.filter((other) => other === name).length;
+    return times > 1 ? `${name}×${times}` : name;
+  }).join(' ');
+
+/**
+ * What one request did, for the breakdown: its operation and the kinds of item it names, such as
+ * `UpdateItem PAYMENT` or `TransactWriteItems Put:EVENT Update:PAYMENT ConditionCheck:CUSTOMER`.
+ */
+export function requestLabel(commandName: string, input: any): string {
+  const operation = commandName.replace(/Command$/, '');
+  if (input?.TransactItems) {
+    const items = (input.TransactItems as Record<string, any>[]).map((item) => {
+      const [kind, request] = Object.entries(item)[0]!;
+      return `${kind}:${kindOf(request.Item?.sk ?? request.Key?.sk)}`;
+    });
+    return `${operation} ${counted(items)}`;
+  }
+  if (input?.RequestItems) {
+    const requests = Object.values(input.RequestItems as Record<string, any>).flatMap((entry) => (Array.isArray(entry) ? entry : (entry.Keys ?? [])));
+    const kinds = requests.map((request: any) => (request.PutRequest ? `Put:${kindOf(request.PutRequest.Item.sk)}` : request.DeleteRequest ? `Delete:${kindOf(request.DeleteRequest.Key.sk)}` : kindOf(request.sk)));
+    return `${operation} ${counted(kinds)}`;
+  }
+  if (operation === 'Query' || operation === 'Scan') {
+    const prefix = Object.values(input.ExpressionAttributeValues ?? {}).find((value) => typeof value === 'string' && !value.startsWith('TENANT#'));
+    return `${operation} ${input.IndexName ?? 'table'} ${kindOf(prefix)}`;
+  }
+  return `${operation} ${kindOf(input?.Item?.sk ?? input?.Key?.sk)}`;
+}
+
+interface Line {
+  requests: number;
+  read_units: number;
+  write_units: number;
+  /** A transaction's write units by item and where they land (`Put:PAYMENT table`, `Put:PAYMENT gsi1`). */
+  items?: Record<string, number>;
+  /** The largest size written of each kind of item, in bytes as DynamoDB bills them. */
+  bytes?: Record<string, number>;
+}
 
 /**
  * Drops every job the local scheduler holds, and delivers the events waiting for the stream: what the
@@ -127,19 +178,29 @@ export async function transactionUnitsByKey(
   stored: (key: { pk: string; sk: string }) => Promise<Record<string, unknown> | undefined>,
 ): Promise<Map<string, number>> {
   const units = new Map<string, number>();
-  const add = (key: string, count: number) => units.set(key, (units.get(key) ?? 0) + count);
+  for (const share of await transactionShares(items, stored)) units.set(share.key, (units.get(share.key) ?? 0) + share.units);
+  return units;
+}
+
+/** Each item's shares of a transaction's write units: the item (`Put:PAYMENT`), where they land (`gsi1 <its pk>`), how many. */
+async function transactionShares(
+  items: any[],
+  stored: (key: { pk: string; sk: string }) => Promise<Record<string, unknown> | undefined>,
+): Promise<{ item: string; key: string; units: number; bytes?: number }[]> {
+  const shares: { item: string; key: string; units: number; bytes?: number }[] = [];
   for (const entry of items) {
     const [operation, request] = Object.entries(entry as Record<string, any>)[0]!;
     const key = request.Item ? { pk: request.Item.pk, sk: request.Item.sk } : request.Key;
     const item = operation === 'Put' ? request.Item : operation === 'Update' ? await stored(key) : undefined;
     const kilobytes = item ? Math.max(1, Math.ceil(itemBytes(item) / 1024)) : 1;
-    add(`table ${key.pk}`, 2 * kilobytes);
+    const name = `${operation}:${kindOf(key.sk)}`;
+    shares.push({ item: name, key: `table ${key.pk}`, units: 2 * kilobytes, ...(item ? { bytes: itemBytes(item) } : {}) });
     if (!item) continue;
-    for (const index of Object.keys(item).filter((name) => /^gsi\dpk$/.test(name)).map((name) => name.slice(0, 4))) {
-      add(`${index} ${String(item[`${index}pk`])}`, NARROW_INDEXES.has(index) ? 1 : kilobytes);
+    for (const index of Object.keys(item).filter((attribute) => /^gsi\dpk$/.test(attribute)).map((attribute) => attribute.slice(0, 4))) {
+      shares.push({ item: name, key: `${index} ${String(item[`${index}pk`])}`, units: NARROW_INDEXES.has(index) ? 1 : kilobytes });
     }
   }
-  return units;
+  return shares;
 }
 
 export async function benchCost() {
@@ -147,6 +208,7 @@ export async function benchCost() {
   const { localRuntime } = await import('../bin/local/local-runtime.ts');
   const { call, newMerchant } = await import('../test/support/api.ts');
   const { runDueJobs } = await import('../bin/local/job-runner.ts');
+  const { runRecurringJobs } = await import('../bin/local/recurring-runner.ts');
   const { drainEvents } = await import('../bin/local/event-runner.ts');
   const { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } = await import('../test/support/webhooks.ts');
   const { createDocumentClient } = await import('../shared/store/dynamo.ts');
@@ -158,25 +220,52 @@ export async function benchCost() {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const parts = new Map<string, Part>();
   const partOf = (name: string) => parts.get(name) ?? (parts.set(name, emptyPart()), parts.get(name)!);
+  /** Per part, per request label: where the units go. */
+  const breakdown = new Map<string, Map<string, Line>>();
+  const lineOf = (part: string, label: string) => {
+    const lines = breakdown.get(part) ?? (breakdown.set(part, new Map()), breakdown.get(part)!);
+    return lines.get(label) ?? (lines.set(label, { requests: 0, read_units: 0, write_units: 0 }), lines.get(label)!);
+  };
   let phase: string | undefined;
   const tally = 'costTally';
   runtime.db.middlewareStack.add(
     (next: any, context: any) => async (args: any) => {
       const at = phase;
       if (at === undefined || isLocalStandIn(args.input)) return next(args);
-      args.input.ReturnConsumedCapacity = 'TOTAL';
+      args.input.ReturnConsumedCapacity = 'INDEXES';
       const result = await next(args);
-      const part = partOf(at === 'stream' ? consumerOf(args.input) : at);
+      const partName = at === 'stream' ? consumerOf(args.input) : at;
+      const part = partOf(partName);
+      const line = lineOf(partName, requestLabel(context.commandName, args.input));
       const consumed = [result.output.ConsumedCapacity ?? []].flat() as { CapacityUnits?: number }[];
       let units = sum(consumed.map((capacity) => capacity.CapacityUnits ?? 0));
+      if (args.input.Item) line.bytes = { [kindOf(args.input.Item.sk)]: Math.max(line.bytes?.[kindOf(args.input.Item.sk)] ?? 0, itemBytes(args.input.Item)) };
+      if (context.commandName !== 'TransactWriteItemsCommand') for (const capacity of consumed as { GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> }[]) {
+        for (const [index, used] of Object.entries(capacity.GlobalSecondaryIndexes ?? {})) {
+          line.items ??= {};
+          line.items[index] = (line.items[index] ?? 0) + (used.CapacityUnits ?? 0);
+        }
+      }
       if (context.commandName === 'TransactWriteItemsCommand') {
         // Read back through a client of its own: the bench's reads, not the service's.
-        const byKey = await transactionUnitsByKey(args.input.TransactItems, async (key) => (await readBack.send(new GetCommand({ TableName: runtime.tableName, Key: key }))).Item);
-        units = sum([...byKey.values()]);
+        const shares = await transactionShares(args.input.TransactItems, async (key) => (await readBack.send(new GetCommand({ TableName: runtime.tableName, Key: key }))).Item);
+        units = sum(shares.map((share) => share.units));
+        line.items ??= {};
+        for (const share of shares) {
+          const where = `${share.item} ${share.key.split(' ')[0]}`;
+          line.items[where] = (line.items[where] ?? 0) + share.units;
+          if (share.bytes !== undefined) line.bytes = { ...line.bytes, [share.item]: Math.max(line.bytes?.[share.item] ?? 0, share.bytes) };
+        }
       }
       part.dynamodb_requests += 1;
-      if (WRITES.has(context.commandName)) part.write_units += units;
-      else part.read_units += units;
+      line.requests += 1;
+      if (WRITES.has(context.commandName)) {
+        part.write_units += units;
+        line.write_units += units;
+      } else {
+        part.read_units += units;
+        line.read_units += units;
+      }
       return result;
     },
     { step: 'initialize', name: tally },
@@ -241,7 +330,9 @@ export async function benchCost() {
         local.clock.advance(Math.ceil(wait / 1000) + 1);
         const kind = JOB_PARTS[due.kind] ?? `job: ${due.kind}`;
         const emails = emailsSent();
-        await timed(kind, (runs: unknown[]) => runs.length, runDueJobs);
+        // The daily calendar sweep runs once a day for every merchant, whatever fails: not this failure's cost.
+        await runRecurringJobs();
+        await timed(kind, (runs: JobRun[]) => runs.filter((run) => run.kind === due.kind).length, runDueJobs);
         partOf(kind).scheduled_invocations += 1;
         partOf(kind).emails += emailsSent() - emails;
         await stream();
@@ -268,6 +359,7 @@ export async function benchCost() {
     await live();
     warming.done();
     parts.clear();
+    breakdown.clear();
     const step = progress.step('one failure, from webhook to erasure');
     const failure = await live();
     step.done();
@@ -286,7 +378,14 @@ export async function benchCost() {
     );
     void floorWrite;
 
-    const rows = [...parts.entries()].map(([name, part]) => ({ part: name, ...part, dollars_per_million: Math.round(dollars(part) * 1e6 * 100) / 100 }));
+    const rows = [...parts.entries()].map(([name, part]) => ({
+      part: name,
+      ...part,
+      dollars_per_million: Math.round(dollars(part) * 1e6 * 100) / 100,
+      requests: [...(breakdown.get(name) ?? new Map<string, Line>()).entries()]
+        .map(([request, line]) => ({ request, ...line }))
+        .sort((a, b) => b.write_units + b.read_units / 5 - (a.write_units + a.read_units / 5)),
+    }));
     const life = rows.filter((row) => !row.part.startsWith('the floor'));
     const floor = rows.find((row) => row.part.startsWith('the floor'))!;
     const total = Math.round(sum(life.map((row) => row.dollars_per_million)) * 100) / 100;

@@ -117,10 +117,36 @@ export function renderIngestionThroughput(result: Results): string[] {
 const money = (dollars: number) => `$${dollars.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 /** Dollars per million failures, part by part, and the floor's single write. */
-export function renderCost(result: Results): string[] {
+/** DynamoDB's share of a part's dollars per million failures: units only, so it does not move with the machine's load as Lambda milliseconds do. */
+function dynamodbDollars(part: any, prices: any): number {
+  return Math.round((part.write_units * prices.dynamodb_write_request_unit + part.read_units * prices.dynamodb_read_request_unit) * 1e8) / 100;
+}
+
+/** `a → b`, or `a` alone when nothing changed. */
+const change = (before: number | undefined, after: number, format: (n: number) => string = String) =>
+  before === undefined ? `– → ${format(after)}` : before === after ? format(after) : `${format(before)} → ${format(after)}`;
+
+export function renderCost(result: Results, lookup: Lookup = () => undefined): string[] {
   const { prices } = result;
   const row = (part: any) =>
     `| ${part.part} | ${part.read_units} | ${part.write_units} | ${part.dynamodb_requests} | ${part.lambda_invocations} | ${part.lambda_ms} | ${part.scheduled_invocations} | ${part.emails} | ${money(part.dollars_per_million)} |`;
+  const before = lookup('cost-before');
+  const beforePart = (name: string) => before?.parts.find((part: any) => part.part === name);
+  const comparison = before
+    ? [
+        `Before → after the waste fixes of issue 26 (before: ${before.note}, ${before.measured_at.slice(0, 10)}). DynamoDB dollars come from units alone; the whole part's dollars also carry Lambda milliseconds, which move with the machine's load between runs.`,
+        '',
+        '| Part | Write units | Read units | DynamoDB requests | DynamoDB $ per million | $ per million (all) |',
+        '|---|---|---|---|---|---|',
+        ...result.parts.map((part: any) => {
+          const was = beforePart(part.part);
+          return `| ${part.part} | ${change(was?.write_units, part.write_units)} | ${change(was?.read_units, part.read_units)} | ${change(was?.dynamodb_requests, part.dynamodb_requests)} | ${change(was && dynamodbDollars(was, prices), dynamodbDollars(part, prices), money)} | ${change(was?.dollars_per_million, part.dollars_per_million, money)} |`;
+        }),
+        `| **a failure's whole life** | ${change(sumOf(before.parts, 'write_units'), sumOf(result.parts, 'write_units'))} | ${change(sumOf(before.parts, 'read_units'), sumOf(result.parts, 'read_units'))} | ${change(sumOf(before.parts, 'dynamodb_requests'), sumOf(result.parts, 'dynamodb_requests'))} | ${change(Math.round(before.parts.reduce((total: number, part: any) => total + dynamodbDollars(part, prices), 0) * 100) / 100, Math.round(result.parts.reduce((total: number, part: any) => total + dynamodbDollars(part, prices), 0) * 100) / 100, money)} | ${change(before.dollars_per_million_failures, result.dollars_per_million_failures, money)} |`,
+        '',
+      ]
+    : [];
+  const costly = result.parts.flatMap((part: any) => (part.requests ?? []).filter((request: any) => request.write_units >= 4).map((request: any) => ({ part: part.part, ...request })));
   return [
     '## Cost per million failures',
     '',
@@ -128,7 +154,8 @@ export function renderCost(result: Results): string[] {
       'retried until its retries run out, enrolled in a three-email campaign, the first email sent, then paid (the processor\'s success webhook), its customer erased; ' +
       'one outbound webhook endpoint subscribed to every event. Read and write units from each request\'s ConsumedCapacity, except transactions, which DynamoDB Local ' +
       'reports wrongly: those by AWS\'s rule (2 per KB of each item written or checked, 1 per KB of each index entry; `bench/cost.ts`). Lambda milliseconds are wall time ' +
-      'here, against DynamoDB Local on a shared 2-core machine, so above what AWS would bill; a second life is measured after a first that loads every module.',
+      'here, against DynamoDB Local on a shared 2-core machine, so above what AWS would bill; a second life is measured after a first that loads every module. ' +
+      'The daily calendar sweep, which runs whatever fails, is left out.',
     '',
     `Prices (${prices.region}, read ${prices.read_at}, free tiers left out): DynamoDB on-demand $${prices.dynamodb_write_request_unit * 1e6} per million write and ` +
       `$${prices.dynamodb_read_request_unit * 1e6} per million read request units (aws.amazon.com/dynamodb/pricing/on-demand); Lambda arm64 ${money(prices.lambda_request * 1e6)} per million requests and ` +
@@ -143,8 +170,21 @@ export function renderCost(result: Results): string[] {
     '',
     `A failure costs ${result.ratio_to_floor}× the floor's single write.`,
     '',
+    ...comparison,
+    ...(costly.length === 0
+      ? []
+      : [
+          'Where the write units go: each request of 4 or more write units, by operation and the kinds of item it names (its sort key\'s prefix; the search index\'s entries are keyed by customer id). The per-item and per-index split of each is in `bench/results/cost.json`.',
+          '',
+          '| Part | Request | Times | Write units | Read units |',
+          '|---|---|---|---|---|',
+          ...costly.map((request: any) => `| ${request.part} | \`${request.request.replace(/cus_[0-9a-z]{26}/g, '<customer>')}\` | ${request.requests} | ${request.write_units} | ${request.read_units} |`),
+          '',
+        ]),
   ];
 }
+
+const sumOf = (parts: any[], field: string): number => Math.round(parts.reduce((total, part) => total + part[field], 0) * 10) / 10;
 
 /** The busiest key of the table and of each index under one tenant's burst, and at the renewal day's rate. */
 export function renderHotPartition(result: Results): string[] {

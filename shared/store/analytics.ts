@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { epochSeconds, tenantKey } from './keys.ts';
@@ -5,7 +6,7 @@ import { shardOf } from './list-counters.ts';
 import { transact } from './transactions.ts';
 import { queryTenant } from './shard-reads.ts';
 
-const { tableName } = runtime;
+const { db, tableName } = runtime;
 
 /**
  * Recovery aggregates: one item per tenant, day (UTC, of the payment's failure), processor and
@@ -44,6 +45,12 @@ export async function addOnce(
   now: Date,
   once: 'per-event' | 'for-good' = 'per-event',
 ): Promise<boolean> {
+  const markerKey = tenantKey(tenant, `ANALYTICS_APPLIED#${aggregate}#${eventId}`);
+  // A fact counted for good is shown again by most of its payment's later events (each retry's
+  // failure): an eventually consistent read, a fortieth of the price of the transaction its marker
+  // would refuse (failed conditions are billed as writes), tells those apart; a read that misses a
+  // fresh marker leaves the transaction's condition to refuse it, as before.
+  if (once === 'for-good' && (await db.send(new GetCommand({ TableName: tableName, Key: markerKey, ProjectionExpression: 'pk' }))).Item) return false;
   const names = Object.keys(counters);
   const dimensionNames = Object.keys(dimensions);
   const outcome = await transact([
@@ -51,7 +58,7 @@ export async function addOnce(
       Put: {
         TableName: tableName,
         Item: {
-          ...tenantKey(tenant, `ANALYTICS_APPLIED#${aggregate}#${eventId}`),
+          ...markerKey,
           entity: 'analytics_marker',
           ...(once === 'per-event' ? { expires_at: epochSeconds(now) + MARKER_TTL_SECONDS } : {}),
         },

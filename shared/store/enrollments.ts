@@ -3,7 +3,7 @@ import { runtime } from '../runtime.ts';
 import type { CalendarOccasion, Enrollment, EnrollmentStatus } from '../model/enrollment.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { campaignSk } from './campaigns.ts';
-import { BATCH_GET_LIMIT, isConditionFailure, type Item } from './dynamo.ts';
+import { BATCH_GET_LIMIT, isConditionFailure, isTransactionConflict, putVersioned, type Item } from './dynamo.ts';
 import { customerOwnerPartition, epochSeconds, tenantKey, tenantPk } from './keys.ts';
 import { fetchItems } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
@@ -164,6 +164,20 @@ export async function restoreMessageSlot(tenant: Tenant, enrollment: Enrollment,
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * One enrollment change on its own (a step's claim, a hold): a conditional put, not a one-item
+ * transaction, which DynamoDB bills twice over. False when the enrollment moved on since `readVersion`
+ * or a transaction on it was under way; true when the write that failed was our own lost try's.
+ */
+export async function saveEnrollment(tenant: Tenant, enrollment: Enrollment, readVersion: number): Promise<boolean> {
+  try {
+    return await putVersioned(db, tableName, toItem(tenant, enrollment), readVersion);
+  } catch (error) {
+    if (isTransactionConflict(error)) return false;
+    throw error;
   }
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../../shared/runtime.ts';
 import { localRuntime } from '../../bin/local/local-runtime.ts';
 import { advanceClock, drainEvents, runDueJobs } from '../support/api.ts';
@@ -63,6 +63,67 @@ describe('a dunning step whose record fails after the send', () => {
     expect(enrollments.map((item) => [item.messages_sent, item.status, item.sending_step])).toEqual([[1, 'completed', null]]);
     const events = await tenantItems(tenant, 'EVENT#');
     expect(events.filter((item) => item.type === 'campaign.message_sent')).toHaveLength(1);
+  });
+});
+
+/** What a step's run sends to DynamoDB: each request's command, and for a transaction its item count. */
+function recordRequests() {
+  const sent: { command: string; items?: number; sk?: string }[] = [];
+  runtime.db.middlewareStack.add(
+    (next: (args: any) => Promise<any>, context: any) => async (args: any) => {
+      const pk = String(args.input?.Item?.pk ?? args.input?.Key?.pk);
+      if (!pk.startsWith('LOCALJOB')) sent.push({ command: context.commandName, items: args.input?.TransactItems?.length, sk: args.input?.Item?.sk ?? args.input?.Key?.sk });
+      return next(args);
+    },
+    { step: 'initialize', name: 'stepRequests' },
+  );
+  return { sent, stop: () => runtime.db.middlewareStack.remove('stepRequests') };
+}
+
+describe("a dunning step's claim", () => {
+  it('is one conditional put of the enrollment, not a one-item transaction, and the step is sent and recorded once', async () => {
+    // Prepare: one enrollment, its only step due in an hour.
+    const { tenant, email } = await enrolledCustomer();
+    const requests = recordRequests();
+
+    // Act
+    advanceClock(3600);
+    const runs = (await runDueJobs()).filter((run) => run.kind === 'campaign-step');
+    requests.stop();
+
+    // Assess: the claim a put; the record one transaction (the enrollment, the campaign's counters, the message's and link's events); one message.
+    expect(runs.map((run) => run.outcome)).toEqual(['succeeded']);
+    const enrollmentPuts = requests.sent.filter((request) => request.command === 'PutItemCommand' && request.sk?.startsWith('ENROLLMENT#'));
+    expect(enrollmentPuts).toHaveLength(1);
+    expect(requests.sent.filter((request) => request.command === 'TransactWriteItemsCommand').map((request) => request.items)).toEqual([4]);
+    expect(localRuntime().outbox.entries().filter((entry) => entry.to === email)).toHaveLength(1);
+    const [enrollment] = await tenantItems(tenant, 'ENROLLMENT#');
+    expect(enrollment).toMatchObject({ messages_sent: 1, status: 'completed', sending_step: null });
+  });
+
+  it('holds when its answer was lost and the SDK sent it again: the resent put fails its condition on our own claim', async () => {
+    // Prepare: the claim's put is sent twice (its first answer lost), as the SDK's retry would.
+    const { tenant, email } = await enrolledCustomer();
+    const send = runtime.db.send.bind(runtime.db);
+    let resent = false;
+    vi.spyOn(runtime.db, 'send').mockImplementation((async (command: any, ...rest: any[]) => {
+      const claim = command instanceof PutCommand && String(command.input.Item?.sk).startsWith('ENROLLMENT#') && command.input.Item?.sending_step !== null;
+      if (!claim || resent) return send(command, ...rest);
+      resent = true;
+      await send(command, ...rest);
+      return send(command, ...rest);
+    }) as any);
+
+    // Act
+    advanceClock(3600);
+    const runs = (await runDueJobs()).filter((run) => run.kind === 'campaign-step');
+
+    // Assess: the resent claim was recognised as ours; the message went out once and was recorded.
+    expect(resent).toBe(true);
+    expect(runs.map((run) => run.outcome)).toEqual(['succeeded']);
+    expect(localRuntime().outbox.entries().filter((entry) => entry.to === email)).toHaveLength(1);
+    const [enrollment] = await tenantItems(tenant, 'ENROLLMENT#');
+    expect(enrollment).toMatchObject({ messages_sent: 1, status: 'completed', sending_step: null });
   });
 });
 

@@ -257,6 +257,88 @@ describe('outbound webhook delivery (real HTTP receiver)', () => {
   });
 });
 
+/** The endpoint item as stored: its `last_success_at` is internal, not in the API's representation. */
+async function storedEndpoint(tenant: Tenant, endpointId: string) {
+  const [item] = (await tenantItems(tenant, 'WEBHOOK#')).filter((stored) => stored.id === endpointId);
+  return item!;
+}
+
+/** Until `path` has had `count` attempts: the due jobs run, the clock moves on 11 hours (past every backoff). */
+async function attemptUntil(path: string, count: number) {
+  for (let round = 0; round < 20 && receiver.at(path).length < count; round++) {
+    await runDueJobs();
+    if (receiver.at(path).length < count) advanceClock(11 * 3600);
+  }
+}
+
+describe("an endpoint's last success, stamped at most once an hour", () => {
+  it('writes the stamp for the first success of the hour only, and again once the hour has passed', async () => {
+    // Prepare: an endpoint for failures, which succeeds every time.
+    const { keys, tenant, webhookPath } = await setUp();
+    const path = freshPath();
+    const endpoint = await createEndpoint(keys.test_admin, { url: receiver.url(path), events: ['payment.failed'] });
+    const stamps: string[] = [];
+    runtime.db.middlewareStack.add(
+      (next: (args: any) => Promise<any>) => async (args: any) => {
+        if (String(args.input?.Key?.sk).startsWith('WEBHOOK#') && String(args.input?.UpdateExpression).includes('last_success_at')) stamps.push(args.input.Key.sk);
+        return next(args);
+      },
+      { step: 'initialize', name: 'successStamps' },
+    );
+    try {
+      // Act: three deliveries in the same minute, then one an hour and a minute later.
+      for (let failure = 0; failure < 3; failure++) await failPayment(webhookPath);
+      await drainEvents();
+      await runDueJobs();
+      const first = (await storedEndpoint(tenant, endpoint.id)).last_success_at;
+      advanceClock(3660);
+      await failPayment(webhookPath);
+      await drainEvents();
+      await runDueJobs();
+
+      // Assess: four deliveries succeeded; two stamps, the second an hour after the first.
+      expect(receiver.at(path)).toHaveLength(4);
+      expect((await deliveries(keys.test_admin, endpoint.id)).data.map((delivery: any) => delivery.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+      expect(stamps).toHaveLength(2);
+      const second = (await storedEndpoint(tenant, endpoint.id)).last_success_at;
+      expect(Date.parse(second) - Date.parse(first)).toBeGreaterThanOrEqual(3660_000);
+    } finally {
+      runtime.db.middlewareStack.remove('successStamps');
+    }
+  });
+
+  it('keeps an endpoint enabled when a delivery fails for good within the hour after a success, and disables it for one begun later', async () => {
+    // Prepare: an endpoint that answers the first delivery and fails every attempt after it.
+    const { keys, tenant, webhookPath } = await setUp();
+    const path = freshPath();
+    const endpoint = await createEndpoint(keys.test_admin, { url: receiver.url(path, ['ok', ...new Array(26).fill('error')]), events: ['payment.failed'] });
+    await failPayment(webhookPath);
+    await drainEvents();
+    await runDueJobs();
+    expect(receiver.at(path)).toHaveLength(1);
+    const succeededAt = (await storedEndpoint(tenant, endpoint.id)).last_success_at;
+
+    // Act: a failure half an hour later, whose delivery fails all 13 attempts (about 3 days).
+    advanceClock(1800);
+    await failPayment(webhookPath);
+    await drainEvents();
+    await attemptUntil(path, 14);
+
+    // Assess: that delivery failed for good, but a success the hourly stamp may stand for came after its first try was due: still enabled.
+    expect(receiver.at(path)).toHaveLength(14);
+    expect((await storedEndpoint(tenant, endpoint.id))).toMatchObject({ enabled: true, last_success_at: succeededAt });
+
+    // Act: another failure, its delivery begun days after the last success, fails all its attempts too.
+    await failPayment(webhookPath);
+    await drainEvents();
+    await attemptUntil(path, 27);
+
+    // Assess: now nothing got through since well before its first try: disabled.
+    expect(receiver.at(path)).toHaveLength(27);
+    expect(await storedEndpoint(tenant, endpoint.id)).toMatchObject({ enabled: false, disabled_reason: 'failing' });
+  });
+});
+
 describe('webhook endpoints API', () => {
   it('shows the secret only at creation and rotation; after rotation deliveries carry both signatures for 24 h', async () => {
     const { keys, webhookPath } = await setUp();

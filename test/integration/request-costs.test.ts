@@ -1,6 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { runtime } from '../../shared/runtime.ts';
-import { call, drainEvents, newMerchant } from '../support/api.ts';
+import { localRuntime } from '../../bin/local/local-runtime.ts';
+import type { Tenant } from '../../shared/model/tenant.ts';
+import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
+import { tenantItems } from '../support/tenant-items.ts';
 import { requestCounter } from '../support/dynamodb-requests.ts';
 import { connect, GENERIC_SECRET, genericFailure, postGeneric } from '../support/webhooks.ts';
 
@@ -30,11 +33,11 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; request
 }
 
 async function warmWebhook() {
-  const { keys } = await newMerchant();
+  const { keys, merchantId } = await newMerchant();
   const path = await connect(keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
   // The first webhook reads the connection; later ones verify against this instance's copy.
   expect((await postGeneric(path, genericFailure())).status).toBe(200);
-  return { keys, path };
+  return { keys, path, merchantId };
 }
 
 describe('DynamoDB requests per call on a warm instance', () => {
@@ -119,5 +122,60 @@ describe('DynamoDB requests per call on a warm instance', () => {
     expect(delivered.result).toEqual({ events: 3, failed: 0 });
     expect(Object.fromEntries(configurationReads)).toEqual({ 'CAMPAIGN#': 1, 'WEBHOOK#': 1 });
     expect(delivered.requests).toBe(STREAM_REQUESTS);
+  });
+});
+
+describe("a retried failure's requests", () => {
+  it('reads the payment once per scheduled attempt, and writes its "retried" analytics fact once however many retries fail', async () => {
+    // Prepare: a soft decline on a card that keeps declining (sandbox 9995): retried until the retries run out.
+    const { merchantId, path } = await warmWebhook();
+    const tenant: Tenant = { merchantId, environment: 'test' };
+    const failure = genericFailure({ code: 'insufficient_funds', lastFour: '9995' });
+    const ingested = await postGeneric(path, failure);
+    expect(ingested.status).toBe(200);
+    const paymentId = ingested.body.payment_id as string;
+    await drainEvents();
+    const requests: { job?: string; command: string; sk: string }[] = [];
+    let job: string | undefined;
+    runtime.db.middlewareStack.add(
+      (next: (args: any) => Promise<any>, context: any) => async (args: any) => {
+        const items = args.input?.TransactItems?.map((item: any) => Object.values(item as Record<string, any>)[0]) ?? [args.input];
+        for (const item of items) {
+          const key = item?.Item ?? item?.Key;
+          if (String(key?.pk).includes(merchantId)) requests.push({ job, command: context.commandName, sk: String(key.sk) });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'retryRequests' },
+    );
+
+    // Act: every retry of the payment as it comes due, with the events each one writes.
+    let attempts = 0;
+    try {
+      for (let round = 0; round < 12; round++) {
+        const due = await localRuntime().scheduler.due(new Date(runtime.clock.now().getTime() + 30 * 86_400_000));
+        const next = due.filter((scheduled) => scheduled.kind === 'payment-retry' && scheduled.jobId.includes(paymentId)).sort((a, b) => Date.parse(a.runAt) - Date.parse(b.runAt))[0];
+        if (!next) break;
+        advanceClock(Math.max(0, Math.ceil((Date.parse(next.runAt) - runtime.clock.now().getTime()) / 1000)) + 1);
+        job = 'retry';
+        attempts += (await runDueJobs()).filter((run) => run.job_id === next.jobId).length;
+        job = 'stream';
+        await drainEvents();
+      }
+    } finally {
+      runtime.db.middlewareStack.remove('retryRequests');
+    }
+
+    // Assess: four attempts, each reading its payment once; one "retried" fact written, counted once.
+    expect(attempts).toBe(4);
+    const paymentReads = requests.filter((request) => request.job === 'retry' && request.command === 'GetItemCommand' && request.sk === `PAYMENT#${paymentId}`);
+    expect(paymentReads).toHaveLength(attempts);
+    const retriedFacts = requests.filter((request) => request.command === 'TransactWriteItemsCommand' && request.sk === `ANALYTICS_APPLIED#RECOVERY#retried#${paymentId}`);
+    expect(retriedFacts).toHaveLength(1);
+    // Counted once per payment retried (the warm-up's failure may have had its own retry run meanwhile).
+    const aggregates = await tenantItems(tenant, 'ANALYTICS#RECOVERY#');
+    const retriedPayments = await tenantItems(tenant, 'ANALYTICS_APPLIED#RECOVERY#retried#');
+    expect(retriedPayments.map((marker) => marker.sk)).toContain(`ANALYTICS_APPLIED#RECOVERY#retried#${paymentId}`);
+    expect(aggregates.reduce((total, item) => total + Number(item.retried_count ?? 0), 0)).toBe(retriedPayments.length);
   });
 });

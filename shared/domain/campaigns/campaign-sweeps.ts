@@ -1,7 +1,6 @@
 import { monotonicMs } from '../../ports/clock.ts';
 import { findCampaign, findCampaignVersion } from '../../store/campaigns.ts';
-import { findEnrollment, runningEnrollmentsPage, saveEnrollmentWrite } from '../../store/enrollments.ts';
-import { transact } from '../../store/transactions.ts';
+import { findEnrollment, runningEnrollmentsPage, saveEnrollment } from '../../store/enrollments.ts';
 import type { CampaignStatus, CampaignVersion } from '../../model/campaign.ts';
 import type { CampaignStatusChanged } from '../../model/events.ts';
 import { finish, scheduleStep, type DunningPorts } from '../dunning/dunning.ts';
@@ -108,7 +107,7 @@ async function release(ports: DunningPorts, tenant: Tenant, enrollment: Enrollme
   const version = await versionOf(enrollment.campaign_version);
   const at = version ? shiftOutOfQuietHours(now, version.quiet_hours) : now;
   const next: Enrollment = { ...enrollment, held: false, next_step_at: at.toISOString(), updated_at: now.toISOString(), version: enrollment.version + 1 };
-  if (!(await transact([saveEnrollmentWrite(tenant, next, enrollment.version)])).committed) return false;
+  if (!(await saveEnrollment(tenant, next, enrollment.version))) return false;
   await scheduleStep(ports, tenant, next, at);
   return true;
 }

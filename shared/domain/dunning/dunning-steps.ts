@@ -4,7 +4,7 @@ import { ChannelUnavailable, PermanentSendFailure, type SendRefusal } from '../.
 import type { Ports } from '../../ports/ports.ts';
 import { findCampaign, findCampaignVersion } from '../../store/campaigns.ts';
 import { findCustomer } from '../../store/customers.ts';
-import { campaignCountersWrite, claimMessageSlot, findEnrollment, restoreMessageSlot, saveEnrollmentWrite, type EnrollmentRef } from '../../store/enrollments.ts';
+import { campaignCountersWrite, claimMessageSlot, findEnrollment, restoreMessageSlot, saveEnrollment, saveEnrollmentWrite, type EnrollmentRef } from '../../store/enrollments.ts';
 import { recordEventWrite } from '../../store/events.ts';
 import { findMerchant } from '../../store/merchants.ts';
 import { findPayment } from '../../store/payments.ts';
@@ -57,7 +57,7 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
   }
   if (campaign.status !== 'active') {
     const held: Enrollment = { ...enrollment, held: true, updated_at: now.toISOString(), version: enrollment.version + 1 };
-    await transact([saveEnrollmentWrite(tenant, held, enrollment.version)]);
+    await saveEnrollment(tenant, held, enrollment.version);
     return { outcome: 'held' };
   }
   const [version, customer, payment, merchant] = await Promise.all([
@@ -131,8 +131,8 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
 async function claimStep(tenant: Tenant, enrollment: Enrollment, now: Date): Promise<Enrollment | undefined> {
   if (enrollment.sending_step === enrollment.next_step) return enrollment;
   const claimed: Enrollment = { ...enrollment, sending_step: enrollment.next_step, updated_at: now.toISOString(), version: enrollment.version + 1 };
-  if ((await transact([saveEnrollmentWrite(tenant, claimed, enrollment.version)])).committed) return claimed;
-  // Our own claim, stored by a try whose answer was lost, is as good as a committed one.
+  if (await saveEnrollment(tenant, claimed, enrollment.version)) return claimed;
+  // Another run of this job claimed the step meanwhile: its claim is as good as ours.
   const current = await findEnrollment(tenant, enrollment);
   return current?.status === 'active' && current.sending_step === enrollment.next_step && current.next_step === enrollment.next_step ? current : undefined;
 }

@@ -27,6 +27,17 @@ import { SIGNATURE_HEADER, signatureHeader } from './signing.ts';
 export const RETRY_DELAYS_SECONDS = [60, 300, 1_800, 7_200, 18_000, 36_000, 36_000, 36_000, 36_000, 36_000, 36_000, 36_000] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
+/**
+ * An endpoint's last success is stamped at most once in this long, not after every delivery (a write
+ * to its configuration item, on the tenant's own key, each time). The stamp may then lag a success by
+ * this much, so an endpoint is disabled only with no stamp since this long before the failing
+ * delivery's first try: a success the stamp left out never gets an endpoint disabled.
+ */
+export const SUCCESS_STAMP_MS = 3_600_000;
+
+const stampedRecently = (endpoint: WebhookEndpoint, now: Date): boolean =>
+  endpoint.last_success_at !== null && Date.parse(endpoint.last_success_at) > now.getTime() - SUCCESS_STAMP_MS;
+
 export function retryDelaySeconds(attemptsMade: number, random: () => number = Math.random): number | null {
   const base = RETRY_DELAYS_SECONDS[attemptsMade - 1];
   return base === undefined ? null : Math.round(base * (0.9 + 0.2 * random()));
@@ -168,7 +179,7 @@ export async function runDeliveryAttempt(ports: DeliveryPorts, tenant: Tenant, j
   const common = { attempts: job.attempt, last_status_code: response.statusCode, last_error: response.error, first_attempt_at: delivery.first_attempt_at ?? sentAt.toISOString() };
   if (response.ok) {
     const recorded = await updateDelivery(tenant, delivery, { ...common, status: 'succeeded', next_attempt_at: null }, now);
-    if (recorded) await markEndpointSuccess(tenant, endpoint.id, now);
+    if (recorded && !stampedRecently(endpoint, now)) await markEndpointSuccess(tenant, endpoint.id, now);
     return { outcome: 'succeeded', attempt: job.attempt, status_code: response.statusCode, error: null };
   }
   const delay = retryDelaySeconds(job.attempt);
@@ -180,8 +191,9 @@ export async function runDeliveryAttempt(ports: DeliveryPorts, tenant: Tenant, j
     return { outcome: 'retry_scheduled', attempt: job.attempt, status_code: response.statusCode, error: response.error };
   }
   const recorded = await updateDelivery(tenant, delivery, { ...common, status: 'failed', next_attempt_at: null }, now);
-  // Persistent failure: every attempt of this delivery (≈3 days) failed and nothing else got through meanwhile.
-  const disabled = recorded && (await disableFailingEndpoint(tenant, endpoint.id, common.first_attempt_at, now));
+  // Persistent failure: every attempt of this delivery (≈3 days) failed and nothing else got through meanwhile (nor in the stamp's hour before).
+  const stampedSince = new Date(Date.parse(common.first_attempt_at) - SUCCESS_STAMP_MS).toISOString();
+  const disabled = recorded && (await disableFailingEndpoint(tenant, endpoint.id, stampedSince, now));
   if (disabled) log.warn('webhook endpoint disabled after persistent delivery failures', { endpoint_id: endpoint.id });
   return { outcome: 'failed', attempt: job.attempt, status_code: response.statusCode, error: response.error, endpoint_disabled: disabled };
 }

@@ -87,8 +87,8 @@ const CLAIMING: ContentionPolicy = {
  * a scheduled one, a second runner, another payment on the same card) none passes a limit. The
  * attempt's watchdog is armed before this returns.
  */
-export async function claimRetry(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date): Promise<Payment> {
-  const claimed = await claimUnwatched(tenant, paymentId, trigger, now);
+export async function claimRetry(ports: Pick<Ports, 'scheduler'>, tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date, read?: Payment): Promise<Payment> {
+  const claimed = await claimUnwatched(tenant, paymentId, trigger, now, { read });
   await armWatchdog(ports, tenant, claimed, now);
   return claimed;
 }
@@ -100,10 +100,14 @@ async function paymentCard(tenant: Tenant, payment: Payment): Promise<{ card: Ca
   return { card: cardOnFile(payment.customer_id, customer?.payment_method), customer };
 }
 
-/** The claim itself; its caller arms the watchdog, beside whatever else it does next. */
-async function claimUnwatched(tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date, claimKey?: string): Promise<Payment> {
-  return writeOptimistically(CLAIMING, async () => {
-    const [payment, merchant] = await Promise.all([getPayment(tenant, paymentId), getMerchant(tenant.merchantId)]);
+/**
+ * The claim itself; its caller arms the watchdog, beside whatever else it does next. A caller that
+ * has just read the payment (`read`) spares the first round its read: the claim's version condition
+ * catches any change since, as it catches one since a read of its own.
+ */
+async function claimUnwatched(tenant: Tenant, paymentId: string, trigger: RetryTrigger, now: Date, { claimKey, read }: { claimKey?: string; read?: Payment } = {}): Promise<Payment> {
+  return writeOptimistically(CLAIMING, async (round) => {
+    const [payment, merchant] = await Promise.all([round === 0 && read ? read : getPayment(tenant, paymentId), getMerchant(tenant.merchantId)]);
     // The same request sent again after its claim committed but its answer was an error: its own claim, not a conflict.
     if (claimKey !== undefined && payment.status === 'retrying' && payment.retry_claim_key === claimKey) return payment;
     if (!canStartRetry(payment, trigger)) {
@@ -183,7 +187,7 @@ export async function runRetryAttempt(
   if (customerId === null) {
     // Anonymised (its customer erased) between the claim and now: the attempt is never made (given
     // back), and the payment ends as erasure ended the others (applyOutcome).
-    await recordOutcome(ports, tenant, payment.id, payment.retry_count, { outcome: 'closed', reason: 'The customer was erased' }, job.trigger, clock);
+    await recordOutcome(ports, tenant, payment, { outcome: 'closed', reason: 'The customer was erased' }, job.trigger, clock);
     return { outcome: 'stale', payment_id: payment.id, status: 'terminal' };
   }
   const [connection, customer] = await Promise.all([findConnectionForPsp(tenant, payment.psp), findCustomer(tenant, customerId)]);
@@ -196,7 +200,7 @@ export async function runRetryAttempt(
     cardLastFour: customer?.payment_method?.last_four ?? null,
   });
   // The trigger the attempt was claimed under: a watchdog finishing a manual attempt records it as manual.
-  return recordOutcome(ports, tenant, payment.id, payment.retry_count, outcome, payment.retry_trigger ?? job.trigger, clock);
+  return recordOutcome(ports, tenant, payment, outcome, payment.retry_trigger ?? job.trigger, clock);
 }
 
 /**
@@ -244,7 +248,7 @@ async function scheduledAttempt(ports: RetryPorts, tenant: Tenant, job: AttemptJ
   }
   if (current.status !== 'pending' || current.retry_count + 1 !== job.attempt) return stale;
   try {
-    return await claimRetry(ports, tenant, job.paymentId, job.trigger, clock());
+    return await claimRetry(ports, tenant, job.paymentId, job.trigger, clock(), current);
   } catch (error) {
     if (error instanceof AttemptLimitReached) return handOverAtLimit(tenant, current, clock);
     if (error instanceof NetworkRetryLimit) return holdBack(ports, tenant, current, error.hold, clock);
@@ -253,18 +257,23 @@ async function scheduledAttempt(ports: RetryPorts, tenant: Tenant, job: AttemptJ
   }
 }
 
+/**
+ * Records the answer of the attempt made on `ran` (the payment as claimed). The first round writes
+ * over `ran` without reading it again: its version condition fails if anything (a processor webhook)
+ * changed the payment during the call, and the next round reads what did.
+ */
 async function recordOutcome(
   ports: RetryPorts,
   tenant: Tenant,
-  paymentId: string,
-  attempt: number,
+  ran: Payment,
   outcome: Parameters<typeof applyOutcome>[0]['outcome'],
   trigger: RetryTrigger,
   clock: () => Date,
 ): Promise<AttemptReport> {
-  return writeOptimistically(RECORDING, async () => {
+  const { id: paymentId, retry_count: attempt } = ran;
+  return writeOptimistically(RECORDING, async (round) => {
     const now = clock();
-    const payment = await getPayment(tenant, paymentId);
+    const payment = round === 0 ? ran : await getPayment(tenant, paymentId);
     // A processor webhook may have settled the payment while the attempt ran; it then counted the recovery.
     if (payment.status !== 'retrying' || payment.retry_count !== attempt) return settledMeanwhile(tenant, payment, attempt, outcome, now);
     const charged = await paymentCard(tenant, payment);
@@ -400,7 +409,7 @@ export async function retryPaymentNow(
   trigger: Exclude<RetryTrigger, 'automatic'> = 'manual',
   claimKey?: string,
 ): Promise<Payment> {
-  const claimed = await claimUnwatched(tenant, paymentId, trigger, now, claimKey);
+  const claimed = await claimUnwatched(tenant, paymentId, trigger, now, { claimKey });
   // Independent calls, made together: the watchdog, the scheduled attempt this one replaces, the run now.
   await Promise.all([
     armWatchdog(ports, tenant, claimed, now),
