@@ -6,6 +6,7 @@ import type { Tenant } from '../../shared/model/tenant.ts';
 import { findPayment } from '../../shared/store/payments.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { merchantWithCampaign } from '../support/dunning-merchants.ts';
+import { activeFlow, advance, answer, complete, getSession, startSession } from '../support/cancel-flows.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
 
@@ -106,6 +107,71 @@ describe('an Idempotency-Key write whose answer was lost', () => {
     expect(again.headers['Idempotent-Replayed']).toBe('true');
     expect(again.body.data.id).toBe(first.body.data.id);
     expect((await call('GET', '/v1/api-keys', { key: keys.test_admin })).body.pagination.total).toBe(5);
+  });
+});
+
+/** A write to a cancel session's own item (not its tombstone), of the given command type. */
+const onCancelSession = (type: typeof PutCommand | typeof UpdateCommand) => (command: unknown) => {
+  const input = (command as { input?: { Item?: { pk?: string; sk?: string }; Key?: { pk?: string; sk?: string } } }).input;
+  const key = input?.Item ?? input?.Key;
+  return command instanceof type && String(key?.pk).startsWith('CANCELSESSION#') && key?.sk === 'SESSION';
+};
+
+describe('a cancel session write whose answer was lost', () => {
+  it('starts the session once: the put found stored is our own, not a 500', async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    await activeFlow(keys.test_write);
+    const spy = resendAfterLostAnswer(onCancelSession(PutCommand));
+    // Act
+    const started = await startSession(merchantId);
+    const resent = spy.mock.calls.some(([command]) => onCancelSession(PutCommand)(command));
+    spy.mockRestore();
+    // Assess
+    expect(resent).toBe(true);
+    expect((await getSession(started.token)).body.session).toMatchObject({ sessionId: started.sessionId, currentStep: 1, responses: [] });
+  });
+
+  it('records an advance once: the update found applied is our own, not a step to append again', async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    await activeFlow(keys.test_write);
+    const { token } = await startSession(merchantId);
+    const spy = resendAfterLostAnswer(onCancelSession(UpdateCommand));
+    // Act
+    const advanced = await advance(token, answer({ reason: 'too_expensive' }, 'survey'));
+    const resent = spy.mock.calls.some(([command]) => onCancelSession(UpdateCommand)(command));
+    spy.mockRestore();
+    // Assess: step 2 (the offer) is next, and the survey is answered once.
+    expect(resent).toBe(true);
+    expect(advanced.status).toBe(200);
+    expect(advanced.body.session).toMatchObject({ currentStep: 2, responses: [expect.objectContaining({ stepType: 'survey' })] });
+    expect((await getSession(token)).body.session.responses).toHaveLength(1);
+    expect((await advance(token, answer({ accepted_offer: false }, 'offer'))).status).toBe(200);
+  });
+});
+
+describe('a cancel completion sent again after its answer was lost', () => {
+  it('is answered as the completion was, stored once; another outcome is still 400', async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    const tenant: Tenant = { merchantId, environment: 'test' };
+    await activeFlow(keys.test_write);
+    const { token, sessionId } = await startSession(merchantId);
+    const body = { outcome: 'churned', reason: 'too_expensive' };
+    // Act: the widget never saw the first answer (the connection dropped) and sends the same again.
+    const first = await complete(token, body);
+    const again = await complete(token, body);
+    const otherReason = await complete(token, { ...body, reason: 'missing_features' });
+    const otherOutcome = await complete(token, { ...body, outcome: 'saved' });
+    // Assess
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(first.body).toEqual({ completed: true, outcome: 'churned', session_id: sessionId });
+    expect([otherReason.status, otherOutcome.status]).toEqual([400, 400]);
+    expect(await tenantItems(tenant, 'CANCELFEEDBACK#')).toHaveLength(1);
+    expect((await tenantItems(tenant, 'EVENT#')).filter((event) => event.type === 'CancelFlowCompleted')).toHaveLength(1);
   });
 });
 

@@ -21,10 +21,10 @@ import { retryAfterSeconds } from '../../model/sliding-window.ts';
  * or (on get) completed; 400 for a completed session on advance and complete. The token never
  * appears in logs or errors; the session id does.
  */
-const sessionNotFound = (): ServiceError =>
+export const sessionNotFound = (): ServiceError =>
   new ServiceError('resource_not_found', 'No such cancel session: the token is unknown, expired (1 hour without activity) or already completed.');
 
-const alreadyCompleted = (): ServiceError => invalidRequest('This cancel session is already completed; start a new one.');
+export const alreadyCompleted = (): ServiceError => invalidRequest('This cancel session is already completed; start a new one.');
 
 /** Racing advances and completes on one session each win once; the losers read again and go after the winners. */
 export const SESSION_RACES: ContentionPolicy = { write: 'cancel_session', attempts: 25, backoff: SESSION_WRITE };
@@ -75,7 +75,7 @@ export async function readSession(token: string, now: Date): Promise<CancelSessi
 }
 
 /** The live session, or the error its absence means on advance and complete. */
-export async function liveSession(hash: string, now: Date): Promise<CancelSession> {
+async function liveSession(hash: string, now: Date): Promise<CancelSession> {
   const state = await readSessionState(hash, now);
   if (state.session) return state.session;
   throw state.completed ? alreadyCompleted() : sessionNotFound();
