@@ -151,6 +151,26 @@ describe('a cancel session write whose answer was lost', () => {
   });
 });
 
+describe('a cancel advance sent again after its answer was lost', () => {
+  it('is answered with the session as it is, the answer recorded once; another answer to that step is still 400', async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    await activeFlow(keys.test_write);
+    const { token } = await startSession(merchantId);
+    const survey = answer({ reason: 'too_expensive' }, 'survey');
+    // Act: the widget never saw the first answer and sends the same again.
+    const first = await advance(token, survey);
+    const again = await advance(token, survey);
+    const otherAnswer = await advance(token, answer({ reason: 'missing_features' }, 'survey'));
+    // Assess
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(otherAnswer.status).toBe(400);
+    expect((await getSession(token)).body.session).toMatchObject({ currentStep: 2, responses: [expect.objectContaining({ stepType: 'survey' })] });
+  });
+});
+
 describe('a cancel completion sent again after its answer was lost', () => {
   it('is answered as the completion was, stored once; another outcome is still 400', async () => {
     // Prepare

@@ -8,7 +8,7 @@ import { cancelStartWindowPk, clientStartWindowPk } from '../../store/keys.ts';
 import { findMerchant } from '../../store/merchants.ts';
 import { admitRequest } from '../../store/rate-limits.ts';
 import { checkStartSignature } from './cancel-signing.ts';
-import { advanceChange, hashToken, newSession, TOKEN_PATTERN, type AdvanceInput, type SessionStart } from './cancel-sessions.ts';
+import { advanceChange, hashToken, isResentAdvance, newSession, TOKEN_PATTERN, type AdvanceInput, type SessionStart } from './cancel-sessions.ts';
 import type { CancelSession } from '../../model/cancel-session-schema.ts';
 import { invalidRequest, rateLimited, ServiceError } from '../../model/errors.ts';
 import { LOST, SESSION_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
@@ -81,11 +81,12 @@ async function liveSession(hash: string, now: Date): Promise<CancelSession> {
   throw state.completed ? alreadyCompleted() : sessionNotFound();
 }
 
-/** POST .../advance: appends the response at the current step, never losing one to a concurrent advance. */
+/** POST .../advance: appends the response at the current step, never losing one to a concurrent advance, nor appending a resend twice. */
 export async function advanceSession(token: string, input: AdvanceInput, now: Date): Promise<CancelSession> {
   const hash = tokenHash(token);
   return writeOptimistically(SESSION_RACES, async () => {
     const session = await liveSession(hash, now);
+    if (isResentAdvance(session, input)) return session;
     return (await advanceSessionWrite(hash, session, advanceChange(session, input, now), now)) ?? LOST;
   });
 }
