@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../../shared/runtime.ts';
@@ -8,7 +10,7 @@ import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../sup
 import { merchantWithCampaign } from '../support/dunning-merchants.ts';
 import { activeFlow, advance, answer, complete, getSession, startSession } from '../support/cancel-flows.ts';
 import { tenantItems } from '../support/tenant-items.ts';
-import { genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
+import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
 
 /**
  * Interleavings the chaos runs found (test/e2e/chaos.test.ts, docs/faults.md), each reproduced here
@@ -192,6 +194,66 @@ describe('a cancel completion sent again after its answer was lost', () => {
     expect([otherReason.status, otherOutcome.status]).toEqual([400, 400]);
     expect(await tenantItems(tenant, 'CANCELFEEDBACK#')).toHaveLength(1);
     expect((await tenantItems(tenant, 'EVENT#')).filter((event) => event.type === 'CancelFlowCompleted')).toHaveLength(1);
+  });
+});
+
+describe('a refused outbound delivery whose run failed after recording the attempt', () => {
+  /** The merchant's receiver: refuses the first delivery with a 500, takes the rest; counts them. */
+  async function refusingOnce() {
+    const received: string[] = [];
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        received.push(request.headers['recovery-delivery-attempt'] as string);
+        response.writeHead(received.length === 1 ? 500 : 200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  const onDelivery = (command: unknown) =>
+    command instanceof UpdateCommand && String((command.input as { Key?: { sk?: string } }).Key?.sk).startsWith('WHDELIVERY#');
+
+  it.each([
+    ['the attempt record lost its answer', () => resendAfterLostAnswer(onDelivery)],
+    [
+      'scheduling the next attempt failed',
+      () => {
+        const scheduler = localRuntime().scheduler;
+        const schedule = scheduler.schedule.bind(scheduler);
+        let failed = false;
+        return vi.spyOn(scheduler, 'schedule').mockImplementation(async (job) => {
+          if (failed || !job.id.endsWith('.2')) return schedule(job);
+          failed = true;
+          throw new Error('scheduler unavailable');
+        });
+      },
+    ],
+  ] as const)('is attempted again after the backoff when %s', async (_what, fault) => {
+    // Prepare
+    const receiver = await refusingOnce();
+    try {
+      const { keys } = await newMerchant();
+      const path = await connect(keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+      const endpoint = await call('POST', '/v1/webhooks', { key: keys.test_admin, body: { url: receiver.url, events: ['payment.failed'] } });
+      expect((await postGeneric(path, genericFailure({ code: 'expired_card' }))).status).toBe(200);
+      await drainEvents();
+      // Act: the first attempt is refused, its run faulted; the job runs again as Lambda retries it, then the backoff passes.
+      const spy = fault();
+      await runDueJobs();
+      spy.mockRestore();
+      for (const seconds of [60, 60, 60]) {
+        advanceClock(seconds);
+        await runDueJobs();
+      }
+      // Assess
+      expect(receiver.received).toEqual(['1', '2']);
+      const listed = await call('GET', `/v1/webhooks/${endpoint.body.data.id}/deliveries`, { key: keys.test_admin });
+      expect(listed.body.data).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 2 })]);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 
