@@ -5,7 +5,7 @@ import { progress } from './progress.ts';
 /**
  * The chaos run of test/e2e/chaos.test.ts at a larger size (docs/faults.md): the same seed
  * fault-free, then at each fault rate, compared with it. Duplicates and lost are stored events,
- * payments and messages more or fewer than the fault-free run stored.
+ * payments, messages and outbound events delivered more or fewer than in the fault-free run.
  */
 export interface ChaosRow {
   rate: number;
@@ -31,9 +31,12 @@ function differences(run: ChaosReport, clean: ChaosReport): { duplicates: string
     countDifferences(run.snapshot.events, clean.snapshot.events),
     countDifferences(run.snapshot.messages, clean.snapshot.messages),
     countDifferences(paymentKeys(run), paymentKeys(clean)),
+    countDifferences(prefixed('delivered', run.snapshot.webhookEvents), prefixed('delivered', clean.snapshot.webhookEvents)),
   ];
   return { duplicates: parts.flatMap((part) => part.duplicates), lost: parts.flatMap((part) => part.lost) };
 }
+
+const prefixed = (prefix: string, counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).map(([key, count]) => [`${prefix} ${key}`, count]));
 
 function tallyOf(keys: readonly string[]): Record<string, number> {
   const counts: Record<string, number> = {};

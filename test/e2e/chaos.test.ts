@@ -25,6 +25,8 @@ function expectSameOutcome(faulted: ChaosReport, clean: ChaosReport): void {
   expect(faulted.snapshot.recoveryAttempts, 'attempts counted against the plan').toBe(clean.snapshot.recoveryAttempts);
   expect(faulted.snapshot.analytics).toEqual(clean.snapshot.analytics);
   expect(faulted.snapshot.campaign).toEqual(clean.snapshot.campaign);
+  expect(faulted.snapshot.cancelFeedback, 'cancel feedback').toEqual(clean.snapshot.cancelFeedback);
+  expect(countDifferences(faulted.snapshot.webhookEvents, clean.snapshot.webhookEvents), 'outbound events the receiver took').toEqual({ duplicates: [], lost: [] });
   expect(faulted.snapshot.webhookRepeats, 'an outbound event delivered twice').toBe(0);
   expect(faulted.snapshot.deadJobs, 'jobs that failed every try, after the redrive').toBe(0);
 }
@@ -39,7 +41,7 @@ describe('faults survived', { timeout: 900_000 }, () => {
     expect(clean!.acknowledged).toBe(clean!.events);
     // The workload reaches the paths: retries that recover and that run out, dunning messages, an erasure, outbound deliveries.
     const stored = Object.keys(clean!.snapshot.events);
-    for (const type of ['payment.recovered', 'payment.retry_failed', 'campaign.enrolled', 'campaign.message_sent', 'customer.deleted']) {
+    for (const type of ['payment.recovered', 'payment.retry_failed', 'campaign.enrolled', 'campaign.message_sent', 'customer.deleted', 'CancelFlowSaved', 'CancelFlowCompleted']) {
       expect(stored.some((key) => key.startsWith(type)), type).toBe(true);
     }
     expect(Object.keys(clean!.snapshot.webhookEvents).length, 'outbound deliveries').toBeGreaterThan(0);
