@@ -33,6 +33,8 @@ export interface ChaosOptions {
   rate: number;
   /** Failure events sent (successes come on top, for a share of them). */
   failures: number;
+  /** Called as each processor event is acknowledged (a progress display). */
+  onAcknowledged?: () => void;
 }
 
 export interface ChaosReport {
@@ -102,6 +104,12 @@ interface PlannedFailure {
   paidLater: boolean;
   /** The merchant retries it by hand. */
   manualRetry: boolean;
+}
+
+/** Processor events a run sends, once each: the failures and the later successes. */
+export function plannedEvents(seed: number, failures: number): number {
+  const workload = plan(seed, failures);
+  return workload.length + workload.filter((failure) => failure.paidLater).length;
 }
 
 /** The workload of a seed: the same on every run of it. */
@@ -233,7 +241,9 @@ class Receiver {
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
-  const proxy = await startFaultProxy({ target: options.engine, seed: options.seed, rate: 0, slowMs: SLOW_MS });
+  // The local scheduler keeps its jobs in the table: EventBridge Scheduler's own storage does not fail
+  // with the table, and its failures are the scheduler port's (POST /__dev/faults), so its items are spared.
+  const proxy = await startFaultProxy({ target: options.engine, seed: options.seed, rate: 0, slowMs: SLOW_MS, spared: /"LOCALJOB#/ });
   const receiver = new Receiver(seededRandom(options.seed + 1), options.rate / 2);
   const table = `chaos-${options.seed}-${Math.round(options.rate * 100)}-${randomUUID().slice(0, 8)}`;
   let server: RunningServer | undefined;
@@ -350,6 +360,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
       return { status: response.status, body: (await response.json()) as any };
     }, `webhook ${processor}`, PROCESSOR_RESENDS);
     acknowledged += 1;
+    options.onAcknowledged?.();
     return answer.body;
   };
   // A subscriber walks the widget through to the end; every answer must be a success in the end.
@@ -430,7 +441,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     if (day === 2) await inBatches(workload.filter((failure) => failure.paidLater), (failure) => deliver('acme', () => successDelivery(seed, failure, serverSeconds())));
     if (day === 3) await inBatches(cancellations(workload), cancel);
   }
-  const events = workload.length + workload.filter((failure) => failure.paidLater).length;
+  const events = plannedEvents(seed, options.failures);
   phase('days');
 
   // Faults stop. The work that failed every try (the dead-letter queues) is redriven, as an operator
