@@ -251,13 +251,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const hooksUrl = await receiver.start();
     // Made past the proxy and without the run's short deadline: the table is the engine's to make, not the service's.
     await ensureTable(options.engine, table);
-    server = await startLocalServer({ DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DYNAMODB_RETRY_QUOTA: 'off', LOG_LEVEL: 'error' }, [
-      '--no-timer',
-      '--dynamodb-endpoint',
-      proxy.endpoint,
-      '--table',
-      table,
-    ]);
+    // Test-only client tuning (shared/aws-clients.ts, docs/faults.md): a deadline the proxy's held
+    // requests pass, no shared retry quota, and the throttle's backoff from the 100 ms base of other errors.
+    server = await startLocalServer(
+      { DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DYNAMODB_RETRY_QUOTA: 'off', DYNAMODB_THROTTLE_BACKOFF_MS: '100', LOG_LEVEL: 'error' },
+      ['--no-timer', '--dynamodb-endpoint', proxy.endpoint, '--table', table],
+    );
     return await drive(server, proxy, receiver, hooksUrl, table, options);
   } finally {
     if (process.env.CHAOS_LOG_DIR && server) writeFileSync(join(process.env.CHAOS_LOG_DIR, `${table}.log`), server.output());
