@@ -98,7 +98,7 @@ interface PlannedFailure {
   customer: number;
   /** insufficient_funds (soft) or expired_card (hard). */
   hard: boolean;
-  /** The card the sandbox retries: 4242 recovers, 9995 keeps declining, 0341 (hard) waits for the customer. */
+  /** The card the sandbox retries: 4242 recovers, 9995 keeps declining, 0069 declines as expired, 0341 (hard) waits for the customer. */
   last4: string;
   /** A later success event settles it (the customer paid with a new card). */
   paidLater: boolean;
@@ -119,7 +119,9 @@ export function plan(seed: number, failures: number): PlannedFailure[] {
   return Array.from({ length: failures }, (_, index) => {
     const processor = (['stripe', 'braintree', 'acme'] as const)[index % 3]!;
     const hard = random() < 0.4;
-    const soft4 = random() < 0.5 ? '4242' : '9995';
+    const drawn = random() < 0.5 ? '4242' : '9995';
+    // Every fourth failure's card declines its retry as expired: the payment is recategorized (soft to hard).
+    const soft4 = index % 4 === 3 ? '0069' : drawn;
     return {
       index,
       processor,
