@@ -583,10 +583,15 @@ export function normalised(value: unknown): unknown {
   );
 }
 
-/** What an event is about, across runs: its type and the processor's payment or customer id (or the widget's customer id). */
-function eventKey(event: Record<string, any>): string {
+/**
+ * What an event is about, across runs: its type and the processor's payment or customer id (or the
+ * widget's customer id); an event naming only our payment id (a campaign's) by that payment's
+ * processor id, when `pspPaymentIds` knows it.
+ */
+function eventKey(event: Record<string, any>, pspPaymentIds: ReadonlyMap<string, string> = new Map()): string {
   const data = event.data ?? {};
-  return `${event.type} ${data.psp_payment_id ?? data.psp_customer_id ?? data.external_customer_id ?? ''}`;
+  const about = data.psp_payment_id ?? pspPaymentIds.get(data.payment_id) ?? data.psp_customer_id ?? data.external_customer_id ?? '';
+  return `${event.type} ${about}`;
 }
 
 function tally(keys: readonly string[]): Record<string, number> {
@@ -625,14 +630,16 @@ async function snapshotOf(
     const bySortedKey = (rows: Record<string, any>[], key: string) => rows.map(normalised).sort((a: any, b: any) => String(a[key]).localeCompare(String(b[key])) || JSON.stringify(a).localeCompare(JSON.stringify(b)));
     const outbox = (await dev('GET', 'outbox')).body.data as { channel: string; to: string; content: Record<string, any> }[];
     const dead = await deadJobs(db, table);
+    const payments = await listAll(api, '/v1/payments');
+    const pspPaymentIds = new Map(payments.map((payment) => [payment.id as string, payment.psp_payment_id as string]));
     const analytics = await api('GET', `/v1/analytics/recovery?from=${window.from}&to=${window.to}`);
     if (analytics.status !== 200) throw new Error(`analytics answered ${analytics.status}: ${JSON.stringify(analytics.body)}`);
     // The daily series says when: work the faults made late (a redriven retry) lands on a later day. The totals say what.
     for (const currency of analytics.body.data.currencies) delete currency.series;
     return {
       customers: bySortedKey(await listAll(api, '/v1/customers'), 'psp_customer_id') as Record<string, unknown>[],
-      payments: bySortedKey(await listAll(api, '/v1/payments'), 'psp_payment_id') as Record<string, unknown>[],
-      events: tally((await items('EVENT#')).map(eventKey)),
+      payments: bySortedKey(payments, 'psp_payment_id') as Record<string, unknown>[],
+      events: tally((await items('EVENT#')).map((event) => eventKey(event, pspPaymentIds))),
       recoveryAttempts: (await items('USAGE#')).reduce((sum, item) => sum + Number(item.recovery_attempts ?? 0), 0),
       analytics: normalised(analytics.body),
       campaign: normalised((await api('GET', `/v1/campaigns/${campaignId}`)).body.data),
