@@ -585,12 +585,12 @@ export function normalised(value: unknown): unknown {
 
 /**
  * What an event is about, across runs: its type and the processor's payment or customer id (or the
- * widget's customer id); an event naming only our payment id (a campaign's) by that payment's
- * processor id, when `pspPaymentIds` knows it.
+ * widget's customer id); an event naming only our payment id (a campaign's, a recategorization) by
+ * that payment's processor id, when `pspPaymentIds` knows it.
  */
 function eventKey(event: Record<string, any>, pspPaymentIds: ReadonlyMap<string, string> = new Map()): string {
   const data = event.data ?? {};
-  const about = data.psp_payment_id ?? pspPaymentIds.get(data.payment_id) ?? data.psp_customer_id ?? data.external_customer_id ?? '';
+  const about = data.psp_payment_id ?? pspPaymentIds.get(data.payment_id ?? data.id) ?? data.psp_customer_id ?? data.external_customer_id ?? '';
   return `${event.type} ${about}`;
 }
 
