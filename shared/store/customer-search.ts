@@ -1,13 +1,14 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { idTime } from '../ids.ts';
 import { runtime } from '../runtime.ts';
 import type { Customer } from '../model/customer.ts';
 import { MAX_PREFIXES, queryWords, searchIndexing } from '../model/customer-search.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { customerSk, findCustomer } from './customers.ts';
-import { batchGetConsistent } from './dynamo.ts';
+import { batchGetConsistent, queryAll } from './dynamo.ts';
 import { tenantKey, tenantPk } from './keys.ts';
 import { allOf, raw, textKey, type Filter } from './list-query.ts';
+import { queryTenant } from './shard-reads.ts';
 import { countPlace, monthCounts, SearchCounts, totalOf, type MonthCounts } from './search-counts.ts';
 import { transact, type TransactItem } from './transactions.ts';
 
@@ -308,4 +309,37 @@ export async function planSearch(tenant: Tenant, query: string): Promise<SearchP
     ...tested.map((word, i) => raw(`contains(#search, :word${i})`, { '#search': 'search' }, { [`:word${i}`]: ` ${word.word}` })),
   );
   return { partition: searchPartition(tenant, rarest.key), filter, matches: size(rarest.key), counts: new SearchCounts(counts.get(rarest.key)!) };
+}
+
+export interface SearchRecountReport {
+  /** Partitions recounted: every prefix a search record names. */
+  partitions: number;
+  /** Month items written from the entries. */
+  months: number;
+  /** Count items deleted: a partition's single `#COUNT` from before month items, or a month with no entry left. */
+  deleted: number;
+}
+
+/**
+ * The back-fill for partitions counted before month items (`ops search recount`): each partition a
+ * customer's search record names gets its month items rebuilt from its entries, and its other count
+ * items deleted. Run with the event stream paused: a change landing between the read and the writes
+ * would be counted wrongly. Running it again changes nothing.
+ */
+export async function recountSearchIndex(tenant: Tenant): Promise<SearchRecountReport> {
+  const records = await queryTenant(tenant, { prefix: 'CUSTSEARCH#' }, { ConsistentRead: true });
+  const prefixes = [...new Set(records.flatMap((record) => [...((record.prefixes ?? []) as string[]), ...((record.retired ?? []) as string[])]))];
+  const report: SearchRecountReport = { partitions: prefixes.length, months: 0, deleted: 0 };
+  for (const prefix of prefixes) {
+    const partition = (sk: string) => ({ TableName: tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)', ExpressionAttributeValues: { ':pk': searchPartition(tenant, prefix), ':sk': sk }, ProjectionExpression: 'sk, created_at', ConsistentRead: true });
+    const [entries, counts] = await Promise.all([queryAll(db, partition('cus_')), queryAll(db, partition('#COUNT'))]);
+    const months = searchCountItems(tenant, prefix, entries.map((entry) => ({ id: entry.sk as string, created_at: entry.created_at as string })));
+    for (const Item of months) await db.send(new PutCommand({ TableName: tableName, Item }));
+    const kept = new Set(months.map((item) => item.sk));
+    const stale = counts.filter((count) => !kept.has(count.sk));
+    for (const count of stale) await db.send(new DeleteCommand({ TableName: tableName, Key: { pk: searchPartition(tenant, prefix), sk: count.sk } }));
+    report.months += months.length;
+    report.deleted += stale.length;
+  }
+  return report;
 }

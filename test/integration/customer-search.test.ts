@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchIndexing } from '../../shared/model/customer-search.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { idTime } from '../../shared/ids.ts';
-import { searchPartition } from '../../shared/store/customer-search.ts';
+import { recountSearchIndex, searchPartition } from '../../shared/store/customer-search.ts';
 import { countPlace } from '../../shared/store/search-counts.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
 import { runtime } from '../../shared/runtime.ts';
@@ -361,5 +362,22 @@ describe('deep pages of one search word, placed by its month and quarter-day cou
     await expectAllPages({}, after.map((customer) => customer.id), 6);
     await expectAllPages({ created_after: before[9]!.created_at }, after.slice(10).map((customer) => customer.id), 7);
     await expectIndexMatchesCustomers(merchant.tenant);
+  }, 120_000);
+
+  it('rebuilds the month items of a partition counted before them, and of a miscounted one, from the entries', async () => {
+    const ids = (await quills()).map((customer) => customer.id);
+    const { db, tableName } = runtime;
+    const quill = searchPartition(merchant.tenant, 'quill');
+    for (const count of (await searchItems(merchant.tenant)).filter((item) => item.pk === quill && item.entity === 'search_count')) {
+      await db.send(new DeleteCommand({ TableName: tableName, Key: { pk: count.pk, sk: count.sk } }));
+    }
+    await db.send(new PutCommand({ TableName: tableName, Item: { pk: quill, sk: '#COUNT', entity: 'search_count', matches: ids.length } }));
+    await db.send(new PutCommand({ TableName: tableName, Item: { pk: searchPartition(merchant.tenant, 'q'), sk: '#COUNT#2001-01', entity: 'search_count', matches: 7, '010': 7 } }));
+    expect((await search(merchant, { query: 'quill' })).body.pagination.total).toBe(0);
+    const report = await recountSearchIndex(merchant.tenant);
+    expect(report.deleted).toBe(2);
+    await expectIndexMatchesCustomers(merchant.tenant);
+    await expectAllPages({}, ids, 6);
+    expect(await recountSearchIndex(merchant.tenant)).toEqual({ ...report, deleted: 0 });
   }, 120_000);
 });
