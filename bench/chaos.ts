@@ -1,11 +1,12 @@
-import { countDifferences, runChaos, type ChaosReport } from '../test/support/chaos.ts';
+import { loadavg } from 'node:os';
+import { countDifferences, plannedEvents, runChaos, type ChaosOptions, type ChaosReport } from '../test/support/chaos.ts';
 import { requireEnv } from '../shared/config.ts';
 import { progress } from './progress.ts';
 
 /**
  * The chaos run of test/e2e/chaos.test.ts at a larger size (docs/faults.md): the same seed
  * fault-free, then at each fault rate, compared with it. Duplicates and lost are stored events,
- * payments and messages more or fewer than the fault-free run stored.
+ * payments, messages and outbound events delivered more or fewer than in the fault-free run.
  */
 export interface ChaosRow {
   rate: number;
@@ -23,6 +24,10 @@ export interface ChaosRow {
   dynamodb_faults: number;
   port_faults: number;
   converge_seconds: number;
+  /** Seconds per phase: the failure events, the days of retries and dunning, the wait for the schedule to empty. */
+  phase_seconds: Record<string, number>;
+  /** The machine's 1-minute load average as the run ended (the machine is shared: a loaded one waits longer). */
+  load_average: number;
 }
 
 function differences(run: ChaosReport, clean: ChaosReport): { duplicates: string[]; lost: string[] } {
@@ -31,9 +36,12 @@ function differences(run: ChaosReport, clean: ChaosReport): { duplicates: string
     countDifferences(run.snapshot.events, clean.snapshot.events),
     countDifferences(run.snapshot.messages, clean.snapshot.messages),
     countDifferences(paymentKeys(run), paymentKeys(clean)),
+    countDifferences(prefixed('delivered', run.snapshot.webhookEvents), prefixed('delivered', clean.snapshot.webhookEvents)),
   ];
   return { duplicates: parts.flatMap((part) => part.duplicates), lost: parts.flatMap((part) => part.lost) };
 }
+
+const prefixed = (prefix: string, counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).map(([key, count]) => [`${prefix} ${key}`, count]));
 
 function tallyOf(keys: readonly string[]): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -62,25 +70,37 @@ function row(run: ChaosReport, clean: ChaosReport): ChaosRow {
     redriven: Object.values(run.redriven).reduce((a, b) => a + b, 0),
     dynamodb_faults: injected,
     port_faults: Object.values(run.faults.ports).reduce((a, b) => a + b, 0),
-    converge_seconds: Math.round(run.convergeMs / 100) / 10,
+    converge_seconds: seconds(run.convergeMs),
+    phase_seconds: Object.fromEntries(Object.entries(run.phases).map(([name, ms]) => [name, seconds(ms)])),
+    load_average: Math.round(loadavg()[0]! * 10) / 10,
   };
 }
 
-export async function benchChaos(failures: number, rates: readonly number[], seed = 2711): Promise<{ failures: number; seed: number; rows: ChaosRow[] }> {
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+/** One run, its acknowledged events counted on a progress line. */
+async function measured(label: string, options: Omit<ChaosOptions, 'onAcknowledged'>): Promise<ChaosReport> {
+  const step = progress.step(`${label}: events acknowledged`, plannedEvents(options.seed, options.failures));
+  try {
+    return await runChaos({ ...options, onAcknowledged: () => step.advance() });
+  } finally {
+    step.done();
+  }
+}
+
+export async function benchChaos(failures: number, rates: readonly number[], seed = 2711): Promise<{ failures: number; seed: number; total_seconds: number; rows: ChaosRow[] }> {
   const engine = requireEnv('AWS_ENDPOINT_URL_DYNAMODB');
-  const cleanStep = progress.step(`fault-free run, ${failures} failures`);
-  const clean = await runChaos({ engine, seed, rate: 0, failures });
-  cleanStep.done();
+  const started = Date.now();
+  const clean = await measured(`fault-free, ${failures} failures`, { engine, seed, rate: 0, failures });
   const rows = [row(clean, clean)];
+  // One rate at a time: each run's time to converge is its own, not shared with another run.
   for (const rate of rates) {
-    const step = progress.step(`${rate * 100}% faults`);
     try {
-      rows.push(row(await runChaos({ engine, seed, rate, failures }), clean));
+      rows.push(row(await measured(`${rate * 100}% faults`, { engine, seed, rate, failures }), clean));
     } catch (error) {
       // A run whose workload could not finish (a request refused past the driver's patience) is a result too.
       rows.push({ ...row(clean, clean), rate, duplicates: [], lost: [`did not converge: ${(error as Error).message}`], redriven: 0, converge_seconds: Number.NaN });
     }
-    step.done();
   }
-  return { failures, seed, rows };
+  return { failures, seed, total_seconds: seconds(Date.now() - started), rows };
 }

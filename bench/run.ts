@@ -32,7 +32,7 @@ const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 10);
 const THROUGHPUT_CONNECTIONS = Number(process.env.BENCH_THROUGHPUT_CONNECTIONS ?? 16);
 /** Failure events per chaos run, and the fault rates run after the fault-free one. */
-const CHAOS_FAILURES = Number(process.env.BENCH_CHAOS_FAILURES ?? 12);
+const CHAOS_FAILURES = Number(process.env.BENCH_CHAOS_FAILURES ?? 15);
 const CHAOS_RATES = (process.env.BENCH_CHAOS_RATES ?? '0.05,0.2,0.5').split(',').map(Number);
 
 interface Bench {
@@ -127,18 +127,19 @@ const BENCHES: Bench[] = [
       const { benchChaos } = await import('./chaos.ts');
       return benchChaos(CHAOS_FAILURES, CHAOS_RATES);
     },
-    render: ({ failures, seed, rows }) => [
+    render: ({ failures, seed, rows, total_seconds }) => [
       '## Faults survived',
       '',
       `${failures} failure events (seed ${seed}) through the local server behind the DynamoDB fault proxy, the scheduler, email, sms and completion queue failing at the same rate, ` +
-        'every refused delivery sent again, dead letters redriven once the faults stop, the clock run until nothing is scheduled; compared with the fault-free run (docs/faults.md). ' +
-        'Duplicates and lost: stored events, emails and sms, and payments more or fewer than the fault-free run.',
+        'with manual retries, an erasure half-way, subscribers through the cancel widget and outbound deliveries; every refused delivery or call sent again, dead letters redriven once the faults stop, the clock run until nothing is scheduled; compared with the fault-free run (docs/faults.md). ' +
+        'Duplicates and lost: stored events, emails and sms, payments and outbound events delivered, more or fewer than the fault-free run. ' +
+        `One run after another${total_seconds ? `, ${Math.round(total_seconds / 60)} min in all` : ''}; the load average is the shared machine's as each run ended.`,
       '',
-      '| Fault rate | Events sent | Deliveries | Acknowledged | Payments stored | Payments in another state | Events stored | Duplicates | Lost | DynamoDB faults | Port faults | Redriven | Time to converge (s) |',
-      '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      '| Fault rate | Events sent | Deliveries | Acknowledged | Payments stored | Payments in another state | Events stored | Duplicates | Lost | DynamoDB faults | Port faults | Redriven | Time to converge (s) | Load average |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...(rows as any[]).map(
         (r) =>
-          `| ${r.rate * 100}% | ${r.events_sent} | ${r.deliveries} | ${r.acknowledged} | ${r.payments_stored} | ${r.payments_differing} | ${r.events_stored} | ${r.duplicates.length} | ${r.lost.length} | ${r.dynamodb_faults} | ${r.port_faults} | ${r.redriven ?? '–'} | ${r.converge_seconds} |`,
+          `| ${r.rate * 100}% | ${r.events_sent} | ${r.deliveries} | ${r.acknowledged} | ${r.payments_stored} | ${r.payments_differing} | ${r.events_stored} | ${r.duplicates.length} | ${r.lost.length} | ${r.dynamodb_faults} | ${r.port_faults} | ${r.redriven ?? '–'} | ${r.converge_seconds} | ${r.load_average ?? '–'} |`,
       ),
       '',
       ...(rows as any[]).flatMap((r) => [...r.duplicates.map((d: string) => `- ${r.rate * 100}% duplicate: ${d}`), ...r.lost.map((l: string) => `- ${r.rate * 100}% lost: ${l}`)]),

@@ -30,7 +30,8 @@ export interface ClientSettings {
  */
 export function dynamoDbClientSettings(env: NodeJS.ProcessEnv = process.env): ClientSettings {
   const chosen = settings(Number(optionalEnv('DYNAMODB_REQUEST_TIMEOUT_MS', env) ?? 3_000));
-  return optionalEnv('DYNAMODB_RETRY_QUOTA', env) === 'off' ? { ...chosen, retryStrategy: unmeteredRetries(chosen.maxAttempts) } : chosen;
+  if (optionalEnv('DYNAMODB_RETRY_QUOTA', env) !== 'off') return chosen;
+  return { ...chosen, retryStrategy: unmeteredRetries(chosen.maxAttempts, Number(optionalEnv('DYNAMODB_THROTTLE_BACKOFF_MS', env) ?? 500)) };
 }
 
 /**
@@ -38,16 +39,18 @@ export function dynamoDbClientSettings(env: NodeJS.ProcessEnv = process.env): Cl
  * retry quota: for the chaos tests only (DYNAMODB_RETRY_QUOTA=off). The local server is one process
  * with one client for every function, where AWS gives each Lambda instance a quota of its own; under a
  * sustained 50 % fault rate that one quota ran out after about 150 calls, every call was then tried
- * once, and the run never got past its first events.
+ * once, and the run never got past its first events. The chaos runs also shorten the throttle's base
+ * (DYNAMODB_THROTTLE_BACKOFF_MS): the longer wait gives a real table's capacity time to come back,
+ * while the fault proxy throttles a seeded share of requests however long the client waits.
  */
-export function unmeteredRetries(maxAttempts: number) {
+export function unmeteredRetries(maxAttempts: number, throttleBaseMs = 500) {
   const token = (count: number, delay: number) => ({ getRetryCount: () => count, getRetryDelay: () => delay, getRetryCost: () => 0 });
   return {
     acquireInitialRetryToken: async () => token(0, 0),
     refreshRetryTokenForRetry: async (previous: { getRetryCount(): number }, error: { errorType: string }) => {
       const count = previous.getRetryCount() + 1;
       if (count >= maxAttempts || error.errorType === 'CLIENT_ERROR') throw new Error('No retry left');
-      return token(count, Math.random() * 2 ** count * (error.errorType === 'THROTTLING' ? 500 : 100));
+      return token(count, Math.random() * 2 ** count * (error.errorType === 'THROTTLING' ? throttleBaseMs : 100));
     },
     recordSuccess: () => {},
   };

@@ -1,11 +1,12 @@
 import { ReturnValue } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import { createHash } from 'node:crypto';
 import { COMPLETED_TOKEN_SECONDS, expiryAfter, isExpired } from '../model/cancel-session.ts';
-import type { AdvanceChange, CancelSession } from '../model/cancel-session-schema.ts';
+import type { AdvanceChange, CancelCompletion, CancelSession } from '../model/cancel-session-schema.ts';
+import type { Outcome } from '../model/cancel-session.ts';
 import { tenantOf, type Tenant } from '../model/tenant.ts';
-import { batchWriteAll, isConditionFailure, queryAll, type Item } from './dynamo.ts';
+import { batchWriteAll, isConditionFailure, queryAll, storedAsWritten, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { epochSeconds, tenantPk } from './keys.ts';
 import { transact, type TransactItem } from './transactions.ts';
@@ -40,14 +41,30 @@ const toItem = (tokenHash: string, session: CancelSession) =>
 
 const fromItem = (item: Item): CancelSession => entityOf<CancelSession>(item);
 
+/** Only where no session is; the token is fresh, so an item already there is our own put whose answer was lost. */
 export async function insertSession(tokenHash: string, session: CancelSession): Promise<void> {
-  await db.send(new PutCommand({ TableName: tableName, Item: toItem(tokenHash, session), ConditionExpression: 'attribute_not_exists(pk)' }));
+  const item = toItem(tokenHash, session);
+  try {
+    await db.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  } catch (error) {
+    if (isConditionFailure(error) && (await storedAsWritten(db, tableName, item))) return;
+    throw error;
+  }
+}
+
+/** What a completed session's tombstone keeps: enough to answer a resend of its completion as the completion was answered. */
+export interface CompletedSession {
+  sessionId: string;
+  /** Absent on tombstones written before they kept it. */
+  outcome?: Outcome;
+  reason?: string;
+  allowedOrigins: string[];
 }
 
 /** What a token names right now: a live session, a completed one, or neither. Expired items count as absent. */
 export interface SessionState {
   session?: CancelSession;
-  completed: boolean;
+  completed?: CompletedSession;
 }
 
 /** One consistent query reads both items of the token. */
@@ -62,7 +79,16 @@ export async function readSessionState(tokenHash: string, now: Date): Promise<Se
   );
   const live = Items.filter((item) => typeof item.expires_at === 'number' && !isExpired(item.expires_at, now));
   const session = live.find((item) => item.sk === SESSION_SK);
-  return { session: session ? fromItem(session) : undefined, completed: live.some((item) => item.sk === COMPLETED_SK) };
+  const completed = live.find((item) => item.sk === COMPLETED_SK);
+  return {
+    session: session ? fromItem(session) : undefined,
+    completed: completed && {
+      sessionId: completed.session_id as string,
+      outcome: completed.outcome as Outcome | undefined,
+      reason: completed.reason as string | undefined,
+      allowedOrigins: (completed.allowed_origins as string[] | undefined) ?? [],
+    },
+  };
 }
 
 /** `expires_at > now` in epoch seconds is exactly "not expired" for whole-second expiries (see isExpired). */
@@ -91,7 +117,9 @@ export async function touchSession(tokenHash: string, now: Date): Promise<Cancel
 /**
  * Appends one response, only if the session is still at the step it was read at and not expired.
  * Two advances racing on one session cannot both pass that condition, so neither overwrites the
- * other: the loser reads again and appends after the winner. Undefined when the condition failed.
+ * other: the loser reads again and appends after the winner. Undefined when the condition failed,
+ * unless what failed it was this very write (the SDK resending an update whose answer was lost):
+ * then the session as it wrote it, so the response is not appended a second time.
  */
 export async function advanceSessionWrite(tokenHash: string, read: CancelSession, change: AdvanceChange, now: Date): Promise<CancelSession | undefined> {
   const offer = change.acceptedOffer;
@@ -119,18 +147,32 @@ export async function advanceSessionWrite(tokenHash: string, read: CancelSession
     );
     return Attributes ? fromItem(Attributes) : undefined;
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
+    if (isConditionFailure(error)) return appendedBy(tokenHash, read, change);
     throw error;
   }
 }
 
+/** The session, if its last response is `change`'s (the same step and time to the millisecond) right after the step it was read at. */
+async function appendedBy(tokenHash: string, read: CancelSession, change: AdvanceChange): Promise<CancelSession | undefined> {
+  const { Item: item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: sessionPk(tokenHash), sk: SESSION_SK }, ConsistentRead: true }));
+  if (!item) return undefined;
+  const stored = fromItem(item);
+  const last = stored.responses.at(-1);
+  const mine = change.response;
+  const ours =
+    stored.current_step === read.current_step + 1 && last?.step === mine.step && last.recorded_at === mine.recorded_at && last.response_json === mine.response_json;
+  return ours ? stored : undefined;
+}
+
 /**
- * Ends a session: the session item deleted and the tombstone written. `readStep` conditions the
+ * Ends a session: the session item deleted and the tombstone written, with the outcome and reason it
+ * completed with (no ids, no free text). `readStep` conditions the
  * delete on the step the completion was decided at (a racing advance or complete fails it); null
  * deletes whatever is there, for a completion that is already decided (consuming after a failure,
  * and the dead-letter replay).
  */
-export function consumeSessionWrites(tokenHash: string, session: CancelSession, readStep: number | null, now: Date): TransactItem[] {
+export function consumeSessionWrites(completion: CancelCompletion, readStep: number | null, now: Date): TransactItem[] {
+  const { token_hash: tokenHash, session } = completion;
   const key = { pk: sessionPk(tokenHash), sk: SESSION_SK };
   return [
     {
@@ -152,6 +194,9 @@ export function consumeSessionWrites(tokenHash: string, session: CancelSession, 
           session_id: session.session_id,
           merchant_id: session.merchant_id,
           environment: session.environment,
+          outcome: completion.outcome,
+          reason: completion.reason,
+          allowed_origins: session.allowed_origins,
           completed_at: now.toISOString(),
           expires_at: expiryAfter(now, COMPLETED_TOKEN_SECONDS),
         },
@@ -161,9 +206,9 @@ export function consumeSessionWrites(tokenHash: string, session: CancelSession, 
 }
 
 /** The session consumed on its own, when the rest of its completion could not be stored (it went to the queue). */
-export async function consumeSession(tokenHash: string, session: CancelSession, now: Date): Promise<void> {
-  const outcome = await transact(consumeSessionWrites(tokenHash, session, null, now));
-  if (!outcome.committed) throw new Error(`Cancel session ${session.session_id} could not be consumed: the transaction raced another`);
+export async function consumeSession(completion: CancelCompletion, now: Date): Promise<void> {
+  const outcome = await transact(consumeSessionWrites(completion, null, now));
+  if (!outcome.committed) throw new Error(`Cancel session ${completion.session.session_id} could not be consumed: the transaction raced another`);
 }
 
 /**

@@ -55,7 +55,8 @@ export type DeliveryChange = Partial<Pick<WebhookDelivery, 'status' | 'attempts'
 
 /**
  * Applies a change if the delivery is still as the caller read it (status and attempts), so two runs
- * of one attempt job, or a replay racing an attempt, record one outcome. False when it moved on.
+ * of one attempt job, or a replay racing an attempt, record one outcome. False when it moved on; true
+ * when what moved it was this change (the SDK resending an update whose answer was lost).
  */
 export async function updateDelivery(tenant: Tenant, read: WebhookDelivery, change: DeliveryChange, now: Date): Promise<boolean> {
   const fields = { ...change, updated_at: now.toISOString() };
@@ -77,7 +78,8 @@ export async function updateDelivery(tenant: Tenant, read: WebhookDelivery, chan
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    const stored = await findDelivery(tenant, read.endpoint_id, read.event_id);
+    return stored?.updated_at === fields.updated_at && stored.status === (change.status ?? read.status) && stored.attempts === (change.attempts ?? read.attempts);
   }
 }

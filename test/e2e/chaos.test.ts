@@ -7,10 +7,10 @@ import { countDifferences, runChaos, type ChaosReport } from '../support/chaos.t
  * scheduler, email, sms and completion queue failing, at a share of calls. Whatever was refused is
  * sent again, as processors, Scheduler, Lambda and the stream do, and what failed every try is
  * redriven once the faults stop; in the end the table and the outbox must hold what the fault-free
- * run stored: nothing lost, nothing twice. Small here and at 5 % only, beside the fault-free run (a 20 %
- * run takes two to three minutes on a shared 2-core machine); `npm run test:chaos` adds 20 % and 50 %,
- * and `npm run bench -- chaos` runs them larger (docs/faults.md, "Not yet"). CHAOS_FAILURES and
- * CHAOS_RATES change the size and the rates.
+ * run stored: nothing lost, nothing twice. Small here and at 5 %, beside the fault-free run;
+ * `npm run test:chaos` adds 20 % and 50 %, and `npm run bench -- chaos` runs them larger
+ * (docs/decisions.md, "Chaos rates in npm test"). CHAOS_FAILURES and CHAOS_RATES change the size and
+ * the rates.
  */
 const SEED = 2711;
 const FAILURES = Number(process.env.CHAOS_FAILURES ?? 9);
@@ -25,6 +25,8 @@ function expectSameOutcome(faulted: ChaosReport, clean: ChaosReport): void {
   expect(faulted.snapshot.recoveryAttempts, 'attempts counted against the plan').toBe(clean.snapshot.recoveryAttempts);
   expect(faulted.snapshot.analytics).toEqual(clean.snapshot.analytics);
   expect(faulted.snapshot.campaign).toEqual(clean.snapshot.campaign);
+  expect(faulted.snapshot.cancelFeedback, 'cancel feedback').toEqual(clean.snapshot.cancelFeedback);
+  expect(countDifferences(faulted.snapshot.webhookEvents, clean.snapshot.webhookEvents), 'outbound events the receiver took').toEqual({ duplicates: [], lost: [] });
   expect(faulted.snapshot.webhookRepeats, 'an outbound event delivered twice').toBe(0);
   expect(faulted.snapshot.deadJobs, 'jobs that failed every try, after the redrive').toBe(0);
 }
@@ -39,7 +41,7 @@ describe('faults survived', { timeout: 900_000 }, () => {
     expect(clean!.acknowledged).toBe(clean!.events);
     // The workload reaches the paths: retries that recover and that run out, dunning messages, an erasure, outbound deliveries.
     const stored = Object.keys(clean!.snapshot.events);
-    for (const type of ['payment.recovered', 'payment.retry_failed', 'campaign.enrolled', 'campaign.message_sent', 'customer.deleted']) {
+    for (const type of ['payment.recovered', 'payment.retry_failed', 'campaign.enrolled', 'campaign.message_sent', 'customer.deleted', 'CancelFlowSaved', 'CancelFlowCompleted']) {
       expect(stored.some((key) => key.startsWith(type)), type).toBe(true);
     }
     expect(Object.keys(clean!.snapshot.webhookEvents).length, 'outbound deliveries').toBeGreaterThan(0);

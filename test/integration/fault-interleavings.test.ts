@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../../shared/runtime.ts';
@@ -6,8 +8,9 @@ import type { Tenant } from '../../shared/model/tenant.ts';
 import { findPayment } from '../../shared/store/payments.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { merchantWithCampaign } from '../support/dunning-merchants.ts';
+import { activeFlow, advance, answer, complete, getSession, startSession } from '../support/cancel-flows.ts';
 import { tenantItems } from '../support/tenant-items.ts';
-import { genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
+import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
 
 /**
  * Interleavings the chaos runs found (test/e2e/chaos.test.ts, docs/faults.md), each reproduced here
@@ -106,6 +109,151 @@ describe('an Idempotency-Key write whose answer was lost', () => {
     expect(again.headers['Idempotent-Replayed']).toBe('true');
     expect(again.body.data.id).toBe(first.body.data.id);
     expect((await call('GET', '/v1/api-keys', { key: keys.test_admin })).body.pagination.total).toBe(5);
+  });
+});
+
+/** A write to a cancel session's own item (not its tombstone), of the given command type. */
+const onCancelSession = (type: typeof PutCommand | typeof UpdateCommand) => (command: unknown) => {
+  const input = (command as { input?: { Item?: { pk?: string; sk?: string }; Key?: { pk?: string; sk?: string } } }).input;
+  const key = input?.Item ?? input?.Key;
+  return command instanceof type && String(key?.pk).startsWith('CANCELSESSION#') && key?.sk === 'SESSION';
+};
+
+describe('a cancel session write whose answer was lost', () => {
+  it('starts the session once: the put found stored is our own, not a 500', async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    await activeFlow(keys.test_write);
+    const spy = resendAfterLostAnswer(onCancelSession(PutCommand));
+    // Act
+    const started = await startSession(merchantId);
+    const resent = spy.mock.calls.some(([command]) => onCancelSession(PutCommand)(command));
+    spy.mockRestore();
+    // Assess
+    expect(resent).toBe(true);
+    expect((await getSession(started.token)).body.session).toMatchObject({ sessionId: started.sessionId, currentStep: 1, responses: [] });
+  });
+
+  it('records an advance once: the update found applied is our own, not a step to append again', async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    await activeFlow(keys.test_write);
+    const { token } = await startSession(merchantId);
+    const spy = resendAfterLostAnswer(onCancelSession(UpdateCommand));
+    // Act
+    const advanced = await advance(token, answer({ reason: 'too_expensive' }, 'survey'));
+    const resent = spy.mock.calls.some(([command]) => onCancelSession(UpdateCommand)(command));
+    spy.mockRestore();
+    // Assess: step 2 (the offer) is next, and the survey is answered once.
+    expect(resent).toBe(true);
+    expect(advanced.status).toBe(200);
+    expect(advanced.body.session).toMatchObject({ currentStep: 2, responses: [expect.objectContaining({ stepType: 'survey' })] });
+    expect((await getSession(token)).body.session.responses).toHaveLength(1);
+    expect((await advance(token, answer({ accepted_offer: false }, 'offer'))).status).toBe(200);
+  });
+});
+
+describe('a cancel advance sent again after its answer was lost', () => {
+  it('is answered with the session as it is, the answer recorded once; another answer to that step is still 400', async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    await activeFlow(keys.test_write);
+    const { token } = await startSession(merchantId);
+    const survey = answer({ reason: 'too_expensive' }, 'survey');
+    // Act: the widget never saw the first answer and sends the same again.
+    const first = await advance(token, survey);
+    const again = await advance(token, survey);
+    const otherAnswer = await advance(token, answer({ reason: 'missing_features' }, 'survey'));
+    // Assess
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(otherAnswer.status).toBe(400);
+    expect((await getSession(token)).body.session).toMatchObject({ currentStep: 2, responses: [expect.objectContaining({ stepType: 'survey' })] });
+  });
+});
+
+describe('a cancel completion sent again after its answer was lost', () => {
+  it('is answered as the completion was, stored once; another outcome is still 400', async () => {
+    // Prepare
+    const { merchantId, keys } = await newMerchant();
+    const tenant: Tenant = { merchantId, environment: 'test' };
+    await activeFlow(keys.test_write);
+    const { token, sessionId } = await startSession(merchantId);
+    const body = { outcome: 'churned', reason: 'too_expensive' };
+    // Act: the widget never saw the first answer (the connection dropped) and sends the same again.
+    const first = await complete(token, body);
+    const again = await complete(token, body);
+    const otherReason = await complete(token, { ...body, reason: 'missing_features' });
+    const otherOutcome = await complete(token, { ...body, outcome: 'saved' });
+    // Assess
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(first.body).toEqual({ completed: true, outcome: 'churned', session_id: sessionId });
+    expect([otherReason.status, otherOutcome.status]).toEqual([400, 400]);
+    expect(await tenantItems(tenant, 'CANCELFEEDBACK#')).toHaveLength(1);
+    expect((await tenantItems(tenant, 'EVENT#')).filter((event) => event.type === 'CancelFlowCompleted')).toHaveLength(1);
+  });
+});
+
+describe('a refused outbound delivery whose run failed after recording the attempt', () => {
+  /** The merchant's receiver: refuses the first delivery with a 500, takes the rest; counts them. */
+  async function refusingOnce() {
+    const received: string[] = [];
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        received.push(request.headers['recovery-delivery-attempt'] as string);
+        response.writeHead(received.length === 1 ? 500 : 200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  const onDelivery = (command: unknown) =>
+    command instanceof UpdateCommand && String((command.input as { Key?: { sk?: string } }).Key?.sk).startsWith('WHDELIVERY#');
+
+  it.each([
+    ['the attempt record lost its answer', () => resendAfterLostAnswer(onDelivery)],
+    [
+      'scheduling the next attempt failed',
+      () => {
+        const scheduler = localRuntime().scheduler;
+        const schedule = scheduler.schedule.bind(scheduler);
+        let failed = false;
+        return vi.spyOn(scheduler, 'schedule').mockImplementation(async (job) => {
+          if (failed || !job.id.endsWith('.2')) return schedule(job);
+          failed = true;
+          throw new Error('scheduler unavailable');
+        });
+      },
+    ],
+  ] as const)('is attempted again after the backoff when %s', async (_what, fault) => {
+    // Prepare
+    const receiver = await refusingOnce();
+    try {
+      const { keys } = await newMerchant();
+      const path = await connect(keys.test_admin, 'acme', { webhook_secret: GENERIC_SECRET });
+      const endpoint = await call('POST', '/v1/webhooks', { key: keys.test_admin, body: { url: receiver.url, events: ['payment.failed'] } });
+      expect((await postGeneric(path, genericFailure({ code: 'expired_card' }))).status).toBe(200);
+      await drainEvents();
+      // Act: the first attempt is refused, its run faulted; the job runs again as Lambda retries it, then the backoff passes.
+      const spy = fault();
+      await runDueJobs();
+      spy.mockRestore();
+      for (const seconds of [60, 60, 60]) {
+        advanceClock(seconds);
+        await runDueJobs();
+      }
+      // Assess
+      expect(receiver.received).toEqual(['1', '2']);
+      const listed = await call('GET', `/v1/webhooks/${endpoint.body.data.id}/deliveries`, { key: keys.test_admin });
+      expect(listed.body.data).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 2 })]);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

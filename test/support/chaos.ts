@@ -19,7 +19,8 @@ import { genericSignature } from './webhooks.ts';
  * One chaos run (docs/faults.md): the local server on a table of its own behind the fault proxy, its
  * scheduler, email, sms and completion queue failing on demand at the same rate, and a merchant's
  * workload sent at it as processors send it (every delivery that does not get a 2xx is sent again):
- * failures from the three receivers, successes, manual retries, an erasure half-way, outbound
+ * failures from the three receivers, successes, manual retries, an erasure half-way, subscribers
+ * walking through the cancel widget (start, advance, complete: saved or churned), outbound
  * deliveries to a receiver that fails now and then, and the clock moved day by day so retries and
  * dunning steps fire. Then faults stop, the clock runs out the month, and the run reports what it
  * stored, normalised (ids and times dropped) so a run at a fault rate compares with a fault-free
@@ -32,6 +33,8 @@ export interface ChaosOptions {
   rate: number;
   /** Failure events sent (successes come on top, for a share of them). */
   failures: number;
+  /** Called as each processor event is acknowledged (a progress display). */
+  onAcknowledged?: () => void;
 }
 
 export interface ChaosReport {
@@ -58,11 +61,13 @@ export interface ChaosReport {
 export interface ChaosSnapshot {
   customers: Record<string, unknown>[];
   payments: Record<string, unknown>[];
-  /** Stored events by `type psp_payment_id` (or customer), counted. */
+  /** Stored events by `type psp_payment_id` (or customer, or the cancel widget's customer id), counted. */
   events: Record<string, number>;
   recoveryAttempts: number;
   analytics: unknown;
   campaign: unknown;
+  /** Cancel feedback records (GET /v1/cancel-feedback), by the widget's customer id. */
+  cancelFeedback: Record<string, unknown>[];
   /** Emails and sms by recipient and subject (or text), counted. */
   messages: Record<string, number>;
   /** Outbound webhook events the merchant's receiver accepted, by `type psp_payment_id`, counted (distinct event ids). */
@@ -93,12 +98,18 @@ interface PlannedFailure {
   customer: number;
   /** insufficient_funds (soft) or expired_card (hard). */
   hard: boolean;
-  /** The card the sandbox retries: 4242 recovers, 9995 keeps declining, 0341 (hard) waits for the customer. */
+  /** The card the sandbox retries: 4242 recovers, 9995 keeps declining, 0069 declines as expired, 0341 (hard) waits for the customer. */
   last4: string;
   /** A later success event settles it (the customer paid with a new card). */
   paidLater: boolean;
   /** The merchant retries it by hand. */
   manualRetry: boolean;
+}
+
+/** Processor events a run sends, once each: the failures and the later successes. */
+export function plannedEvents(seed: number, failures: number): number {
+  const workload = plan(seed, failures);
+  return workload.length + workload.filter((failure) => failure.paidLater).length;
 }
 
 /** The workload of a seed: the same on every run of it. */
@@ -108,7 +119,9 @@ export function plan(seed: number, failures: number): PlannedFailure[] {
   return Array.from({ length: failures }, (_, index) => {
     const processor = (['stripe', 'braintree', 'acme'] as const)[index % 3]!;
     const hard = random() < 0.4;
-    const soft4 = random() < 0.5 ? '4242' : '9995';
+    const drawn = random() < 0.5 ? '4242' : '9995';
+    // Every fourth failure's card declines its retry as expired: the payment is recategorized (soft to hard).
+    const soft4 = index % 4 === 3 ? '0069' : drawn;
     return {
       index,
       processor,
@@ -124,6 +137,38 @@ export function plan(seed: number, failures: number): PlannedFailure[] {
 
 const paymentRef = (seed: number, failure: PlannedFailure) => `ch_chaos_${seed}_${failure.index}`;
 const customerRef = (seed: number, failure: PlannedFailure) => `cus_chaos_${seed}_${failure.customer}`;
+/** The subscription a failure was for, as the processor names it (Stripe's is per invoice: test/support/stripe-events.ts). */
+const subscriptionRef = (seed: number, failure: PlannedFailure) =>
+  ({ stripe: `sub_schaos_${seed}_${failure.index}`, braintree: `sub_chaos_${seed}_${failure.customer}`, acme: `subx_chaos_${seed}_${failure.customer}` })[failure.processor];
+
+export interface PlannedCancellation {
+  /** The customer's first failure: which processor's ids the merchant's page hands the widget. */
+  failure: PlannedFailure;
+  /** saved: the subscriber takes the offer; churned: declines it and confirms. */
+  outcome: 'saved' | 'churned';
+}
+
+/** Every other customer of the workload but the one erased, saving and churning in turn. */
+export function cancellations(workload: readonly PlannedFailure[]): PlannedCancellation[] {
+  const firstFailures = new Map<number, PlannedFailure>();
+  for (const failure of workload) if (!firstFailures.has(failure.customer)) firstFailures.set(failure.customer, failure);
+  const erased = workload[0]?.customer;
+  return [...firstFailures.values()]
+    .filter((failure) => failure.customer !== erased)
+    .sort((a, b) => a.customer - b.customer)
+    .filter((_, position) => position % 2 === 0)
+    .map((failure, position) => ({ failure, outcome: position % 2 === 0 ? 'saved' : 'churned' }));
+}
+
+/** The merchant's cancel flow: a survey, an offer, a confirmation (the widget's three step types). */
+const CANCEL_FLOW = {
+  name: 'Chaos retention',
+  steps: [
+    { step_type: 'survey', config: { question: 'Why are you leaving?', reasons: [{ id: 'too_expensive', label: 'Too expensive' }] } },
+    { step_type: 'offer', config: { offer_type: 'discount', headline: 'Half price for 3 months', percent_off: 50, duration_months: 3 } },
+    { step_type: 'confirm', config: { headline: 'Cancel for good?' } },
+  ],
+};
 
 /**
  * Whether an answer is sent again: processors redeliver anything but a 2xx; API clients a 5xx, a 429
@@ -180,7 +225,7 @@ class Receiver {
         }
         const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
         const data = event.data ?? {};
-        this.accepted.push({ id: event.id, type: event.type, key: `${event.type} ${data.psp_payment_id ?? data.psp_customer_id ?? ''}` });
+        this.accepted.push({ id: event.id, type: event.type, key: eventKey(event) });
         response.writeHead(200).end('ok');
       });
     });
@@ -198,7 +243,9 @@ class Receiver {
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
-  const proxy = await startFaultProxy({ target: options.engine, seed: options.seed, rate: 0, slowMs: SLOW_MS });
+  // The local scheduler keeps its jobs in the table: EventBridge Scheduler's own storage does not fail
+  // with the table, and its failures are the scheduler port's (POST /__dev/faults), so its items are spared.
+  const proxy = await startFaultProxy({ target: options.engine, seed: options.seed, rate: 0, slowMs: SLOW_MS, spared: /"LOCALJOB#/ });
   const receiver = new Receiver(seededRandom(options.seed + 1), options.rate / 2);
   const table = `chaos-${options.seed}-${Math.round(options.rate * 100)}-${randomUUID().slice(0, 8)}`;
   let server: RunningServer | undefined;
@@ -206,13 +253,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const hooksUrl = await receiver.start();
     // Made past the proxy and without the run's short deadline: the table is the engine's to make, not the service's.
     await ensureTable(options.engine, table);
-    server = await startLocalServer({ DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DYNAMODB_RETRY_QUOTA: 'off', LOG_LEVEL: 'error' }, [
-      '--no-timer',
-      '--dynamodb-endpoint',
-      proxy.endpoint,
-      '--table',
-      table,
-    ]);
+    // Test-only client tuning (shared/aws-clients.ts, docs/faults.md): a deadline the proxy's held
+    // requests pass, no shared retry quota, and the throttle's backoff from the 100 ms base of other errors.
+    server = await startLocalServer(
+      { DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DYNAMODB_RETRY_QUOTA: 'off', DYNAMODB_THROTTLE_BACKOFF_MS: '100', LOG_LEVEL: 'error' },
+      ['--no-timer', '--dynamodb-endpoint', proxy.endpoint, '--table', table],
+    );
     return await drive(server, proxy, receiver, hooksUrl, table, options);
   } finally {
     if (process.env.CHAOS_LOG_DIR && server) writeFileSync(join(process.env.CHAOS_LOG_DIR, `${table}.log`), server.output());
@@ -238,6 +284,17 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
       });
       return { status: response.status, body: (await response.json()) as any };
     }, `${method} ${path}`);
+  // The cancel widget in a browser: no API key, the session token in the path; a 5xx or a dropped
+  // connection is sent again as it was (the service answers a resent advance or complete as the first).
+  const widget = (what: string, path: string, body?: unknown) =>
+    resend.until(async () => {
+      const response = await fetch(`${server.baseUrl}/api/cancel-session${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    }, `cancel-session ${what}`);
   const dev = (method: string, path: string, body?: unknown) =>
     resend.until(async () => {
       const response = await fetch(`${server.baseUrl}/__dev/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -277,6 +334,8 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   const campaignId = campaign.body.data.id as string;
   await api('POST', `/v1/campaigns/${campaignId}/activate`);
   await api('POST', '/v1/webhooks', { url: hooksUrl, events: ['*'] });
+  const flow = await api('POST', '/v1/cancel-flows', CANCEL_FLOW);
+  await api('POST', `/v1/cancel-flows/${flow.body.data.id}/activate`);
 
   const phases: Record<string, number> = {};
   let phaseStart = Date.now();
@@ -302,7 +361,25 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
       return { status: response.status, body: (await response.json()) as any };
     }, `webhook ${processor}`, PROCESSOR_RESENDS);
     acknowledged += 1;
+    options.onAcknowledged?.();
     return answer.body;
+  };
+  // A subscriber walks the widget through to the end; every answer must be a success in the end.
+  const cancel = async ({ failure, outcome }: PlannedCancellation) => {
+    const expect2xx = (step: string, answer: { status: number; body: any }) => {
+      if (answer.status < 200 || answer.status >= 300) throw new Error(`cancel ${step} for ${customerRef(seed, failure)}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      return answer.body;
+    };
+    const start = { merchant_id: server.credentials.merchant_id, customer_id: customerRef(seed, failure), subscription_id: subscriptionRef(seed, failure), environment: 'test' };
+    const { token } = expect2xx('start', await widget('start', '/start', start));
+    expect2xx('read', await widget('read', `/${token}`));
+    const answers = [
+      { step_type: 'survey', response_json: JSON.stringify({ reason: 'too_expensive' }) },
+      { step_type: 'offer', response_json: JSON.stringify({ accepted_offer: outcome === 'saved' ? { offer_type: 'discount' } : null }) },
+      ...(outcome === 'churned' ? [{ step_type: 'confirm', response_json: JSON.stringify({ confirmed: true }) }] : []),
+    ];
+    for (const answer of answers) expect2xx('advance', await widget('advance', `/${token}/advance`, answer));
+    expect2xx('complete', await widget('complete', `/${token}/complete`, { outcome, reason: outcome === 'saved' ? 'kept_subscription' : 'too_expensive' }));
   };
   const failureEvent = (failure: PlannedFailure) => () => failureDelivery(seed, failure, serverSeconds());
   // A customer's failures go in order, each once the one before was acknowledged: a failure makes the
@@ -363,8 +440,9 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     await advance(24 * 3600);
     await runDue();
     if (day === 2) await inBatches(workload.filter((failure) => failure.paidLater), (failure) => deliver('acme', () => successDelivery(seed, failure, serverSeconds())));
+    if (day === 3) await inBatches(cancellations(workload), cancel);
   }
-  const events = workload.length + workload.filter((failure) => failure.paidLater).length;
+  const events = plannedEvents(seed, options.failures);
   phase('days');
 
   // Faults stop. The work that failed every try (the dead-letter queues) is redriven, as an operator
@@ -429,7 +507,7 @@ function failureDelivery(seed: number, failure: PlannedFailure, now: number): { 
       'subscription_charged_unsuccessfully',
       new Date(now * 1000).toISOString(),
       subscriptionXml({
-        id: `sub_chaos_${seed}_${failure.customer}`,
+        id: subscriptionRef(seed, failure),
         planId: 'gold',
         price: (amount / 100).toFixed(2),
         status: 'Past Due',
@@ -455,7 +533,7 @@ function failureDelivery(seed: number, failure: PlannedFailure, now: number): { 
       type: 'payment.failed',
       created: now,
       customer: { id: customer, email: `chaos.${failure.customer}@example.com`, name: `Chaos ${failure.customer}`, phone: `+1415555${String(1000 + failure.customer).slice(-4)}` },
-      subscription: { id: `subx_chaos_${seed}_${failure.customer}`, plan: 'pro', amount, currency: 'EUR', status: 'past_due' },
+      subscription: { id: subscriptionRef(seed, failure), plan: 'pro', amount, currency: 'EUR', status: 'past_due' },
       payment: { id: paymentRef(seed, failure), amount, currency: 'EUR', decline_code: failure.hard ? 'expired_card' : 'insufficient_funds' },
       payment_method: { type: 'card', brand: 'visa', last_four: failure.last4, exp_month: 12, exp_year: 2030 },
     },
@@ -494,15 +572,26 @@ async function listAll(api: Api, path: string): Promise<Record<string, any>[]> {
   }
 }
 
-/** Drops what differs between two runs of one seed by construction: ids, times, tokens, secrets, urls. */
+/** Drops what differs between two runs of one seed by construction: ids, times, tokens, secrets, urls, references made of ids. */
 export function normalised(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalised);
   if (value === null || typeof value !== 'object') return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? '<time>' : value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key]) => !/^(id|.*_id|.*_at|.*_end|.*url|secret|request_id|period|from|to)$/.test(key) || /^psp_/.test(key))
+      .filter(([key]) => !/^(id|.*_id|.*_at|.*_end|.*url|secret|request_id|reference|period|from|to)$/.test(key) || /^psp_/.test(key))
       .map(([key, entry]) => [key, normalised(entry)]),
   );
+}
+
+/**
+ * What an event is about, across runs: its type and the processor's payment or customer id (or the
+ * widget's customer id); an event naming only our payment id (a campaign's, a recategorization) by
+ * that payment's processor id, when `pspPaymentIds` knows it.
+ */
+function eventKey(event: Record<string, any>, pspPaymentIds: ReadonlyMap<string, string> = new Map()): string {
+  const data = event.data ?? {};
+  const about = data.psp_payment_id ?? pspPaymentIds.get(data.payment_id ?? data.id) ?? data.psp_customer_id ?? data.external_customer_id ?? '';
+  return `${event.type} ${about}`;
 }
 
 function tally(keys: readonly string[]): Record<string, number> {
@@ -541,17 +630,20 @@ async function snapshotOf(
     const bySortedKey = (rows: Record<string, any>[], key: string) => rows.map(normalised).sort((a: any, b: any) => String(a[key]).localeCompare(String(b[key])) || JSON.stringify(a).localeCompare(JSON.stringify(b)));
     const outbox = (await dev('GET', 'outbox')).body.data as { channel: string; to: string; content: Record<string, any> }[];
     const dead = await deadJobs(db, table);
+    const payments = await listAll(api, '/v1/payments');
+    const pspPaymentIds = new Map(payments.map((payment) => [payment.id as string, payment.psp_payment_id as string]));
     const analytics = await api('GET', `/v1/analytics/recovery?from=${window.from}&to=${window.to}`);
     if (analytics.status !== 200) throw new Error(`analytics answered ${analytics.status}: ${JSON.stringify(analytics.body)}`);
     // The daily series says when: work the faults made late (a redriven retry) lands on a later day. The totals say what.
     for (const currency of analytics.body.data.currencies) delete currency.series;
     return {
       customers: bySortedKey(await listAll(api, '/v1/customers'), 'psp_customer_id') as Record<string, unknown>[],
-      payments: bySortedKey(await listAll(api, '/v1/payments'), 'psp_payment_id') as Record<string, unknown>[],
-      events: tally((await items('EVENT#')).map((item) => `${item.type} ${item.data?.psp_payment_id ?? item.data?.psp_customer_id ?? ''}`)),
+      payments: bySortedKey(payments, 'psp_payment_id') as Record<string, unknown>[],
+      events: tally((await items('EVENT#')).map((event) => eventKey(event, pspPaymentIds))),
       recoveryAttempts: (await items('USAGE#')).reduce((sum, item) => sum + Number(item.recovery_attempts ?? 0), 0),
       analytics: normalised(analytics.body),
       campaign: normalised((await api('GET', `/v1/campaigns/${campaignId}`)).body.data),
+      cancelFeedback: bySortedKey(await listAll(api, '/v1/cancel-feedback'), 'external_customer_id') as Record<string, unknown>[],
       messages: tally(outbox.filter((entry) => entry.channel !== 'webhook').map((entry) => `${entry.channel} ${entry.to} ${entry.content.subject ?? entry.content.text ?? ''}`)),
       webhookEvents: tally([...new Map(receiver.accepted.map((entry) => [entry.id, entry.key])).values()]),
       webhookRepeats: receiver.accepted.length - new Set(receiver.accepted.map((entry) => entry.id)).size,

@@ -24,6 +24,12 @@ export interface FaultProxyOptions {
   /** Operations that may fail (`TransactWriteItems`, `Query`, …); all of them unless given. */
   operations?: readonly string[];
   kinds?: readonly FaultKind[];
+  /**
+   * Requests passed on untouched, uncounted and without a draw (the sequences stay those of the
+   * other requests): ones whose body matches. For the local stand-ins of other AWS services that keep
+   * their state in the table, whose failures are injected at their ports instead.
+   */
+  spared?: RegExp;
   /** How long a `slow` request is held before it is forwarded: past the client's request deadline. */
   slowMs: number;
 }
@@ -65,6 +71,18 @@ function send(target: URL, incoming: IncomingMessage, body: Buffer): Promise<{ s
   });
 }
 
+/** The engine's answer handed back as it came (unless the client gave up meanwhile); a failure to reach it drops the connection. */
+async function pass(response: ServerResponse, answered: () => ReturnType<typeof send>): Promise<void> {
+  try {
+    const answer = await answered();
+    if (response.destroyed) return;
+    response.writeHead(answer.status, answer.headers);
+    response.end(answer.body);
+  } catch {
+    response.socket?.destroy();
+  }
+}
+
 export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
   const target = new URL(options.target);
   const kinds = options.kinds ?? FAULT_KINDS;
@@ -83,6 +101,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 
   const server: Server = createServer(async (incoming, response) => {
     const body = await readBody(incoming);
+    if (options.spared?.test(body.toString('utf8'))) {
+      await pass(response, () => send(target, incoming, body));
+      return;
+    }
     const operation = String(incoming.headers['x-amz-target'] ?? '').split('.').pop() || 'unknown';
     const counted = (stats[operation] ??= { requests: 0 });
     counted.requests += 1;
@@ -103,14 +125,12 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         return;
       }
       if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, options.slowMs));
-      const answer = await send(target, incoming, body);
-      if (fault === 'lost') {
-        response.socket?.destroy();
+      if (fault !== 'lost') {
+        await pass(response, () => send(target, incoming, body));
         return;
       }
-      if (response.destroyed) return;
-      response.writeHead(answer.status, answer.headers);
-      response.end(answer.body);
+      await send(target, incoming, body);
+      response.socket?.destroy();
     } catch {
       response.socket?.destroy();
     }

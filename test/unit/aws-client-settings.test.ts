@@ -20,4 +20,16 @@ describe('DynamoDB client settings', () => {
     await expect(strategy.refreshRetryTokenForRetry(third, { errorType: 'TRANSIENT' })).rejects.toThrow('No retry left');
     await expect(strategy.refreshRetryTokenForRetry(first, { errorType: 'CLIENT_ERROR' })).rejects.toThrow('No retry left');
   });
+
+  it("take the chaos runs' shorter throttle base only with the quota off", async () => {
+    const throttled = async (env: NodeJS.ProcessEnv) => {
+      const strategy = dynamoDbClientSettings(env).retryStrategy!;
+      const delays = [];
+      for (let i = 0; i < 200; i++) delays.push((await strategy.refreshRetryTokenForRetry(await strategy.acquireInitialRetryToken(), { errorType: 'THROTTLING' })).getRetryDelay());
+      return Math.max(...delays);
+    };
+    expect(await throttled({ DYNAMODB_RETRY_QUOTA: 'off', DYNAMODB_THROTTLE_BACKOFF_MS: '100' })).toBeLessThanOrEqual(200);
+    expect(await throttled({ DYNAMODB_RETRY_QUOTA: 'off' })).toBeGreaterThan(200);
+    expect(dynamoDbClientSettings({ DYNAMODB_THROTTLE_BACKOFF_MS: '100' }).retryStrategy).toBeUndefined();
+  });
 });

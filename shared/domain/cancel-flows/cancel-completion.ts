@@ -102,7 +102,7 @@ function plan(tenant: Tenant, completion: CancelCompletion, match: CustomerMatch
   const events: ServiceEvent[] = [
     newEvent(tenant, completion.outcome === 'saved' ? 'CancelFlowSaved' : 'CancelFlowCompleted', recoveryEventData(feedback), now),
   ];
-  const writes = consumeSessionWrites(completion.token_hash, completion.session, guard, now);
+  const writes = consumeSessionWrites(completion, guard, now);
   const sessionIndex = 0;
   const feedbackIndex = writes.push(recordFeedbackWrite(tenant, feedback)) - 1;
   const { customer, subscription } = match;

@@ -8,7 +8,7 @@ import { cancelStartWindowPk, clientStartWindowPk } from '../../store/keys.ts';
 import { findMerchant } from '../../store/merchants.ts';
 import { admitRequest } from '../../store/rate-limits.ts';
 import { checkStartSignature } from './cancel-signing.ts';
-import { advanceChange, hashToken, newSession, TOKEN_PATTERN, type AdvanceInput, type SessionStart } from './cancel-sessions.ts';
+import { advanceChange, hashToken, isResentAdvance, newSession, TOKEN_PATTERN, type AdvanceInput, type SessionStart } from './cancel-sessions.ts';
 import type { CancelSession } from '../../model/cancel-session-schema.ts';
 import { invalidRequest, rateLimited, ServiceError } from '../../model/errors.ts';
 import { LOST, SESSION_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
@@ -21,10 +21,10 @@ import { retryAfterSeconds } from '../../model/sliding-window.ts';
  * or (on get) completed; 400 for a completed session on advance and complete. The token never
  * appears in logs or errors; the session id does.
  */
-const sessionNotFound = (): ServiceError =>
+export const sessionNotFound = (): ServiceError =>
   new ServiceError('resource_not_found', 'No such cancel session: the token is unknown, expired (1 hour without activity) or already completed.');
 
-const alreadyCompleted = (): ServiceError => invalidRequest('This cancel session is already completed; start a new one.');
+export const alreadyCompleted = (): ServiceError => invalidRequest('This cancel session is already completed; start a new one.');
 
 /** Racing advances and completes on one session each win once; the losers read again and go after the winners. */
 export const SESSION_RACES: ContentionPolicy = { write: 'cancel_session', attempts: 25, backoff: SESSION_WRITE };
@@ -75,17 +75,18 @@ export async function readSession(token: string, now: Date): Promise<CancelSessi
 }
 
 /** The live session, or the error its absence means on advance and complete. */
-export async function liveSession(hash: string, now: Date): Promise<CancelSession> {
+async function liveSession(hash: string, now: Date): Promise<CancelSession> {
   const state = await readSessionState(hash, now);
   if (state.session) return state.session;
   throw state.completed ? alreadyCompleted() : sessionNotFound();
 }
 
-/** POST .../advance: appends the response at the current step, never losing one to a concurrent advance. */
+/** POST .../advance: appends the response at the current step, never losing one to a concurrent advance, nor appending a resend twice. */
 export async function advanceSession(token: string, input: AdvanceInput, now: Date): Promise<CancelSession> {
   const hash = tokenHash(token);
   return writeOptimistically(SESSION_RACES, async () => {
     const session = await liveSession(hash, now);
+    if (isResentAdvance(session, input)) return session;
     return (await advanceSessionWrite(hash, session, advanceChange(session, input, now), now)) ?? LOST;
   });
 }

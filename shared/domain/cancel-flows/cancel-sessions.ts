@@ -98,6 +98,19 @@ export function advanceChange(session: CancelSession, input: AdvanceInput, now: 
   return names ? { response, acceptedOffer: { json: offerJson, step: accepts ? step : null } } : { response };
 }
 
+/**
+ * Whether an advance is the widget's resend of the one the session recorded last: it names the step
+ * that was just answered (not the current one) and carries the same answer. Answered with the session
+ * as it is, instead of a 400 for the wrong step, when the first send's answer never reached the
+ * widget. Without step_type a resend cannot be told from an answer to the next step.
+ */
+export function isResentAdvance(session: CancelSession, input: AdvanceInput): boolean {
+  const last = session.responses.at(-1);
+  if (input.step_type === undefined || last === undefined || last.step !== session.current_step - 1) return false;
+  const current = session.steps[session.current_step - 1];
+  return input.step_type === last.step_type && input.step_type !== current?.step_type && (input.response_json ?? '{}') === last.response_json;
+}
+
 /** The session after an advance (what the conditional write produces in the table). */
 export function applyAdvance(session: CancelSession, change: AdvanceChange, now: Date): CancelSession {
   return {

@@ -154,7 +154,14 @@ export async function runDeliveryAttempt(ports: DeliveryPorts, tenant: Tenant, j
     findEndpoint(tenant, job.endpoint_id),
     findEvent(tenant, job.event_id),
   ]);
-  if (!delivery || delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) return { outcome: 'stale' };
+  if (!delivery || delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) {
+    // This attempt is recorded but its run failed before the next one was scheduled (the job runs
+    // again): schedule that one, under the same job id, or the delivery would wait for ever.
+    if (delivery?.status === 'pending' && delivery.attempts === job.attempt && delivery.next_attempt_at) {
+      await scheduleAttempt(ports, tenant, delivery, job.attempt + 1, new Date(delivery.next_attempt_at));
+    }
+    return { outcome: 'stale' };
+  }
   if (!endpoint) return abandon(tenant, delivery, 'The endpoint was deleted', clock());
   if (!endpoint.enabled) return abandon(tenant, delivery, 'The endpoint is disabled', clock());
   if (!event) return abandon(tenant, delivery, 'The event is no longer available', clock());
