@@ -1,9 +1,9 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, paginateScan, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { idTime } from '../ids.ts';
 import { runtime } from '../runtime.ts';
 import type { Customer } from '../model/customer.ts';
 import { MAX_PREFIXES, queryWords, searchIndexing } from '../model/customer-search.ts';
-import type { Tenant } from '../model/tenant.ts';
+import { ENVIRONMENTS, type Tenant } from '../model/tenant.ts';
 import { customerSk, findCustomer } from './customers.ts';
 import { batchGetConsistent, queryAll } from './dynamo.ts';
 import { tenantKey, tenantPk } from './keys.ts';
@@ -318,6 +318,22 @@ export interface SearchRecountReport {
   months: number;
   /** Count items deleted: a partition's single `#COUNT` from before month items, or a month with no entry left. */
   deleted: number;
+}
+
+/**
+ * Every tenant with a search record, by a Scan: for the local server's one-time recount of a store
+ * kept from before month counts (an operator names the tenant to `ops search recount`).
+ */
+export async function tenantsWithSearchRecords(): Promise<Tenant[]> {
+  const found = new Map<string, Tenant>();
+  const pages = paginateScan({ client: db }, { TableName: tableName, FilterExpression: 'begins_with(sk, :record)', ExpressionAttributeValues: { ':record': 'CUSTSEARCH#' }, ProjectionExpression: 'pk', ConsistentRead: true });
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      const [, merchantId, environment] = (item.pk as string).split('#');
+      if (merchantId && ENVIRONMENTS.includes(environment as Tenant['environment'])) found.set(`${merchantId}#${environment}`, { merchantId, environment: environment as Tenant['environment'] });
+    }
+  }
+  return [...found.values()];
 }
 
 /**

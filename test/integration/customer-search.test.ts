@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { searchIndexing } from '../../shared/model/customer-search.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { idTime } from '../../shared/ids.ts';
-import { recountSearchIndex, searchPartition } from '../../shared/store/customer-search.ts';
+import { recountSearchIndex, searchPartition, tenantsWithSearchRecords } from '../../shared/store/customer-search.ts';
 import { countPlace } from '../../shared/store/search-counts.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
 import { runtime } from '../../shared/runtime.ts';
@@ -380,4 +380,11 @@ describe('deep pages of one search word, placed by its month and quarter-day cou
     await expectAllPages({}, ids, 6);
     expect(await recountSearchIndex(merchant.tenant)).toEqual({ ...report, deleted: 0 });
   }, 120_000);
+
+  it('finds every tenant with search records, as the local server recounts a kept store', async () => {
+    const tenants = await tenantsWithSearchRecords();
+    expect(tenants).toContainEqual(merchant.tenant);
+    expect(new Set(tenants.map((tenant) => `${tenant.merchantId}#${tenant.environment}`)).size).toBe(tenants.length);
+    expect(tenants.every((tenant) => tenant.environment === 'test' || tenant.environment === 'live')).toBe(true);
+  }, 60_000);
 });
