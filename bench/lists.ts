@@ -14,7 +14,7 @@ import { onboardMerchant } from '../shared/domain/access/merchant-onboarding.ts'
 import { isOpen, type Payment, type PaymentStatus } from '../shared/model/payment.ts';
 import type { Tenant } from '../shared/model/tenant.ts';
 import { queryWords, searchIndexing } from '../shared/model/customer-search.ts';
-import { searchCountItem, searchEntry, searchRecordItem } from '../shared/store/customer-search.ts';
+import { searchCountItems, searchEntry, searchRecordItem } from '../shared/store/customer-search.ts';
 import { customerDimensions, customerItem, customerRankItems } from '../shared/store/customers.ts';
 import { counterItems } from '../shared/store/list-counters.ts';
 import { amountRanked, PAYMENT_AMOUNT_ORDER, paymentDimensions, paymentItem } from '../shared/store/payments.ts';
@@ -145,7 +145,7 @@ async function writeAll(items: Record<string, unknown>[], step: Step): Promise<v
  * reads only its words' partitions and ~25 entries per customer would be most of the seeding time.
  */
 function searchIndexItems(tenant: Tenant, customers: readonly Customer[], searched: ReadonlySet<string>): Record<string, unknown>[] {
-  const counts = new Map<string, number>();
+  const counted = new Map<string, Customer[]>();
   const items: Record<string, unknown>[] = [];
   for (const customer of customers) {
     const { prefixes, text } = searchIndexing(customer.name, customer.email);
@@ -155,9 +155,9 @@ function searchIndexItems(tenant: Tenant, customers: readonly Customer[], search
       searchRecordItem(tenant, { ...customer, prefixes, retired: [], version: 1 }),
       ...read.map((prefix) => searchEntry(tenant, customer, prefix, text)),
     );
-    for (const prefix of read) counts.set(prefix, (counts.get(prefix) ?? 0) + 1);
+    for (const prefix of read) counted.set(prefix, counted.get(prefix) ?? []).get(prefix)!.push(customer);
   }
-  return [...items, ...[...counts].map(([prefix, matches]) => searchCountItem(tenant, prefix, matches))];
+  return [...items, ...[...counted].flatMap(([prefix, found]) => searchCountItems(tenant, prefix, found))];
 }
 
 async function seed(customers: number, seedNumber: number): Promise<Seeded> {

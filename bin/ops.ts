@@ -19,7 +19,8 @@ const USAGE = `Usage:
   ops branding get --merchant <merchant_id> --env test|live
   ops branding set --merchant <merchant_id> --env test|live [--name NAME] [--logo-url https://...|none] [--accent-color '#rrggbb'] [--support-email ADDRESS|none]
   ops processors encrypt-secrets
-  ops tenants shard [--merchant <merchant_id> --env test|live]`;
+  ops tenants shard [--merchant <merchant_id> --env test|live]
+  ops search recount --merchant <merchant_id> --env test|live`;
 
 class UsageError extends Error {}
 
@@ -149,6 +150,11 @@ async function run(argv: string[]): Promise<unknown> {
     // Before traffic reaches the code that reads shards (docs/data-model.md, "Moving an existing table"); without a tenant, every tenant (a Scan).
     const { moveToShards } = await import('../shared/store/shard-migration.ts');
     return moveToShards(values.merchant === undefined && values.env === undefined ? undefined : parseTenant(values));
+  }
+  if (noun === 'search' && verb === 'recount' && target === undefined) {
+    // With the event stream paused: rebuilds a tenant's search counts from its entries (docs/data-model.md, "Existing tables").
+    const { recountSearchIndex } = await import('../shared/store/customer-search.ts');
+    return recountSearchIndex(parseTenant(values));
   }
   throw new UsageError(USAGE);
 }

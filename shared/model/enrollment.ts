@@ -68,6 +68,39 @@ export const SKIP_REASONS = ['no_address', 'channel_unavailable', 'recipient_rej
 export const MESSAGE_SPACING_HOURS = 12;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
+/**
+ * How long past its due time a sibling's step (same customer, same campaign) keeps a later one
+ * waiting for the campaign's message slot. Lambda retries a failed step 1 and then 2 minutes later,
+ * so a step that runs at all runs within minutes of its time; an hour late, it is in the dead letters
+ * or stuck behind an outage until an operator acts, and the customer's other failure must not stay
+ * silent that long.
+ */
+export const SIBLING_WAIT_MINUTES = 60;
+
+/** How long a waiting step waits before it looks again: the longer of the gaps between Lambda's retries of the sibling's step. */
+export const SIBLING_RECHECK_MINUTES = 2;
+
+/** An enrollment's pending step, as a turn for the message slot: its due time, then its id, in total order. */
+export type StepTurn = Pick<Enrollment, 'id' | 'next_step_at'>;
+
+const comesBefore = (a: StepTurn, b: StepTurn): boolean =>
+  a.next_step_at !== null && b.next_step_at !== null && (a.next_step_at < b.next_step_at || (a.next_step_at === b.next_step_at && a.id < b.id));
+
+/**
+ * Until when a due step waits for its siblings: while one of them has a step due before it (or at
+ * the same time with a smaller id) that has not run, for at most SIBLING_WAIT_MINUTES past that
+ * step's time, so the slot goes in due order whatever retries did to the order the jobs ran in
+ * (docs/faults.md, "Sibling sequences"). Undefined when the step's turn has come.
+ */
+export function siblingWait(step: StepTurn, siblings: readonly StepTurn[], now: Date): Date | undefined {
+  const bounds = siblings
+    .filter((sibling) => sibling.id !== step.id && comesBefore(sibling, step))
+    .map((sibling) => Date.parse(sibling.next_step_at!) + SIBLING_WAIT_MINUTES * 60_000)
+    .filter((bound) => bound > now.getTime());
+  if (bounds.length === 0) return undefined;
+  return new Date(Math.min(now.getTime() + SIBLING_RECHECK_MINUTES * 60_000, Math.max(...bounds)));
+}
+
 export interface SkippedStep {
   step: number;
   reason: SkipReason;

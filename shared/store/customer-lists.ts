@@ -111,9 +111,11 @@ async function search(tenant: Tenant, query: string, request: CustomerListReques
   const kept = whole ? async () => plan.matches : undefined;
   const inMemory = filters.status !== undefined || filters.has_failed_payment !== undefined || sort === 'total_recovered';
   if (inMemory) return searchInMemory({ partition: plan.partition, prefix: 'cus_', filter: allOf(plan.filter, psp, createdFilter(window)), narrow: true, itemKey }, request);
+  // A word read from its own partition, unfiltered, is placed by the partition's month items (read by the plan).
+  const counted = plan.filter === undefined && psp === undefined ? { view: plan.counts, dimension: 'matches' } : undefined;
   const segment: Segment =
     sort === 'created_at'
-      ? { partition: plan.partition, prefix: 'cus_', filter: allOf(plan.filter, psp), narrow: true, timeBounds: idBounds, itemKey, kept }
+      ? { partition: plan.partition, prefix: 'cus_', filter: allOf(plan.filter, psp), narrow: true, timeBounds: idBounds, itemKey, kept, counted }
       : { index: sort === 'name' ? 'gsi4' : 'gsi5', partition: plan.partition, prefix: '', filter: allOf(plan.filter, psp, createdFilter(window)), narrow: true, itemKey, kept };
   const { items, total } = await readPage([segment], window, request.order === 'asc', pageOffset(request), request.per_page);
   return { items: items.map(customerFromItem), total };

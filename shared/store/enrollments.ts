@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
-import type { CalendarOccasion, Enrollment, EnrollmentStatus } from '../model/enrollment.ts';
+import type { CalendarOccasion, Enrollment, EnrollmentStatus, StepTurn } from '../model/enrollment.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { campaignSk } from './campaigns.ts';
 import { BATCH_GET_LIMIT, isConditionFailure, isTransactionConflict, putVersioned, type Item } from './dynamo.ts';
@@ -70,6 +70,27 @@ export async function existingEnrollments(tenant: Tenant, refs: readonly Enrollm
 export async function enrollmentsOf(tenant: Tenant, customerId: string, paymentId?: string): Promise<Enrollment[]> {
   const items = await queryTenant(tenant, { prefix: `ENROLLMENT#${customerId}#${paymentId === undefined ? '' : `${paymentId}#`}` }, { ConsistentRead: true });
   return items.map(enrollmentFromItem);
+}
+
+/**
+ * The next steps of the customer's other running enrollments in a campaign: what a step's turn for
+ * the campaign's message slot is decided against. One Query, as a customer's enrollments share their
+ * shard and sort together; the filter keeps this campaign's running ones (the read is billed for all
+ * of the customer's, a few small items). Eventually consistent: a stale answer shows a sibling's step
+ * as not yet run, which costs the step one more wait, never the order.
+ */
+export async function siblingTurns(tenant: Tenant, enrollment: Pick<Enrollment, 'id' | 'customer_id' | 'campaign_id'>): Promise<StepTurn[]> {
+  const items = await queryTenant(
+    tenant,
+    { prefix: `ENROLLMENT#${enrollment.customer_id}#` },
+    {
+      FilterExpression: '#campaign = :campaign AND #status = :active AND #id <> :self',
+      ProjectionExpression: '#id, #due',
+      ExpressionAttributeNames: { '#campaign': 'campaign_id', '#status': 'status', '#id': 'id', '#due': 'next_step_at' },
+      ExpressionAttributeValues: { ':campaign': enrollment.campaign_id, ':active': 'active', ':self': enrollment.id },
+    },
+  );
+  return items.map((item) => ({ id: item.id as string, next_step_at: (item.next_step_at as string | null | undefined) ?? null }));
 }
 
 export interface EnrollmentPage {

@@ -31,6 +31,9 @@ export interface Landing {
   remaining: number;
 }
 
+/** Counts of a creation-ordered list by month, day and part of a day (list counters, a search prefix's month items). */
+export type BucketCounts = Pick<CounterView, 'allTime' | 'buckets' | 'splitMonth' | 'splitsDays' | 'splitDay'>;
+
 /** A condition on attributes the segment's entries carry (narrow indexes project what filters test). */
 export interface Filter {
   expression: string;
@@ -53,7 +56,7 @@ export interface Segment {
   /** For segments ordered by creation time: the sort-key bounds of a time window. */
   timeBounds?: (window: TimeWindow) => { lower: string; upper: string };
   /** Counters that count exactly this segment's entries (after its filter), per creation day. */
-  counted?: { view: CounterView; dimension: string };
+  counted?: { view: BucketCounts; dimension: string };
   /** A count kept of exactly this segment's entries (after its filter), for segments without a time window. */
   kept?: () => Promise<number>;
   /** Rank counters of exactly this segment's entries (a value order, unfiltered): its total and where a deep page starts. */

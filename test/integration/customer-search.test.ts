@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchIndexing } from '../../shared/model/customer-search.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
-import { searchPartition } from '../../shared/store/customer-search.ts';
+import { idTime } from '../../shared/ids.ts';
+import { recountSearchIndex, searchPartition, tenantsWithSearchRecords } from '../../shared/store/customer-search.ts';
+import { countPlace } from '../../shared/store/search-counts.ts';
 import { tenantPk } from '../../shared/store/keys.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { localRuntime } from '../../bin/local/local-runtime.ts';
-import { call, drainEvents } from '../support/api.ts';
+import { advanceClock, call, drainEvents } from '../support/api.ts';
+import { itemsRead } from '../support/items-read.ts';
 import { byKey, merchantWithProcessors, readAllPages, recordFailure, storedCustomers } from '../support/recovery-data.ts';
 import { scanTable, tenantItems } from '../support/tenant-items.ts';
 import { genericFailure, postGeneric } from '../support/webhooks.ts';
@@ -33,10 +37,21 @@ async function expectIndexMatchesCustomers(tenant: Tenant) {
     searchIndexing(customer.name, customer.email).prefixes.map((prefix) => `${searchPartition(tenant, prefix)} ${customer.id}`),
   );
   expect(entries.map((entry) => `${entry.pk} ${entry.sk}`).sort()).toEqual(expected.sort());
-  const perPartition = new Map<string, number>();
-  for (const entry of entries) perPartition.set(entry.pk, (perPartition.get(entry.pk) ?? 0) + 1);
-  const counts = items.filter((item) => item.entity === 'search_count' && item.matches !== 0);
-  expect(Object.fromEntries(counts.map((count) => [count.pk, count.matches]))).toEqual(Object.fromEntries(perPartition));
+  // Each month item counts its partition's entries of customers created that month, and each quarter day's.
+  const expectedCounts = new Map<string, number>();
+  const add = (key: string) => expectedCounts.set(key, (expectedCounts.get(key) ?? 0) + 1);
+  for (const entry of entries) {
+    const { month, part } = countPlace(idTime(entry.sk)!.getTime());
+    add(`${entry.pk} #COUNT#${month} matches`);
+    add(`${entry.pk} #COUNT#${month} ${part}`);
+  }
+  const counts = items.filter((item) => item.entity === 'search_count');
+  const stored = counts.flatMap((count) =>
+    Object.entries(count)
+      .filter(([name, value]) => (name === 'matches' || /^\d{3}$/.test(name)) && value !== 0)
+      .map(([name, value]) => [`${count.pk} ${count.sk} ${name}`, value]),
+  );
+  expect(Object.fromEntries(stored)).toEqual(Object.fromEntries(expectedCounts));
   return items;
 }
 
@@ -277,4 +292,99 @@ describe('customer search index', () => {
     expect(await tenantItems(merchant.tenant, `CUSTSEARCH#${failure.customerId}`)).toEqual([]);
     expect((await search(merchant, { query: `r${tag}` })).body.pagination.total).toBe(0);
   });
+});
+
+describe('deep pages of one search word, placed by its month and quarter-day counts', () => {
+  let merchant: Merchant;
+  const HOUR = 3_600;
+
+  /** The customers the word "quill" finds, as stored, in creation order. */
+  const quills = async () => (await storedCustomers(merchant.tenant)).filter((customer) => customer.name?.startsWith('Quill')).sort((a, b) => byKey(a.id, b.id));
+
+  async function expectAllPages(query: Record<string, string>, want: readonly string[], perPage: number) {
+    for (const order of ['asc', 'desc']) {
+      const { ids: listed, total } = await readAllPages(merchant.keys.test_read, '/v1/customers', { query: 'quill', ...query, order }, perPage);
+      expect(total, JSON.stringify(query)).toBe(want.length);
+      expect(listed, `${JSON.stringify(query)} ${order}`).toEqual(order === 'asc' ? want : [...want].reverse());
+    }
+  }
+
+  beforeAll(async () => {
+    merchant = await merchantWithProcessors();
+    // A day of 66 (over the 60 a day is skipped through whole), every quarter of it; a sparser day
+    // after, crossing midnight; a later month. Other words the prefix finds stay out ("quilt").
+    const now = localRuntime().clock.now().getTime();
+    advanceClock(Math.ceil((86_400_000 - (now % 86_400_000)) / 1000) + 600);
+    const spacing = [...Array<number>(66).fill(900), ...Array<number>(8).fill(3 * HOUR + 1800), 33 * 24 * HOUR, ...Array<number>(5).fill(HOUR)];
+    for (const [i, after] of spacing.entries()) {
+      await recordFailure(merchant.paths, { customer: `cust_quill_${i}`, name: `Quill Q${i}`, email: `q${i}@quills.example`, after: i === 0 ? 1 : after });
+    }
+    await recordFailure(merchant.paths, { customer: 'cust_quilt', name: 'Quilt Maker', email: 'maker@quilts.example' });
+    await drainEvents();
+  }, 300_000);
+
+  it('pages every customer once, in order, with the total, in both orders and creation windows cutting quarters', async () => {
+    const all = await quills();
+    expect(all).toHaveLength(80);
+    const ids = all.map((customer) => customer.id);
+    await expectAllPages({}, ids, 6);
+    const lower = all[9]!.created_at as string;
+    const upper = all[70]!.created_at as string;
+    const cases: [Record<string, string>, (created: string) => boolean][] = [
+      [{ created_after: lower }, (created) => created > lower],
+      [{ created_before: upper }, (created) => created < upper],
+      [{ created_after: lower, created_before: upper }, (created) => created > lower && created < upper],
+    ];
+    for (const [window, inside] of cases) await expectAllPages(window, all.filter((customer) => inside(customer.created_at)).map((customer) => customer.id), 7);
+  }, 120_000);
+
+  it('reads the month items, the page and a skip inside one quarter day, not every entry before the page', async () => {
+    const all = await quills();
+    // Page 6 of 5: customers 25-29, in the middle of the large day (from its nearer end: 25 entries).
+    let body: any;
+    const read = await itemsRead(async () => {
+      body = (await call('GET', '/v1/customers', { key: merchant.keys.test_read, query: { query: 'quill', order: 'asc', page: '6', per_page: '5' } })).body;
+    });
+    expect(body.data.map((customer: { id: string }) => customer.id)).toEqual(all.slice(25, 30).map((customer) => customer.id));
+    expect(body.pagination.total).toBe(80);
+    // The key lookup, three month items, a skip of at most half a quarter of the large day (≤ 12), the page and its customers.
+    expect(read).toBeLessThanOrEqual(1 + 3 + 12 + 2 * 5);
+  }, 60_000);
+
+  it('keeps pages and counts exact after an erasure and a rename in the large day', async () => {
+    const before = await quills();
+    const erased = await call('DELETE', `/v1/customers/${before[20]!.id}`, { key: merchant.keys.test_admin });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    await rename(merchant, 'cust_quill_40', 'Renamed Person', 'q40@renamed.example');
+    await drainEvents();
+    const after = await quills();
+    expect(after.map((customer) => customer.id)).toEqual(before.filter((_, i) => i !== 20 && i !== 40).map((customer) => customer.id));
+    await expectAllPages({}, after.map((customer) => customer.id), 6);
+    await expectAllPages({ created_after: before[9]!.created_at }, after.slice(10).map((customer) => customer.id), 7);
+    await expectIndexMatchesCustomers(merchant.tenant);
+  }, 120_000);
+
+  it('rebuilds the month items of a partition counted before them, and of a miscounted one, from the entries', async () => {
+    const ids = (await quills()).map((customer) => customer.id);
+    const { db, tableName } = runtime;
+    const quill = searchPartition(merchant.tenant, 'quill');
+    for (const count of (await searchItems(merchant.tenant)).filter((item) => item.pk === quill && item.entity === 'search_count')) {
+      await db.send(new DeleteCommand({ TableName: tableName, Key: { pk: count.pk, sk: count.sk } }));
+    }
+    await db.send(new PutCommand({ TableName: tableName, Item: { pk: quill, sk: '#COUNT', entity: 'search_count', matches: ids.length } }));
+    await db.send(new PutCommand({ TableName: tableName, Item: { pk: searchPartition(merchant.tenant, 'q'), sk: '#COUNT#2001-01', entity: 'search_count', matches: 7, '010': 7 } }));
+    expect((await search(merchant, { query: 'quill' })).body.pagination.total).toBe(0);
+    const report = await recountSearchIndex(merchant.tenant);
+    expect(report.deleted).toBe(2);
+    await expectIndexMatchesCustomers(merchant.tenant);
+    await expectAllPages({}, ids, 6);
+    expect(await recountSearchIndex(merchant.tenant)).toEqual({ ...report, deleted: 0 });
+  }, 120_000);
+
+  it('finds every tenant with search records, as the local server recounts a kept store', async () => {
+    const tenants = await tenantsWithSearchRecords();
+    expect(tenants).toContainEqual(merchant.tenant);
+    expect(new Set(tenants.map((tenant) => `${tenant.merchantId}#${tenant.environment}`)).size).toBe(tenants.length);
+    expect(tenants.every((tenant) => tenant.environment === 'test' || tenant.environment === 'live')).toBe(true);
+  }, 60_000);
 });

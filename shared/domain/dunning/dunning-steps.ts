@@ -4,7 +4,16 @@ import { ChannelUnavailable, PermanentSendFailure, type SendRefusal } from '../.
 import type { Ports } from '../../ports/ports.ts';
 import { findCampaign, findCampaignVersion } from '../../store/campaigns.ts';
 import { findCustomer } from '../../store/customers.ts';
-import { campaignCountersWrite, claimMessageSlot, findEnrollment, restoreMessageSlot, saveEnrollment, saveEnrollmentWrite, type EnrollmentRef } from '../../store/enrollments.ts';
+import {
+  campaignCountersWrite,
+  claimMessageSlot,
+  findEnrollment,
+  restoreMessageSlot,
+  saveEnrollment,
+  saveEnrollmentWrite,
+  siblingTurns,
+  type EnrollmentRef,
+} from '../../store/enrollments.ts';
 import { recordEventWrite } from '../../store/events.ts';
 import { findMerchant } from '../../store/merchants.ts';
 import { findPayment } from '../../store/payments.ts';
@@ -12,7 +21,8 @@ import { transact, type TransactItem } from '../../store/transactions.ts';
 import type { CampaignStep } from '../../model/campaign.ts';
 import type { Customer } from '../../model/customer.ts';
 import { creditRecovery, finish, scheduleStep, stepDueAt, stopReason } from './dunning.ts';
-import { lastSentStep, MESSAGE_SPACING_HOURS, type Enrollment, type SkipReason } from '../../model/enrollment.ts';
+import { lastSentStep, MESSAGE_SPACING_HOURS, siblingWait, type Enrollment, type SkipReason } from '../../model/enrollment.ts';
+import { shiftOutOfQuietHours } from './quiet-hours.ts';
 import { builtInFor, calendarTemplate, templateForAction } from '../templates/built-in-templates.ts';
 import { failureFacts, renderMessage, templateValues, type MessageFacts, type MessageOccasion, type RenderedMessage } from '../templates/message-rendering.ts';
 import { brandingOf } from '../../store/branding.ts';
@@ -36,11 +46,14 @@ import { issueUpdateLink, linkEvent } from '../card-updates/update-links.ts';
 export type StepPorts = Pick<Ports, 'scheduler' | 'mailer' | 'smsSender'> & { updatePage: UpdatePageAddress };
 
 export interface StepReport {
-  outcome: 'sent' | 'held' | 'stopped' | 'completed' | 'stale' | 'skipped';
+  outcome: 'sent' | 'held' | 'deferred' | 'stopped' | 'completed' | 'stale' | 'skipped';
   reason?: string;
 }
 
-/** Sends one due step, unless the enrollment moved on, the campaign is paused (held) or a stop condition holds. */
+/**
+ * Sends one due step, unless the enrollment moved on, the campaign is paused (held), a stop condition
+ * holds, or a sibling sequence's step due first has not run (deferred: the message slot goes in due order).
+ */
 export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: EnrollmentRef & { step: number }, clock: () => Date): Promise<StepReport> {
   const enrollment = await findEnrollment(tenant, ref);
   if (enrollment?.status === 'active' && enrollment.next_step === ref.step + 1 && enrollment.next_step_at !== null) {
@@ -81,6 +94,14 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
     return { outcome: 'stopped', reason };
   }
   const step = version.steps[enrollment.next_step]!;
+  // A step already claimed may have gone out: its rerun finishes it, whatever its siblings.
+  if (enrollment.sending_step !== enrollment.next_step) {
+    const wait = siblingWait(enrollment, await siblingTurns(tenant, enrollment), now);
+    if (wait) {
+      await scheduleStep(ports, tenant, enrollment, shiftOutOfQuietHours(wait, version.quiet_hours));
+      return { outcome: 'deferred', reason: "another of the customer's sequences in this campaign has a step due first that has not run" };
+    }
+  }
   const claimed = await claimStep(tenant, enrollment, now);
   if (!claimed) return { outcome: 'stale' };
   const { delivery, link } = await sendStep(ports, tenant, claimed, step, customer, payment, merchant, now);
