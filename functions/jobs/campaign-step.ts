@@ -13,6 +13,8 @@ const payload = z.object({
   step: z.number().int().min(0),
   /** Names a calendar enrollment (card_expiring, pre_dunning); absent for the others. */
   calendar_key: z.string().min(1).optional(),
+  /** Times this step has waited for a sibling sequence's earlier step (absent: none). */
+  deferrals: z.number().int().min(0).optional(),
 });
 
 /** One due dunning step of one enrollment: send it, hold it (paused campaign), or end the sequence. */

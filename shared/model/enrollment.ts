@@ -69,16 +69,22 @@ export const MESSAGE_SPACING_HOURS = 12;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /**
- * How long past its due time a sibling's step (same customer, same campaign) keeps a later one
- * waiting for the campaign's message slot. Lambda retries a failed step 1 and then 2 minutes later,
- * so a step that runs at all runs within minutes of its time; an hour late, it is in the dead letters
- * or stuck behind an outage until an operator acts, and the customer's other failure must not stay
- * silent that long.
+ * How long a step keeps waiting for a sibling's (same customer, same campaign) earlier step to run.
+ * Lambda retries a failed step 1 and then 2 minutes later, so a step that runs at all runs within
+ * minutes; one still pending an hour later is in the dead letters or stuck behind an outage until an
+ * operator acts, and the customer's other failure must not stay silent that long.
  */
 export const SIBLING_WAIT_MINUTES = 60;
 
 /** How long a waiting step waits before it looks again: the longer of the gaps between Lambda's retries of the sibling's step. */
 export const SIBLING_RECHECK_MINUTES = 2;
+
+/**
+ * The wait counted in deferrals, carried by the step's job, rather than measured on the clock: after
+ * an outage (or a test clock moved a day at once) every step fires hours past its time, and a bound
+ * from the sibling's due time would already have passed, leaving the order to chance.
+ */
+export const SIBLING_DEFERRALS = SIBLING_WAIT_MINUTES / SIBLING_RECHECK_MINUTES;
 
 /** An enrollment's pending step, as a turn for the message slot: its due time, then its id, in total order. */
 export type StepTurn = Pick<Enrollment, 'id' | 'next_step_at'>;
@@ -88,17 +94,14 @@ const comesBefore = (a: StepTurn, b: StepTurn): boolean =>
 
 /**
  * Until when a due step waits for its siblings: while one of them has a step due before it (or at
- * the same time with a smaller id) that has not run, for at most SIBLING_WAIT_MINUTES past that
- * step's time, so the slot goes in due order whatever retries did to the order the jobs ran in
- * (docs/faults.md, "Sibling sequences"). Undefined when the step's turn has come.
+ * the same time with a smaller id) that has not run, SIBLING_RECHECK_MINUTES at a time and at most
+ * SIBLING_DEFERRALS times, so the slot goes in due order whatever retries did to the order the jobs
+ * ran in (docs/faults.md, "Sibling sequences"). Undefined when the step's turn has come.
  */
-export function siblingWait(step: StepTurn, siblings: readonly StepTurn[], now: Date): Date | undefined {
-  const bounds = siblings
-    .filter((sibling) => sibling.id !== step.id && comesBefore(sibling, step))
-    .map((sibling) => Date.parse(sibling.next_step_at!) + SIBLING_WAIT_MINUTES * 60_000)
-    .filter((bound) => bound > now.getTime());
-  if (bounds.length === 0) return undefined;
-  return new Date(Math.min(now.getTime() + SIBLING_RECHECK_MINUTES * 60_000, Math.max(...bounds)));
+export function siblingWait(step: StepTurn, siblings: readonly StepTurn[], now: Date, deferrals: number): Date | undefined {
+  if (deferrals >= SIBLING_DEFERRALS) return undefined;
+  if (!siblings.some((sibling) => sibling.id !== step.id && comesBefore(sibling, step))) return undefined;
+  return new Date(now.getTime() + SIBLING_RECHECK_MINUTES * 60_000);
 }
 
 export interface SkippedStep {

@@ -54,7 +54,7 @@ export interface StepReport {
  * Sends one due step, unless the enrollment moved on, the campaign is paused (held), a stop condition
  * holds, or a sibling sequence's step due first has not run (deferred: the message slot goes in due order).
  */
-export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: EnrollmentRef & { step: number }, clock: () => Date): Promise<StepReport> {
+export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: EnrollmentRef & { step: number; deferrals?: number }, clock: () => Date): Promise<StepReport> {
   const enrollment = await findEnrollment(tenant, ref);
   if (enrollment?.status === 'active' && enrollment.next_step === ref.step + 1 && enrollment.next_step_at !== null) {
     // This step was recorded by an earlier run that failed before scheduling the next one (the scheduler throttled): schedule it now.
@@ -96,9 +96,10 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
   const step = version.steps[enrollment.next_step]!;
   // A step already claimed may have gone out: its rerun finishes it, whatever its siblings.
   if (enrollment.sending_step !== enrollment.next_step) {
-    const wait = siblingWait(enrollment, await siblingTurns(tenant, enrollment), now);
+    const deferrals = ref.deferrals ?? 0;
+    const wait = siblingWait(enrollment, await siblingTurns(tenant, enrollment), now, deferrals);
     if (wait) {
-      await scheduleStep(ports, tenant, enrollment, shiftOutOfQuietHours(wait, version.quiet_hours));
+      await scheduleStep(ports, tenant, enrollment, shiftOutOfQuietHours(wait, version.quiet_hours), deferrals + 1);
       return { outcome: 'deferred', reason: "another of the customer's sequences in this campaign has a step due first that has not run" };
     }
   }

@@ -42,7 +42,8 @@ export function stepDueAt(version: Pick<CampaignVersion, 'steps' | 'quiet_hours'
   return shiftOutOfQuietHours(new Date(from.getTime() + delay), version.quiet_hours);
 }
 
-export async function scheduleStep(ports: DunningPorts, tenant: Tenant, enrollment: Enrollment, at: Date): Promise<void> {
+/** Schedules the enrollment's next step; `deferrals` counts the times it has already waited for a sibling's step (siblingWait). */
+export async function scheduleStep(ports: DunningPorts, tenant: Tenant, enrollment: Enrollment, at: Date, deferrals = 0): Promise<void> {
   await ports.scheduler.schedule({
     id: stepJobId(enrollment.id, enrollment.next_step),
     kind: 'campaign-step',
@@ -54,6 +55,7 @@ export async function scheduleStep(ports: DunningPorts, tenant: Tenant, enrollme
       campaign_id: enrollment.campaign_id,
       step: enrollment.next_step,
       ...(enrollment.calendar ? { calendar_key: enrollment.calendar.key } : {}),
+      ...(deferrals > 0 ? { deferrals } : {}),
     },
   });
 }
