@@ -1,5 +1,6 @@
 import { runtime } from '../runtime.ts';
 import type { TimeWindow } from '../model/listing.ts';
+import { DAY_MS, walkMonths } from '../model/month-walk.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { tenantKey } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
@@ -86,8 +87,6 @@ export function countedAs(family: CounterFamily, dimensions: readonly string[]):
   if (dimensions.length === 2 && counted(family, a!, b!)) return pairOf(a!, b!);
   return undefined;
 }
-const DAY_MS = 86_400_000;
-
 const statsPrefix = (family: CounterFamily, level: 'M' | 'D') => `STATS#${family}#${level}#`;
 const counterSk = (family: CounterFamily, level: 'M' | 'D', period: string, shard: number) => `${statsPrefix(family, level)}${period}#${shard}`;
 
@@ -171,12 +170,6 @@ export interface Bucket {
   level: 'month' | 'day' | 'hour' | 'exact';
 }
 
-const monthStart = (period: string) => Date.parse(`${period}-01T00:00:00Z`);
-const nextMonthStart = (period: string) => {
-  const start = new Date(monthStart(period));
-  return Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
-};
-const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
 const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
 
 /**
@@ -220,20 +213,11 @@ export class CounterView {
    */
   async buckets(dimension: string, window: TimeWindow, countExactly: (from: number, to: number) => Promise<number>): Promise<Bucket[]> {
     const months = await this.monthCounts();
-    const periods = [...months.keys()].sort();
-    if (periods.length === 0) return [];
-    const from = Math.max(window.from ?? monthStart(periods[0]!), monthStart(periods[0]!));
-    const to = Math.min(window.to ?? nextMonthStart(periods.at(-1)!), nextMonthStart(periods.at(-1)!));
     const buckets: Bucket[] = [];
-    for (const period of periods) {
-      const start = monthStart(period);
-      const end = nextMonthStart(period);
-      if (end <= from || start >= to) continue;
-      if (start >= from && end <= to) {
-        buckets.push({ from: start, to: end, count: months.get(period)!.get(dimension) ?? 0, level: 'month' });
-        continue;
-      }
-      buckets.push(...(await this.dayBuckets(period, dimension, Math.max(start, from), Math.min(end, to), countExactly)));
+    for (const piece of walkMonths(months.keys(), window, DAY_MS)) {
+      if (piece.unit === 'month') buckets.push({ from: piece.from, to: piece.to, count: months.get(piece.month)!.get(dimension) ?? 0, level: 'month' });
+      else if (piece.unit === 'day') buckets.push(await this.dayBucket(piece.from, dimension));
+      else buckets.push({ from: piece.from, to: piece.to, count: await countExactly(piece.from, piece.to), level: 'exact' });
     }
     return buckets.filter((bucket) => bucket.count > 0);
   }
@@ -241,7 +225,8 @@ export class CounterView {
   /** A whole month's bucket split into its days: from the month items when the dimension is finely counted, else from the day items. */
   async splitMonth(bucket: Bucket, dimension: string): Promise<Bucket[]> {
     if (finelyCounted(dimension)) return this.parts(await this.monthCounts(), monthOf(bucket.from), dimension, bucket.from, DAY_MS, 'day');
-    const days = await this.dayBuckets(monthOf(bucket.from), dimension, bucket.from, bucket.to, async () => 0);
+    const days: Bucket[] = [];
+    for (let day = bucket.from; day < bucket.to; day += DAY_MS) days.push(await this.dayBucket(day, dimension));
     return days.filter((day) => day.count > 0);
   }
 
@@ -268,19 +253,9 @@ export class CounterView {
   /** Whether a day of this dimension can be split into hours. */
   splitsDays = (dimension: string): boolean => finelyCounted(dimension);
 
-  private async dayBuckets(period: string, dimension: string, from: number, to: number, countExactly: (from: number, to: number) => Promise<number>): Promise<Bucket[]> {
-    const days = await this.dayCounts(period);
-    const buckets: Bucket[] = [];
-    for (let day = dayStart(from); day < to; day += DAY_MS) {
-      const start = Math.max(day, from);
-      const end = Math.min(day + DAY_MS, to);
-      if (start === day && end === day + DAY_MS) {
-        const key = new Date(day).toISOString().slice(0, 10);
-        buckets.push({ from: start, to: end, count: days.get(key)?.get(dimension) ?? 0, level: 'day' });
-      } else {
-        buckets.push({ from: start, to: end, count: await countExactly(start, end), level: 'exact' });
-      }
-    }
-    return buckets;
+  /** A whole day's bucket from its day items (read once per month). */
+  private async dayBucket(day: number, dimension: string): Promise<Bucket> {
+    const days = await this.dayCounts(monthOf(day));
+    return { from: day, to: day + DAY_MS, count: days.get(new Date(day).toISOString().slice(0, 10))?.get(dimension) ?? 0, level: 'day' };
   }
 }

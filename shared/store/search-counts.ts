@@ -1,4 +1,5 @@
 import type { TimeWindow } from '../model/listing.ts';
+import { DAY_MS, walkMonths } from '../model/month-walk.ts';
 import type { Bucket } from './list-counters.ts';
 
 /**
@@ -11,7 +12,6 @@ import type { Bucket } from './list-counters.ts';
 export const PART_HOURS = 6;
 const HOUR_MS = 3_600_000;
 const PART_MS = PART_HOURS * HOUR_MS;
-const DAY_MS = 86_400_000;
 
 /** The month item and the quarter attribute that count a customer created at `epochMs`. */
 export function countPlace(epochMs: number): { month: string; part: string } {
@@ -36,12 +36,6 @@ export function monthCounts(items: readonly { month: string; attributes: Record<
 /** All the months' matches: the partition's entries. */
 export const totalOf = (months: MonthCounts): number => [...months.values()].reduce((sum, { matches }) => sum + matches, 0);
 
-const monthStart = (month: string) => Date.parse(`${month}-01T00:00:00Z`);
-const nextMonthStart = (month: string) => {
-  const start = new Date(monthStart(month));
-  return Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
-};
-
 /**
  * The bucket counts a search segment is placed by (list-query.ts `BucketCounts`), from month items
  * already read: no request of its own, except `countExactly` for the at most two quarters a window cuts.
@@ -55,23 +49,12 @@ export class SearchCounts {
 
   /** The window as whole months, whole days and quarters of the months it cuts, and exactly counted parts of the quarters it cuts; oldest first. */
   async buckets(_dimension: string, window: TimeWindow, countExactly: (from: number, to: number) => Promise<number>): Promise<Bucket[]> {
-    const periods = [...this.months.keys()].sort();
-    if (periods.length === 0) return [];
-    const from = Math.max(window.from ?? monthStart(periods[0]!), monthStart(periods[0]!));
-    const to = Math.min(window.to ?? nextMonthStart(periods.at(-1)!), nextMonthStart(periods.at(-1)!));
     const buckets: Bucket[] = [];
-    for (const period of periods) {
-      const start = monthStart(period);
-      const end = nextMonthStart(period);
-      if (end <= from || start >= to) continue;
-      if (start >= from && end <= to) {
-        buckets.push({ from: start, to: end, count: this.months.get(period)!.matches, level: 'month' });
-        continue;
-      }
-      for (let day = Math.floor(Math.max(start, from) / DAY_MS) * DAY_MS; day < Math.min(end, to); day += DAY_MS) {
-        if (day >= from && day + DAY_MS <= to) buckets.push(this.day(day));
-        else buckets.push(...(await this.cutDay(day, from, to, countExactly)));
-      }
+    for (const piece of walkMonths(this.months.keys(), window, PART_MS)) {
+      if (piece.unit === 'month') buckets.push({ from: piece.from, to: piece.to, count: this.months.get(piece.month)!.matches, level: 'month' });
+      else if (piece.unit === 'day') buckets.push(this.day(piece.from));
+      else if (piece.unit === 'part') buckets.push(this.quarter(piece.from));
+      else buckets.push({ from: piece.from, to: piece.to, count: this.quarter(piece.from).count === 0 ? 0 : await countExactly(piece.from, piece.to), level: 'exact' });
     }
     return buckets.filter((bucket) => bucket.count > 0);
   }
@@ -89,28 +72,15 @@ export class SearchCounts {
   }
 
   private quarters(day: number): Bucket[] {
-    return Array.from({ length: 24 / PART_HOURS }, (_, q) => {
-      const from = day + q * PART_MS;
-      const { month, part } = countPlace(from);
-      return { from, to: from + PART_MS, count: this.months.get(month)?.parts.get(part) ?? 0, level: 'hour' as const };
-    });
+    return Array.from({ length: 24 / PART_HOURS }, (_, q) => this.quarter(day + q * PART_MS));
+  }
+
+  private quarter(from: number): Bucket {
+    const { month, part } = countPlace(from);
+    return { from, to: from + PART_MS, count: this.months.get(month)?.parts.get(part) ?? 0, level: 'hour' };
   }
 
   private day(day: number): Bucket {
     return { from: day, to: day + DAY_MS, count: this.quarters(day).reduce((sum, part) => sum + part.count, 0), level: 'day' };
-  }
-
-  private async cutDay(day: number, from: number, to: number, countExactly: (from: number, to: number) => Promise<number>): Promise<Bucket[]> {
-    const buckets: Bucket[] = [];
-    for (const part of this.quarters(day)) {
-      if (part.to <= from || part.from >= to) continue;
-      if (part.from >= from && part.to <= to) buckets.push(part);
-      else {
-        const start = Math.max(part.from, from);
-        const end = Math.min(part.to, to);
-        buckets.push({ from: start, to: end, count: part.count === 0 ? 0 : await countExactly(start, end), level: 'exact' });
-      }
-    }
-    return buckets;
   }
 }
