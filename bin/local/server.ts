@@ -145,12 +145,8 @@ async function devRoute(request: HttpRequest, response: ServerResponse, server: 
       sendJson(response, 200, { now: clock.advance(seconds).toISOString() });
     }
   } else if (route === 'POST /__dev/run-due') {
-    // Events first (they may schedule work), then due jobs and queued cancel completions, then the events those wrote.
-    const before = await drainEvents();
-    const ran = await runDueJobs();
-    const completions = await drainCompletions();
-    const after = await drainEvents();
-    sendJson(response, 200, { now: clock.now().toISOString(), ran, completions, events_delivered: before.events + after.events });
+    const { ran, completions, events } = await backgroundRound();
+    sendJson(response, 200, { now: clock.now().toISOString(), ran, completions, events_delivered: events });
   } else if (route === 'GET /__dev/outbox') {
     sendJson(response, 200, { data: local.outbox.entries() });
   } else if (route === 'GET /__dev/faults') {
@@ -176,6 +172,26 @@ async function devRoute(request: HttpRequest, response: ServerResponse, server: 
   return true;
 }
 
+let lastRound: Promise<unknown> = Promise.resolve();
+
+/**
+ * Events first (they may schedule work), then due jobs and queued cancel completions, then the events
+ * those wrote. One round at a time, the timer's and /__dev/run-due's alike: the stream delivers a
+ * shard's records one batch after another, and run-due answers only once all committed before it has
+ * been delivered, even while the timer's round holds some of it.
+ */
+function backgroundRound() {
+  const round = lastRound.then(async () => {
+    const before = await drainEvents();
+    const ran = await runDueJobs();
+    const completions = await drainCompletions();
+    const after = await drainEvents();
+    return { ran, completions, events: before.events + after.events };
+  });
+  lastRound = round.catch(() => undefined);
+  return round;
+}
+
 /**
  * Delivers events, fires due jobs and replays queued cancel completions every second, as the table
  * stream, EventBridge Scheduler and the SQS event source would; `--no-timer` leaves all to /__dev/run-due.
@@ -184,10 +200,7 @@ export function startJobTimer(intervalMs = 1_000): () => Promise<void> {
   let running: Promise<void> | undefined;
   const tick = async () => {
     try {
-      await drainEvents();
-      await runDueJobs();
-      await drainCompletions();
-      await drainEvents();
+      await backgroundRound();
     } catch (error) {
       console.error(error);
     }
