@@ -7,6 +7,9 @@ import type { ScopeRequirement } from './model/api-key.ts';
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** How long a route's function may run: API Gateway gives up at 29 s, so running longer would only do work nobody receives. */
+export const ROUTE_TIMEOUT_SECONDS = 29;
+
 /** rest: merchant API (API key); edge: cancel-session API and card-update page (their tokens); webhook: processors (signature). */
 export type Surface = 'rest' | 'edge' | 'webhook';
 

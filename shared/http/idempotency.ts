@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { runtime } from '../runtime.ts';
 import { invalidRequest, ServiceError } from '../model/errors.ts';
 import type { Tenant } from '../model/tenant.ts';
+import { ROUTE_TIMEOUT_SECONDS } from '../routes.ts';
 import {
   claimIdempotencyKey,
   recordIdempotentResponse,
@@ -17,7 +18,12 @@ import { seal, unseal } from './sealed-response.ts';
 
 /** Stripe's model: a key is remembered for 24 h; a crashed execution's lock lapses so a retry can run. */
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
-const LOCK_SECONDS = 60;
+/**
+ * A claim's lock lives as long as the function holding it can (its timeout, from the claim on), plus
+ * a second for the clocks of two instances: an execution that could neither finish nor release its
+ * key (a crash, a failed release) blocks resends only while it might still be running.
+ */
+export const IDEMPOTENCY_LOCK_SECONDS = ROUTE_TIMEOUT_SECONDS + 1;
 /** How long a duplicate waits for the first request to finish before answering 409. */
 const WAIT_FOR_FIRST_MS = 3_000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -79,7 +85,7 @@ async function claimOrReplay(pending: Pending): Promise<APIGatewayProxyResult | 
       pending.fingerprint,
       now,
       new Date(now.getTime() + IDEMPOTENCY_RETENTION_SECONDS * 1000),
-      new Date(now.getTime() + LOCK_SECONDS * 1000),
+      new Date(now.getTime() + IDEMPOTENCY_LOCK_SECONDS * 1000),
       pending.claimId,
     );
     if (claim.outcome === 'claimed') return undefined;

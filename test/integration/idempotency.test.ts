@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { IDEMPOTENCY_LOCK_SECONDS } from '../../shared/http/idempotency.ts';
+import { ROUTE_TIMEOUT_SECONDS } from '../../shared/routes.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { advanceClock, call, newMerchant } from '../support/api.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 
@@ -121,6 +124,43 @@ describe('Idempotency-Key on POST', () => {
     const revokedAgain = await call('POST', `/v1/api-keys/${first.body.data.id}/revoke`, { key: anotherAdmin, ...revoke });
     expect(revokedAgain.body).toEqual(revoked.body);
     expect(await keyCount(keys.test_admin)).toBe(6);
+  });
+
+  it('keeps the key of a try that failed and could not release it only while that try could still run', async () => {
+    // Prepare: the operation's write and then the release of its key fail, past the SDK's tries.
+    const { keys } = await newMerchant();
+    const request = { key: keys.test_admin, body: { name: 'stuck', scopes: ['read'] }, headers: { 'idempotency-key': 'stuck-1' } };
+    const unavailable = () => Object.assign(new Error('We currently do not have sufficient capacity'), { name: 'InternalServerError', $fault: 'server' });
+    runtime.db.middlewareStack.add(
+      (next: (args: any) => Promise<any>, context: { commandName?: string }) => async (args: any) => {
+        if (args.input?.TransactItems || (context.commandName === 'DeleteItemCommand' && String(args.input?.Key?.sk).startsWith('IDEMPOTENCY#'))) throw unavailable();
+        return next(args);
+      },
+      { step: 'initialize', name: 'failedTryAndRelease' },
+    );
+    const claimedAfter = runtime.clock.now().getTime();
+    let failed: unknown;
+    try {
+      // The release's error escapes the handler: the invocation fails (API Gateway answers 502).
+      failed = await call('POST', '/v1/api-keys', request).catch((error: Error) => error.name);
+    } finally {
+      runtime.db.middlewareStack.remove('failedTryAndRelease');
+    }
+    const claimedBefore = runtime.clock.now().getTime();
+    // Act: a resend while the failed try could still be running (its function's timeout not yet reached), then one past the lock.
+    advanceClock((claimedAfter + (ROUTE_TIMEOUT_SECONDS - 6) * 1000 - runtime.clock.now().getTime()) / 1000);
+    const whileHeld = await call('POST', '/v1/api-keys', request);
+    advanceClock(Math.max(0, (claimedBefore + IDEMPOTENCY_LOCK_SECONDS * 1000 - runtime.clock.now().getTime()) / 1000));
+    const afterLock = await call('POST', '/v1/api-keys', request);
+    const replayed = await call('POST', '/v1/api-keys', request);
+    // Assess
+    expect(failed).toBe('InternalServerError');
+    expect(whileHeld.status).toBe(409);
+    expect(whileHeld.body.error.code).toBe('idempotency_key_in_use');
+    expect(afterLock.status).toBe(201);
+    expect(replayed.headers['Idempotent-Replayed']).toBe('true');
+    expect(replayed.body.data.id).toBe(afterLock.body.data.id);
+    expect(await keyCount(keys.test_admin)).toBe(5);
   });
 
   it('refuses a malformed key with 400', async () => {
