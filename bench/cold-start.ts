@@ -12,6 +12,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { lambdaEnvironment } from '../lib/bundling.ts';
+import { VAULT_KEY_FILE } from '../bin/local/credentials.ts';
+import { LocalKeyVault } from '../shared/adapters/local/local-key-vault.ts';
 import { runtime } from '../shared/runtime.ts';
 import { JOBS } from '../shared/jobs.ts';
 import { BUNDLE_DIR, bundles, FLOOR } from './bundles.ts';
@@ -36,13 +38,32 @@ interface Sample {
   error?: string;
 }
 
-/** Answers every AWS API call with 200 and an empty JSON object: the SDK call completes, nothing is sent anywhere. */
+/**
+ * Answers every AWS API call with 200 and an empty JSON object: the SDK call completes, nothing is sent
+ * anywhere. But KMS Decrypt answers as KMS would for the credentials the fixture sealed (with the
+ * local key vault, which stands in for KMS when seeding): with `{}` a function opening a processor
+ * connection failed its first request, and the bench timed that error's path (the inbound generic
+ * webhook answered 500 after parsing the whole source map to log the stack) instead of the work.
+ */
 async function acceptingStub() {
   let answered = 0;
+  const vault = new LocalKeyVault(VAULT_KEY_FILE);
+  const answer = async (target: string | undefined, body: string): Promise<object> => {
+    if (target !== 'TrentService.Decrypt') return {};
+    const { CiphertextBlob, EncryptionContext, KeyId } = JSON.parse(body) as { CiphertextBlob: string; EncryptionContext?: Record<string, string>; KeyId: string };
+    const plaintext = await vault.decryptDataKey(Buffer.from(CiphertextBlob, 'base64'), EncryptionContext ?? {});
+    return { KeyId, Plaintext: Buffer.from(plaintext).toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
+  };
   const server = createServer((request, response) => {
     answered++;
-    request.resume();
-    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      answer(request.headers['x-amz-target'] as string | undefined, Buffer.concat(chunks).toString('utf8')).then(
+        (body) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
+        (error: Error) => response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ __type: 'InvalidCiphertextException', message: error.message })),
+      );
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

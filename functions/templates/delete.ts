@@ -1,4 +1,4 @@
-import { removeTemplate } from '#shared/domain/templates/template-lifecycle';
+import { removeTemplate } from '#shared/domain/templates/template-removal';
 import { restHandler } from '#shared/http/rest-handler';
 import { ok } from '#shared/http/responses';
 import { templateIdParam } from '#shared/http/template-schemas';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { BUILT_IN_TEMPLATES, builtInFor, builtInTemplate, calendarTemplate, templateForAction } from '../../shared/domain/templates/built-in-templates.ts';
 import { renderMessage, templateValues, type MessageFacts, type RenderedEmail } from '../../shared/domain/templates/message-rendering.ts';
 import { defaultBranding } from '../../shared/model/branding.ts';
@@ -165,5 +166,30 @@ describe('money', () => {
     expect(toDecimalString(amount, currency)).toBe(decimal);
     expect(parseDecimalAmount(decimal, currency)).toBe(amount);
     expect(formatMoney(amount, currency).replace(/\u00a0/g, ' ')).toBe(formatted);
+  });
+});
+
+describe('dates in messages', () => {
+  const facts = (card: { exp_month: number; exp_year: number }, renewsAt: string): MessageFacts => ({
+    customerName: null,
+    customerEmail: null,
+    amount: null,
+    currency: 'usd',
+    plan: null,
+    card: { type: 'card', brand: 'visa', last_four: '4242', ...card },
+    updateUrl: null,
+    occasion: { kind: 'pre_dunning', renewsAt },
+  });
+
+  it('writes a card expiry and a renewal date as toLocaleDateString does in en-US (UTC)', () => {
+    const instant = fc.date({ min: new Date('0500-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 9999 }), instant, (month, year, renewal) => {
+        const values = templateValues(facts({ exp_month: month, exp_year: year }, renewal.toISOString()), defaultBranding('Acme'), NOW);
+        const expiry = new Date(Date.UTC(year, month - 1, 1)).toLocaleDateString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+        const renewsOn = renewal.toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+        return values.card_expiry === expiry && values.renewal_date === renewsOn;
+      }),
+    );
   });
 });

@@ -61,9 +61,24 @@ function cardName(card: PaymentMethod): string {
   return card.last_four === null ? `${brand}card on file` : `${brand}card ending in ${card.last_four}`;
 }
 
-const monthYear = (year: number, month: number): string =>
-  new Date(Date.UTC(year, month - 1, 1)).toLocaleDateString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
-const longDate = (at: string): string => new Date(at).toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * 'December 2027' or 'December 5, 2027' (UTC), as toLocaleDateString('en-US') writes them, without
+ * Intl: its first date format loads ICU's data, some 30 ms of the cold start of every function that
+ * renders a message. Years outside 1000-9999 and invalid dates, which no card or renewal has, are Intl's.
+ */
+function englishDate(date: Date, withDay: boolean): string {
+  const year = date.getUTCFullYear();
+  if (!(year >= 1000 && year <= 9999)) {
+    return date.toLocaleDateString('en-US', { month: 'long', ...(withDay ? { day: 'numeric' } : {}), year: 'numeric', timeZone: 'UTC' });
+  }
+  const month = MONTHS[date.getUTCMonth()]!;
+  return withDay ? `${month} ${date.getUTCDate()}, ${year}` : `${month} ${year}`;
+}
+
+const monthYear = (year: number, month: number): string => englishDate(new Date(Date.UTC(year, month - 1, 1)), false);
+const longDate = (at: string): string => englishDate(new Date(at), true);
 
 const DAY_MS = 86_400_000;
 

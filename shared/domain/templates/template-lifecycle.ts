@@ -1,16 +1,16 @@
 import { newId } from '../../ids.ts';
-import type { CampaignChannel, CampaignStep } from '../../model/campaign.ts';
-import { stateConflict, validationFailed } from '../../model/errors.ts';
+import type { CampaignChannel } from '../../model/campaign.ts';
+import { validationFailed } from '../../model/errors.ts';
 import type { Branding } from '../../model/branding.ts';
 import { smsLength, TEMPLATE_LIMITS, TEMPLATE_VARIABLES, type MessageTemplate, type SmsLength, type TemplateVariable } from '../../model/message-template.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import { brandingOf } from '../../store/branding.ts';
-import { listCampaignItems, listCampaignVersions } from '../../store/campaigns.ts';
-import { deleteTemplate, getTemplate, listTemplates, saveTemplate } from '../../store/message-templates.ts';
-import { LOST, MERCHANT_WRITE, writeOptimistically, type ContentionPolicy } from '../contention.ts';
+import { getTemplate, listTemplates, saveTemplate } from '../../store/message-templates.ts';
+import { LOST, writeOptimistically } from '../contention.ts';
 import { BUILT_IN_TEMPLATES, builtInTemplate } from './built-in-templates.ts';
 import { renderMessage, sampleFacts, templateValues } from './message-rendering.ts';
 import { checkedTemplate, variablesIn, type SourceKind } from './template-language.ts';
+import { builtInIsReadOnly, changing } from './template-removal.ts';
 
 /**
  * The /v1/templates API: merchants' own templates beside the built-in ones (read-only), each checked
@@ -98,16 +98,6 @@ export async function templateOf(tenant: Tenant, id: string): Promise<MessageTem
   return builtInTemplate(id) ?? getTemplate(tenant, id);
 }
 
-const builtInIsReadOnly = (id: string) =>
-  stateConflict(`Template '${id}' is built in and cannot be changed or deleted; create a template of your own and name it in your campaign steps.`);
-
-const changing = (id: string): ContentionPolicy => ({
-  write: 'message_template',
-  attempts: 5,
-  backoff: MERCHANT_WRITE,
-  exhausted: () => stateConflict(`Template '${id}' was changed by another request at the same time; retry the request.`),
-});
-
 /** PUT /v1/templates/{id}: the fields sent replace the stored ones (html: null drops the HTML body); the channel stays. */
 export async function updateTemplate(tenant: Tenant, id: string, change: TemplateChange, now: Date): Promise<MessageTemplate> {
   if (builtInTemplate(id)) throw builtInIsReadOnly(id);
@@ -124,34 +114,5 @@ export async function updateTemplate(tenant: Tenant, id: string, change: Templat
     };
     await checkContent(tenant, next, now);
     return (await saveTemplate(tenant, next, current.version)) ? next : LOST;
-  });
-}
-
-/** The campaigns whose steps name the template: their current definition, or a version enrollments may still follow. */
-async function campaignsUsing(tenant: Tenant, id: string): Promise<string[]> {
-  const [campaigns, versions] = await Promise.all([listCampaignItems(tenant), listCampaignVersions(tenant)]);
-  const live = new Set(campaigns.filter((campaign) => campaign.status !== 'archived').map((campaign) => campaign.id));
-  const names = (steps: readonly CampaignStep[]) => steps.some((step) => step.template_id === id);
-  const using = [
-    ...campaigns.filter((campaign) => live.has(campaign.id) && names(campaign.steps)).map((campaign) => campaign.id),
-    ...versions.filter((version) => live.has(version.campaign_id) && names(version.steps)).map((version) => version.campaign_id),
-  ];
-  return [...new Set(using)].sort();
-}
-
-/**
- * DELETE /v1/templates/{id}: refused (409) while a campaign that is not archived names it, in its
- * current steps or a version its enrollments follow. The delete is conditioned on the version read
- * before that check, and campaign writes move it (templateReferenceWrite), so neither can slip past the other.
- */
-export async function removeTemplate(tenant: Tenant, id: string): Promise<void> {
-  if (builtInTemplate(id)) throw builtInIsReadOnly(id);
-  await writeOptimistically(changing(id), async () => {
-    const current = await getTemplate(tenant, id);
-    const using = await campaignsUsing(tenant, id);
-    if (using.length > 0) {
-      throw stateConflict(`Template '${id}' is used by campaign ${using.map((c) => `'${c}'`).join(', ')}; change or archive ${using.length === 1 ? 'it' : 'them'} first.`);
-    }
-    return (await deleteTemplate(tenant, current)) ? true : LOST;
   });
 }
