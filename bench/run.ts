@@ -32,7 +32,7 @@ const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 10);
 const THROUGHPUT_CONNECTIONS = Number(process.env.BENCH_THROUGHPUT_CONNECTIONS ?? 16);
 /** Failure events per chaos run, and the fault rates run after the fault-free one. */
-const CHAOS_FAILURES = Number(process.env.BENCH_CHAOS_FAILURES ?? 15);
+const CHAOS_FAILURES = Number(process.env.BENCH_CHAOS_FAILURES ?? 60);
 const CHAOS_RATES = (process.env.BENCH_CHAOS_RATES ?? '0.05,0.2,0.5').split(',').map(Number);
 
 interface Bench {

@@ -7,7 +7,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
 import { ensureTable } from '../../bin/local/table.ts';
-import { seededRandom } from '../../shared/adapters/local/port-faults.ts';
+import { FaultDraws, seededRandom } from '../../shared/adapters/local/port-faults.ts';
+import { inLanes } from '../../bin/local/lanes.ts';
 import { tenantPartitions } from '../../shared/store/keys.ts';
 import { notificationXml, signedBraintreeNotification, subscriptionXml } from './braintree-signing.ts';
 import { startFaultProxy, type FaultProxy } from './dynamodb-fault-proxy.ts';
@@ -88,6 +89,12 @@ const QUIET_AFTER_DAYS = 30;
 /** The client's DynamoDB deadline in the run, and how long the proxy holds a `slow` request: past it. */
 const REQUEST_TIMEOUT_MS = 1_000;
 const SLOW_MS = 1_100;
+/**
+ * Requests the processors and the merchant have in flight at once, and the local server's jobs and
+ * stream batches side by side (LOCAL_CONCURRENCY): a faulted run spends its time waiting (deadlines,
+ * backoffs), so its work overlaps, as in AWS, where every request and job has a Lambda of its own.
+ */
+const SENDERS = 16;
 const stripe = new Stripe('sk_test_unused');
 
 type Processor = 'stripe' | 'braintree' | 'acme';
@@ -207,18 +214,18 @@ class Resender {
 
 const GIVE_UP_AFTER = 100;
 
-/** The merchant's outbound webhook receiver: refuses a seeded share of deliveries with a 500, records the ones it takes. */
+/** The merchant's outbound webhook receiver: refuses a seeded share of deliveries (drawn on the event and its try) with a 500, records the ones it takes. */
 class Receiver {
   readonly accepted: { id: string; type: string; key: string }[] = [];
   refused = 0;
   private readonly server: Server;
 
-  constructor(random: () => number, failShare: number) {
+  constructor(draws: FaultDraws, failShare: number) {
     this.server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        if (random() < failShare) {
+        if (draws.draw(Buffer.concat(chunks).toString('utf8'))[0] < failShare) {
           this.refused += 1;
           response.writeHead(500).end('try later');
           return;
@@ -246,7 +253,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   // The local scheduler keeps its jobs in the table: EventBridge Scheduler's own storage does not fail
   // with the table, and its failures are the scheduler port's (POST /__dev/faults), so its items are spared.
   const proxy = await startFaultProxy({ target: options.engine, seed: options.seed, rate: 0, slowMs: SLOW_MS, spared: /"LOCALJOB#/ });
-  const receiver = new Receiver(seededRandom(options.seed + 1), options.rate / 2);
+  const receiver = new Receiver(new FaultDraws(options.seed + 1), options.rate / 2);
   const table = `chaos-${options.seed}-${Math.round(options.rate * 100)}-${randomUUID().slice(0, 8)}`;
   let server: RunningServer | undefined;
   try {
@@ -256,7 +263,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // Test-only client tuning (shared/aws-clients.ts, docs/faults.md): a deadline the proxy's held
     // requests pass, no shared retry quota, and the throttle's backoff from the 100 ms base of other errors.
     server = await startLocalServer(
-      { DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DYNAMODB_RETRY_QUOTA: 'off', DYNAMODB_THROTTLE_BACKOFF_MS: '100', LOG_LEVEL: 'error' },
+      {
+        DYNAMODB_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        DYNAMODB_RETRY_QUOTA: 'off',
+        DYNAMODB_THROTTLE_BACKOFF_MS: '100',
+        LOCAL_CONCURRENCY: String(SENDERS),
+        LOG_LEVEL: 'error',
+      },
       ['--no-timer', '--dynamodb-endpoint', proxy.endpoint, '--table', table],
     );
     return await drive(server, proxy, receiver, hooksUrl, table, options);
@@ -386,22 +399,17 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   // card it names the customer's card (the one retries charge), so two of them answered in either
   // order (a resend after a 500 overtaking the next) would leave either card, and runs would differ by
   // timing rather than by what the faults did.
-  const customerQueues = new Map<number, Promise<unknown>>();
-  const deliverFailure = (failure: PlannedFailure) => {
-    const sent = (customerQueues.get(failure.customer) ?? Promise.resolve()).then(() => deliver(failure.processor, failureEvent(failure)));
-    customerQueues.set(failure.customer, sent);
-    return sent;
-  };
-  const inBatches = async <T>(items: readonly T[], send: (item: T) => Promise<unknown>) => {
-    for (let i = 0; i < items.length; i += 6) await Promise.all(items.slice(i, i + 6).map(send));
-  };
+  // Processors send side by side (SENDERS at a time), a customer's failures in their own lane.
+  const deliverFailures = (failures: readonly PlannedFailure[]) =>
+    inLanes(failures, (failure) => String(failure.customer), SENDERS, (failure) => deliver(failure.processor, failureEvent(failure)));
+  const sideBySide = <T>(items: readonly T[], send: (item: T) => Promise<unknown>) => inLanes(items, (item) => String(items.indexOf(item)), SENDERS, send);
 
   // The first half of the failures, then an erasure of one of their customers beside the rest. Under
   // faults an erasure (dozens of calls in one request) may take many tries: the merchant sends it again
   // until it is answered (each try takes it further), the clock waits for it as real time would (resends
   // take seconds, not days), and the erased customer's later failures come once it is answered.
   const half = Math.ceil(workload.length / 2);
-  await inBatches(workload.slice(0, half), deliverFailure);
+  await deliverFailures(workload.slice(0, half));
   await runDue();
   const erased = workload[0]!;
   const customers = await listAll(api, '/v1/customers');
@@ -410,26 +418,20 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   const rest = workload.slice(half);
   const [erasure] = await Promise.all([
     api('DELETE', `/v1/customers/${erasedId}`),
-    inBatches(
-      rest.filter((failure) => failure.customer !== erased.customer),
-      deliverFailure,
-    ),
+    deliverFailures(rest.filter((failure) => failure.customer !== erased.customer)),
   ]);
   if (erasure.status !== 200) throw new Error(`erasure refused: ${erasure.status} ${JSON.stringify(erasure.body)}`);
   // A minute later, however long the erasure took: failures stamped in the second it began would be
   // taken for events from before it (ingestion acknowledges those as erased) in one run and not another.
   await advance(60);
-  await inBatches(
-    rest.filter((failure) => failure.customer === erased.customer),
-    deliverFailure,
-  );
+  await deliverFailures(rest.filter((failure) => failure.customer === erased.customer));
   await runDue();
 
   phase('failures');
   // Manual retries of hard declines, then days pass: retries fire, dunning steps go out, some customers pay.
   const payments = await listAll(api, '/v1/payments');
   const byRef = new Map(payments.map((payment) => [payment.psp_payment_id as string, payment]));
-  await inBatches(
+  await sideBySide(
     workload.filter((failure) => failure.manualRetry),
     async (failure) => {
       const payment = byRef.get(paymentRef(seed, failure));
@@ -439,8 +441,8 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   for (let day = 1; day <= 10; day++) {
     await advance(24 * 3600);
     await runDue();
-    if (day === 2) await inBatches(workload.filter((failure) => failure.paidLater), (failure) => deliver('acme', () => successDelivery(seed, failure, serverSeconds())));
-    if (day === 3) await inBatches(cancellations(workload), cancel);
+    if (day === 2) await sideBySide(workload.filter((failure) => failure.paidLater), (failure) => deliver('acme', () => successDelivery(seed, failure, serverSeconds())));
+    if (day === 3) await sideBySide(cancellations(workload), cancel);
   }
   const events = plannedEvents(seed, options.failures);
   phase('days');

@@ -1,6 +1,6 @@
 import { createServer, request as forward, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { seededRandom } from '../../shared/adapters/local/port-faults.ts';
+import { FaultDraws } from '../../shared/adapters/local/port-faults.ts';
 
 /**
  * An HTTP proxy between the service and DynamoDB Local that fails a chosen share of requests the
@@ -9,8 +9,8 @@ import { seededRandom } from '../../shared/adapters/local/port-faults.ts';
  * - `internal`: 500 InternalServerError, nothing applied;
  * - `slow`: held past the client's deadline, then applied (the client has given up and tried again);
  * - `lost`: applied, and the connection dropped before the answer: the write is stored, the client never learns it.
- * Seeded: each operation draws from a sequence of its own, so the same requests in the same order
- * meet the same faults.
+ * Seeded, and drawn on each request's content and try (FaultDraws), not on its place in the order of
+ * arrival: the same requests meet the same faults however concurrent callers interleave them.
  */
 export type FaultKind = 'throttled' | 'internal' | 'slow' | 'lost';
 export const FAULT_KINDS: readonly FaultKind[] = ['throttled', 'internal', 'slow', 'lost'];
@@ -36,7 +36,7 @@ export interface FaultProxyOptions {
 
 export interface FaultProxy {
   endpoint: string;
-  /** Changes the share of requests that fail (0: a plain proxy), keeping each operation's sequence. */
+  /** Changes the share of requests that fail (0: a plain proxy); the draws stay the same. */
   setRate(rate: number): void;
   /** Requests seen and faults injected, by operation. */
   stats(): Record<string, { requests: number } & Partial<Record<FaultKind, number>>>;
@@ -87,18 +87,9 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const target = new URL(options.target);
   const kinds = options.kinds ?? FAULT_KINDS;
   let rate = options.rate;
-  const sequences = new Map<string, () => number>();
+  const draws = new FaultDraws(options.seed);
   const stats: Record<string, { requests: number } & Partial<Record<FaultKind, number>>> = {};
   const sockets = new Set<Socket>();
-  const draw = (operation: string): number => {
-    let next = sequences.get(operation);
-    if (!next) {
-      next = seededRandom(options.seed + [...operation].reduce((sum, c) => sum * 31 + c.charCodeAt(0), 0));
-      sequences.set(operation, next);
-    }
-    return next();
-  };
-
   const server: Server = createServer(async (incoming, response) => {
     const body = await readBody(incoming);
     if (options.spared?.test(body.toString('utf8'))) {
@@ -108,9 +99,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     const operation = String(incoming.headers['x-amz-target'] ?? '').split('.').pop() || 'unknown';
     const counted = (stats[operation] ??= { requests: 0 });
     counted.requests += 1;
-    // Two draws every time, so changing the rate or the operations does not shift the sequence.
-    const chance = draw(operation);
-    const pick = draw(operation);
+    // Drawn every time, so changing the rate or the operations does not change another request's draw.
+    const [chance, pick] = draws.draw(`${operation} ${body.toString('utf8')}`);
     const eligible = !options.operations || options.operations.includes(operation);
     const fault = eligible && chance < rate ? kinds[Math.floor(pick * kinds.length)] : undefined;
     if (fault) counted[fault] = (counted[fault] ?? 0) + 1;

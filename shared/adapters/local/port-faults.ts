@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Failures on demand for the local stand-ins of outside services (scheduler, email, sms, the
  * completion queue), as the chaos tests set them through `POST /__dev/faults`: for a chosen share of
  * calls the stand-in throws before it does anything, as a throttled or failing AWS API would after
- * the SDK's own tries. Seeded, so a run's sequence of failures per port can be repeated.
+ * the SDK's own tries. Seeded by what is called (FaultDraws), so a run can be repeated.
  */
 
 /** A small, fast PRNG (mulberry32): the same seed gives the same sequence on every machine. */
@@ -15,6 +17,37 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
+}
+
+/**
+ * Seeded draws keyed on what a call carries and how many times the same call came before (its try),
+ * not on its place in a sequence: calls made side by side meet the same faults whatever order they
+ * arrive in, so a failing run can be repeated. What differs between runs of one seed by construction
+ * (ids made at random or from the time, timestamps, the table's name) is left out of the key.
+ */
+export class FaultDraws {
+  private readonly tries = new Map<string, number>();
+
+  constructor(private readonly seed: number) {}
+
+  /** Two numbers in [0, 1) for this call: whether it fails, and how. */
+  draw(call: string): [number, number] {
+    const key = sameAcrossRuns(call);
+    const tried = this.tries.get(key) ?? 0;
+    this.tries.set(key, tried + 1);
+    const digest = createHash('sha256').update(`${this.seed}\u0000${tried}\u0000${key}`).digest();
+    return [digest.readUInt32BE(0) / 4_294_967_296, digest.readUInt32BE(4) / 4_294_967_296];
+  }
+}
+
+/** A call with its run-specific parts replaced: ids of ours (prefix_ and 26 characters), uuids, times, epoch numbers, table names. */
+export function sameAcrossRuns(call: string): string {
+  return call
+    .replace(/"TableName":"[^"]*"/g, '"TableName":"<table>"')
+    .replace(/\b([a-z]+)_[0-9a-z]{26}\b/g, '$1_<id>')
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z?/g, '<time>')
+    .replace(/\b\d{10,}\b/g, '<n>');
 }
 
 export class LocalPortFault extends Error {
@@ -30,17 +63,15 @@ export interface FaultSetting {
   rate: number;
 }
 
-/** The failures in force: none until set; each port draws from a sequence of its own. */
+/** The failures in force: none until set. */
 export class PortFaults {
   private rate = 0;
-  private seed = 0;
-  private readonly sequences = new Map<string, () => number>();
+  private draws = new FaultDraws(0);
   private readonly injected = new Map<string, number>();
 
   set({ seed, rate }: FaultSetting): void {
-    this.seed = seed;
     this.rate = rate;
-    this.sequences.clear();
+    this.draws = new FaultDraws(seed);
   }
 
   /** Calls failed so far, by `port.method`. */
@@ -48,15 +79,11 @@ export class PortFaults {
     return Object.fromEntries(this.injected);
   }
 
-  /** Throws for the share of calls the setting asks for. */
-  check(port: string, method: string): void {
+  /** Throws for the share of calls the setting asks for, drawn on the call's arguments. */
+  check(port: string, method: string, args: readonly unknown[] = []): void {
     if (this.rate <= 0) return;
-    let next = this.sequences.get(port);
-    if (!next) {
-      next = seededRandom(this.seed ^ hashOf(port));
-      this.sequences.set(port, next);
-    }
-    if (next() >= this.rate) return;
+    const [chance] = this.draws.draw(`${port}.${method} ${JSON.stringify(args)}`);
+    if (chance >= this.rate) return;
     const name = `${port}.${method}`;
     this.injected.set(name, (this.injected.get(name) ?? 0) + 1);
     throw new LocalPortFault(port, method);
@@ -69,16 +96,10 @@ export class PortFaults {
         const value = Reflect.get(object, property, receiver);
         if (typeof value !== 'function' || !methods.includes(property as keyof T & string)) return typeof value === 'function' ? value.bind(object) : value;
         return async (...args: unknown[]) => {
-          this.check(port, property as string);
+          this.check(port, property as string, args);
           return value.apply(object, args);
         };
       },
     });
   }
-}
-
-function hashOf(text: string): number {
-  let hash = 2_166_136_261;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16_777_619);
-  return hash >>> 0;
 }
