@@ -17,18 +17,19 @@ const FAILURES = Number(process.env.CHAOS_FAILURES ?? 9);
 const RATES = (process.env.CHAOS_RATES ?? '0.05').split(',').map(Number);
 
 function expectSameOutcome(faulted: ChaosReport, clean: ChaosReport): void {
-  expect(faulted.acknowledged).toBe(faulted.events);
-  expect(countDifferences(faulted.snapshot.events, clean.snapshot.events), 'stored events').toEqual({ duplicates: [], lost: [] });
-  expect(countDifferences(faulted.snapshot.messages, clean.snapshot.messages), 'emails and sms in the outbox').toEqual({ duplicates: [], lost: [] });
-  expect(faulted.snapshot.customers).toEqual(clean.snapshot.customers);
-  expect(faulted.snapshot.payments).toEqual(clean.snapshot.payments);
-  expect(faulted.snapshot.recoveryAttempts, 'attempts counted against the plan').toBe(clean.snapshot.recoveryAttempts);
-  expect(faulted.snapshot.analytics).toEqual(clean.snapshot.analytics);
-  expect(faulted.snapshot.campaign).toEqual(clean.snapshot.campaign);
-  expect(faulted.snapshot.cancelFeedback, 'cancel feedback').toEqual(clean.snapshot.cancelFeedback);
-  expect(countDifferences(faulted.snapshot.webhookEvents, clean.snapshot.webhookEvents), 'outbound events the receiver took').toEqual({ duplicates: [], lost: [] });
-  expect(faulted.snapshot.webhookRepeats, 'an outbound event delivered twice').toBe(0);
-  expect(faulted.snapshot.deadJobs, 'jobs that failed every try, after the redrive').toBe(0);
+  const at = (what: string) => `at ${faulted.rate * 100}%: ${what}`;
+  expect(faulted.acknowledged, at('processor events acknowledged')).toBe(faulted.events);
+  expect(countDifferences(faulted.snapshot.events, clean.snapshot.events), at('stored events')).toEqual({ duplicates: [], lost: [] });
+  expect(countDifferences(faulted.snapshot.messages, clean.snapshot.messages), at('emails and sms in the outbox')).toEqual({ duplicates: [], lost: [] });
+  expect(faulted.snapshot.customers, at('customers')).toEqual(clean.snapshot.customers);
+  expect(faulted.snapshot.payments, at('payments')).toEqual(clean.snapshot.payments);
+  expect(faulted.snapshot.recoveryAttempts, at('attempts counted against the plan')).toBe(clean.snapshot.recoveryAttempts);
+  expect(faulted.snapshot.analytics, at('analytics')).toEqual(clean.snapshot.analytics);
+  expect(faulted.snapshot.campaign, at('campaign stats')).toEqual(clean.snapshot.campaign);
+  expect(faulted.snapshot.cancelFeedback, at('cancel feedback')).toEqual(clean.snapshot.cancelFeedback);
+  expect(countDifferences(faulted.snapshot.webhookEvents, clean.snapshot.webhookEvents), at('outbound events the receiver took')).toEqual({ duplicates: [], lost: [] });
+  expect(faulted.snapshot.webhookRepeats, at('an outbound event delivered twice')).toBe(0);
+  expect(faulted.snapshot.deadJobs, at('jobs that failed every try, after the redrive')).toBe(0);
 }
 
 describe('faults survived', { timeout: 900_000 }, () => {
