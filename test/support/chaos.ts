@@ -61,6 +61,12 @@ export interface ChaosReport {
    * of their failures (`allowedDunningDifference`).
    */
   lateSequences: Record<string, string[]>;
+  /**
+   * Outbound events the receiver took more than once with no failed run of their delivery's job: a
+   * repeat after one is at-least-once delivery (the receiver took it, recording the attempt failed,
+   * Lambda ran the job again; receivers dedupe by `Recovery-Event-Id`, as with Stripe's webhooks).
+   */
+  unexplainedWebhookRepeats: string[];
   snapshot: ChaosSnapshot;
 }
 
@@ -494,6 +500,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   phase('snapshot');
   if (process.env.CHAOS_LOG_DIR) writeFileSync(join(process.env.CHAOS_LOG_DIR, `${table}.json`), JSON.stringify(snapshot, null, 1));
   if (process.env.CHAOS_LOG_DIR) writeFileSync(join(process.env.CHAOS_LOG_DIR, `${table}.runs.json`), JSON.stringify(jobRuns, null, 1));
+  const failedRuns = jobRuns.flatMap((run) => run.ran.filter((job) => job.includes(' failed ')));
   const customerRefs = new Map((await listAll(api, '/v1/customers')).map((customer) => [customer.id as string, customer.psp_customer_id as string]));
   const lateSequences = Object.fromEntries(
     workload.filter((failure) => deadSteps.some((customer) => customerRefs.get(customer) === customerRef(seed, failure))).map((failure) => [customerRef(seed, failure), addressesOf(failure)]),
@@ -510,6 +517,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     faults: { dynamodb: faultCounts(proxy), ports: injectedPorts, receiver: receiver.refused },
     redriven,
     lateSequences,
+    unexplainedWebhookRepeats: repeatedIds(receiver).filter((id) => !failedRuns.some((job) => job.startsWith(`wh.${id.slice(id.indexOf('_') + 1)}.`))),
     snapshot,
   };
 }
@@ -517,6 +525,8 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
 function faultCounts(proxy: FaultProxy): Record<string, Record<string, number>> {
   return Object.fromEntries(Object.entries(proxy.stats()).filter(([, counts]) => Object.keys(counts).length > 1));
 }
+
+const repeatedIds = (receiver: Receiver): string[] => [...new Set(receiver.accepted.map((entry) => entry.id).filter((id, at, ids) => ids.indexOf(id) !== at))];
 
 const emailOf = (failure: PlannedFailure) => `chaos.${failure.customer}@example.com`;
 /** Only the generic processor's events carry a phone number. */
