@@ -6,7 +6,7 @@ import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { CfnSchedule, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import type { JobDefinition, RecurringJobDefinition } from '../shared/jobs.ts';
+import { JOB_ASYNC_RETRIES, type JobDefinition, type RecurringJobDefinition } from '../shared/jobs.ts';
 import type { JobKind } from '../shared/ports/scheduler.ts';
 import type { Data } from './data.ts';
 import { underOwner, type FunctionPlacement } from './function-stacks.ts';
@@ -29,7 +29,7 @@ const RECURRING_RETRY = { maximumRetryAttempts: 10, maximumEventAgeInSeconds: 6 
  * Lambda; a job that throws is Lambda's to retry: as often as Lambda allows (twice, backing off over a
  * few minutes), for up to 6 hours of throttling, then into the jobs' dead-letter queue (Queues).
  */
-const JOB_ASYNC_INVOKE = { retryAttempts: 2, maxEventAge: Duration.hours(6) };
+const JOB_ASYNC_INVOKE = { retryAttempts: JOB_ASYNC_RETRIES.retryAttempts, maxEventAge: Duration.hours(JOB_ASYNC_RETRIES.maxEventAgeHours) };
 
 const SCHEDULER_SERVICE = 'scheduler.amazonaws.com';
 

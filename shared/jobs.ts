@@ -15,6 +15,14 @@ export interface JobDefinition {
   credentials?: CredentialUse;
 }
 
+/**
+ * How Lambda retries an asynchronous invocation of a job function (lib/scheduling.ts): a try that
+ * fails is tried twice more, 1 and then 2 minutes later; an invocation it cannot start (the function
+ * throttled) it keeps for up to `maxEventAgeHours`. Past either, the event waits in the jobs'
+ * dead-letter queue until an operator redrives it.
+ */
+export const JOB_ASYNC_RETRIES = { retryAttempts: 2, maxEventAgeHours: 6 } as const;
+
 export const JOBS: readonly JobDefinition[] = [
   { kind: 'payment-retry', handler: 'jobs/payment-retry', credentials: 'open' },
   { kind: 'campaign-step', handler: 'jobs/campaign-step', services: ['messaging'] },

@@ -68,23 +68,25 @@ export const SKIP_REASONS = ['no_address', 'channel_unavailable', 'recipient_rej
 export const MESSAGE_SPACING_HOURS = 12;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
-/**
- * How long a step keeps waiting for a sibling's (same customer, same campaign) earlier step to run.
- * Lambda retries a failed step 1 and then 2 minutes later, so a step that runs at all runs within
- * minutes; one still pending an hour later is in the dead letters or stuck behind an outage until an
- * operator acts, and the customer's other failure must not stay silent that long.
- */
-export const SIBLING_WAIT_MINUTES = 60;
-
-/** How long a waiting step waits before it looks again: the longer of the gaps between Lambda's retries of the sibling's step. */
+/** How long a waiting step first waits before it looks again: the longer gap between Lambda's retries of the sibling's failed try. */
 export const SIBLING_RECHECK_MINUTES = 2;
 
+/** The longest gap between its looks: past Lambda's retries, a sibling held in Lambda's queue may run at any time within hours. */
+const SIBLING_RECHECK_MAX_MINUTES = 60;
+
+/** Minutes before a waiting step looks again after `deferrals` looks: 2, doubling, at most an hour. */
+const siblingRecheckMinutes = (deferrals: number): number => Math.min(SIBLING_RECHECK_MINUTES * 2 ** deferrals, SIBLING_RECHECK_MAX_MINUTES);
+
 /**
- * The wait counted in deferrals, carried by the step's job, rather than measured on the clock: after
- * an outage (or a test clock moved a day at once) every step fires hours past its time, and a bound
- * from the sibling's due time would already have passed, leaving the order to chance.
+ * Minutes a step has waited after `deferrals` looks: counted in the step's job rather than measured on
+ * the clock, since after an outage every step fires hours late and a bound from the sibling's due
+ * time would already have passed.
  */
-export const SIBLING_DEFERRALS = SIBLING_WAIT_MINUTES / SIBLING_RECHECK_MINUTES;
+export function siblingWaited(deferrals: number): number {
+  let minutes = 0;
+  for (let look = 0; look < deferrals; look++) minutes += siblingRecheckMinutes(look);
+  return minutes;
+}
 
 /** An enrollment's pending step, as a turn for the message slot: its due time, then its id, in total order. */
 export type StepTurn = Pick<Enrollment, 'id' | 'next_step_at'>;
@@ -94,14 +96,16 @@ const comesBefore = (a: StepTurn, b: StepTurn): boolean =>
 
 /**
  * Until when a due step waits for its siblings: while one of them has a step due before it (or at
- * the same time with a smaller id) that has not run, SIBLING_RECHECK_MINUTES at a time and at most
- * SIBLING_DEFERRALS times, so the slot goes in due order whatever retries did to the order the jobs
- * ran in (docs/faults.md, "Sibling sequences"). Undefined when the step's turn has come.
+ * the same time with a smaller id) that has not run, looking again after `siblingRecheckMinutes`, so
+ * the slot goes in due order whatever retries did to the order the jobs ran in (docs/faults.md,
+ * "Sibling sequences"). For at most `maxWaitMinutes` in all: how long the sibling's job can still run
+ * without an operator (Lambda's maximum event age); past it, it is in the dead letters. Undefined
+ * when the step's turn has come.
  */
-export function siblingWait(step: StepTurn, siblings: readonly StepTurn[], now: Date, deferrals: number): Date | undefined {
-  if (deferrals >= SIBLING_DEFERRALS) return undefined;
+export function siblingWait(step: StepTurn, siblings: readonly StepTurn[], now: Date, deferrals: number, maxWaitMinutes: number): Date | undefined {
+  if (siblingWaited(deferrals) >= maxWaitMinutes) return undefined;
   if (!siblings.some((sibling) => sibling.id !== step.id && comesBefore(sibling, step))) return undefined;
-  return new Date(now.getTime() + SIBLING_RECHECK_MINUTES * 60_000);
+  return new Date(now.getTime() + siblingRecheckMinutes(deferrals) * 60_000);
 }
 
 export interface SkippedStep {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { JOB_ID_PATTERN, type JobEvent, type ScheduledJob, type Scheduler } from '../../ports/scheduler.ts';
 import { isConditionFailure } from '../../store/dynamo.ts';
+import { JOB_ASYNC_RETRIES } from '../../jobs.ts';
 
 /** Local schedule items start with this; a scope keeps separate processes (test files) off each other's jobs. */
 export const LOCAL_JOB_PREFIX = 'LOCALJOB';
@@ -19,7 +20,7 @@ export interface LocalJobRun {
 }
 
 /** As Lambda's asynchronous invocation of a job function (lib/scheduling.ts): the first try and two retries, a minute apart and then two. */
-const JOB_TRIES = 3;
+const JOB_TRIES = JOB_ASYNC_RETRIES.retryAttempts + 1;
 const JOB_RETRY_STEP_MS = 60_000;
 
 function dueJob(item: Record<string, unknown>): DueJob {

@@ -1,3 +1,4 @@
+import { JOB_ASYNC_RETRIES } from '../../jobs.ts';
 import { log } from '../../log.ts';
 import { metrics } from '../../metrics.ts';
 import { ChannelUnavailable, PermanentSendFailure, type SendRefusal } from '../../ports/messaging.ts';
@@ -97,7 +98,7 @@ export async function runCampaignStep(ports: StepPorts, tenant: Tenant, ref: Enr
   // A step already claimed may have gone out: its rerun finishes it, whatever its siblings.
   if (enrollment.sending_step !== enrollment.next_step) {
     const deferrals = ref.deferrals ?? 0;
-    const wait = siblingWait(enrollment, await siblingTurns(tenant, enrollment), now, deferrals);
+    const wait = siblingWait(enrollment, await siblingTurns(tenant, enrollment), now, deferrals, JOB_ASYNC_RETRIES.maxEventAgeHours * 60);
     if (wait) {
       await scheduleStep(ports, tenant, enrollment, shiftOutOfQuietHours(wait, version.quiet_hours), deferrals + 1);
       return { outcome: 'deferred', reason: "another of the customer's sequences in this campaign has a step due first that has not run" };
