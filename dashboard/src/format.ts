@@ -1,4 +1,4 @@
-import { formatMoney } from '../../shared/model/money.ts';
+import { formatMoneyIn } from '../../shared/model/money.ts';
 
 /** Presentation in the browser's locale and time zone; money by the service's own minor-unit table. */
 const locale = supported(navigator.language) ?? 'en-US';
@@ -12,7 +12,7 @@ function supported(tag: string | undefined): string | undefined {
   }
 }
 
-export const money = (amount: number, currency: string): string => formatMoney(amount, currency, locale);
+export const money = (amount: number, currency: string): string => formatMoneyIn(amount, currency, locale);
 
 const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
 const dayFormat = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });

@@ -68,10 +68,16 @@ const EN_US_CURRENCY_SIGNS: Readonly<Record<string, string>> = {
  */
 export function formatMoney(amount: number, currency: string): string {
   const code = currency.toUpperCase();
-  if (!/^[A-Z]{3}$/.test(code)) {
-    return new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).format(Number(toDecimalString(amount, currency)));
-  }
+  if (!/^[A-Z]{3}$/.test(code)) return formatMoneyIn(amount, currency, 'en-US');
   const [whole = '', fraction] = toDecimalString(Math.abs(amount), code).split('.');
   const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
   return `${amount < 0 ? '-' : ''}${EN_US_CURRENCY_SIGNS[code] ?? `${code}\u00a0`}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
+/** 1250 EUR → '12,50 €' in de-DE: any locale, through Intl (the dashboard, in the browser's locale). */
+export function formatMoneyIn(amount: number, currency: string, locale: string): string {
+  const digits = minorUnitDigits(currency);
+  return new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase(), minimumFractionDigits: digits, maximumFractionDigits: digits }).format(
+    Number(toDecimalString(amount, currency)),
+  );
 }

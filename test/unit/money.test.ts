@@ -1,14 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatMoney, minorUnitDigits, toDecimalString } from '../../shared/model/money.ts';
+import { formatMoney, formatMoneyIn } from '../../shared/model/money.ts';
 
 /** What formatMoney stands in for: ICU's en-US currency format with the currency's minor units. */
-function intlMoney(amount: number, currency: string): string {
-  const digits = minorUnitDigits(currency);
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase(), minimumFractionDigits: digits, maximumFractionDigits: digits }).format(
-    Number(toDecimalString(amount, currency)),
-  );
-}
+const intlMoney = (amount: number, currency: string): string => formatMoneyIn(amount, currency, 'en-US');
 
 const CURRENCIES = Intl.supportedValuesOf('currency');
 
@@ -30,5 +25,13 @@ describe('formatMoney', () => {
   it('refuses a code that is not three letters, as Intl does', () => {
     expect(() => formatMoney(100, 'us')).toThrow(RangeError);
     expect(() => formatMoney(100, 'usd1')).toThrow(RangeError);
+  });
+});
+
+describe('formatMoneyIn', () => {
+  it("writes the browser's locale with the currency's own minor units", () => {
+    expect(formatMoneyIn(1250, 'eur', 'de-DE')).toBe('12,50\u00a0€');
+    expect(formatMoneyIn(1250, 'jpy', 'en-US')).toBe('¥1,250');
+    expect(formatMoneyIn(1250, 'kwd', 'en-US')).toBe('KWD\u00a01.250');
   });
 });
