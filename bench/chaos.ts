@@ -1,12 +1,12 @@
 import { loadavg } from 'node:os';
-import { countDifferences, plannedEvents, runChaos, type ChaosOptions, type ChaosReport } from '../test/support/chaos.ts';
+import { compareOutcome, plannedEvents, runChaos, type ChaosOptions, type ChaosReport } from '../test/support/chaos.ts';
 import { requireEnv } from '../shared/config.ts';
 import { progress } from './progress.ts';
 
 /**
  * The chaos run of test/e2e/chaos.test.ts at a larger size (docs/faults.md): the same seed
- * fault-free, then at each fault rate, compared with it. Duplicates and lost are stored events,
- * payments, messages and outbound events delivered more or fewer than in the fault-free run.
+ * fault-free, then at each fault rate, compared with it as the test compares them: duplicates and
+ * lost are what `compareOutcome` finds more or less of, by check.
  */
 export interface ChaosRow {
   rate: number;
@@ -30,23 +30,13 @@ export interface ChaosRow {
   load_average: number;
 }
 
+/** The chaos test's comparison (`compareOutcome`), each difference named by its check. */
 function differences(run: ChaosReport, clean: ChaosReport): { duplicates: string[]; lost: string[] } {
-  const paymentKeys = (report: ChaosReport) => tallyOf(report.snapshot.payments.map((payment) => `payment ${payment.psp_payment_id}`));
-  const parts = [
-    countDifferences(run.snapshot.events, clean.snapshot.events),
-    countDifferences(run.snapshot.messages, clean.snapshot.messages),
-    countDifferences(paymentKeys(run), paymentKeys(clean)),
-    countDifferences(prefixed('delivered', run.snapshot.webhookEvents), prefixed('delivered', clean.snapshot.webhookEvents)),
-  ];
-  return { duplicates: parts.flatMap((part) => part.duplicates), lost: parts.flatMap((part) => part.lost) };
-}
-
-const prefixed = (prefix: string, counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).map(([key, count]) => [`${prefix} ${key}`, count]));
-
-function tallyOf(keys: readonly string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const key of keys) counts[key] = (counts[key] ?? 0) + 1;
-  return counts;
+  const checks = Object.entries(compareOutcome(run, clean));
+  return {
+    duplicates: checks.flatMap(([check, { duplicates }]) => duplicates.map((entry) => `${check}: ${entry}`)),
+    lost: checks.flatMap(([check, { lost }]) => lost.map((entry) => `${check}: ${entry}`)),
+  };
 }
 
 /** Payments stored once in both runs whose state differs (a status, a count): neither duplicated nor lost, but not converged. */

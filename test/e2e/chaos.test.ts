@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
-import { allowedDunningDifference, analyticsBesideSiblings, countDifferences, eventsByTurn, runChaos, type ChaosReport } from '../support/chaos.ts';
+import { compareOutcome, runChaos, type ChaosReport } from '../support/chaos.ts';
 
 /**
  * The data path under faults (docs/faults.md): the same seeded workload through the local server
@@ -16,28 +16,11 @@ const SEED = 2711;
 const FAILURES = Number(process.env.CHAOS_FAILURES ?? 9);
 const RATES = (process.env.CHAOS_RATES ?? '0.05').split(',').map(Number);
 
-/** Each customer's failures with a sequence, whatever their due order. */
-const sequenceSets = (report: ChaosReport) => Object.fromEntries(Object.entries(report.snapshot.sequences).map(([customer, payments]) => [customer, [...payments].sort()]));
-
 function expectSameOutcome(faulted: ChaosReport, clean: ChaosReport): void {
-  const at = (what: string) => `at ${faulted.rate * 100}%: ${what}`;
-  // A customer's dunning is compared by the turns of their sequences, and where a step of theirs
-  // waited in the dead letters for the redrive, days late, they may have had more messages (docs/faults.md, "Sibling sequences").
-  const allowed = allowedDunningDifference(faulted);
-  const beyondAllowed = ({ duplicates, lost }: ReturnType<typeof countDifferences>) => ({ duplicates: duplicates.filter((key) => !allowed(key.replace(/ ×\d+$/, ''))), lost });
-  expect(faulted.acknowledged, at('processor events acknowledged')).toBe(faulted.events);
-  expect(beyondAllowed(countDifferences(eventsByTurn(faulted.snapshot), eventsByTurn(clean.snapshot))), at('stored events')).toEqual({ duplicates: [], lost: [] });
-  expect(beyondAllowed(countDifferences(faulted.snapshot.messages, clean.snapshot.messages)), at('emails and sms in the outbox')).toEqual({ duplicates: [], lost: [] });
-  expect(faulted.snapshot.customers, at('customers')).toEqual(clean.snapshot.customers);
-  expect(faulted.snapshot.payments, at('payments')).toEqual(clean.snapshot.payments);
-  expect(faulted.snapshot.recoveryAttempts, at('attempts counted against the plan')).toBe(clean.snapshot.recoveryAttempts);
-  expect(analyticsBesideSiblings(faulted.snapshot), at('analytics')).toEqual(analyticsBesideSiblings(clean.snapshot));
-  expect(sequenceSets(faulted), at("customers' failure sequences")).toEqual(sequenceSets(clean));
-  expect(faulted.snapshot.campaign, at('campaign stats')).toEqual(clean.snapshot.campaign);
-  expect(faulted.snapshot.cancelFeedback, at('cancel feedback')).toEqual(clean.snapshot.cancelFeedback);
-  expect(countDifferences(faulted.snapshot.webhookEvents, clean.snapshot.webhookEvents), at('outbound events the receiver took')).toEqual({ duplicates: [], lost: [] });
-  expect(faulted.unexplainedWebhookRepeats, at('an outbound event delivered twice, not after a failed run of its delivery')).toEqual([]);
-  expect(faulted.snapshot.deadJobs, at('jobs that failed every try, after the redrive')).toBe(0);
+  // One comparison for this test and the bench (docs/faults.md, "What the comparison allows").
+  for (const [check, differences] of Object.entries(compareOutcome(faulted, clean))) {
+    expect(differences, `at ${faulted.rate * 100}%: ${check}`).toEqual({ duplicates: [], lost: [] });
+  }
 }
 
 describe('faults survived', { timeout: 900_000 }, () => {

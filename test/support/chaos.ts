@@ -68,6 +68,12 @@ export interface ChaosReport {
    * Lambda ran the job again; receivers dedupe by `Recovery-Event-Id`, as with Stripe's webhooks).
    */
   unexplainedWebhookRepeats: string[];
+  /**
+   * Customers (processor ids, to their email and phone) a dunning step of whose went to the dead
+   * letters for a payment settled (recovered) before the redrive: the redriven step finds the
+   * sequence stopped and sends nothing (`allowedFewerMessages`).
+   */
+  settledBeforeRedrive: Record<string, string[]>;
   snapshot: ChaosSnapshot;
 }
 
@@ -83,7 +89,10 @@ export interface ChaosSnapshot {
   cancelFeedback: Record<string, unknown>[];
   /** Emails and sms by recipient and subject (or text), counted. */
   messages: Record<string, number>;
-  /** Outbound webhook events the merchant's receiver accepted, by `type psp_payment_id`, counted (distinct event ids). */
+  /**
+   * Outbound webhook events the merchant's receiver accepted, by `type psp_payment_id` as stored events
+   * are keyed (the erased customer's as ERASED_CUSTOMER), counted (distinct event ids).
+   */
   webhookEvents: Record<string, number>;
   /** The same event id accepted more than once (a receiver must dedupe those, but we count them). */
   webhookRepeats: number;
@@ -230,7 +239,7 @@ const GIVE_UP_AFTER = 100;
 
 /** The merchant's outbound webhook receiver: refuses a seeded share of deliveries (drawn on the event and its try) with a 500, records the ones it takes. */
 class Receiver {
-  readonly accepted: { id: string; type: string; key: string }[] = [];
+  readonly accepted: { id: string; event: Record<string, any> }[] = [];
   refused = 0;
   private readonly server: Server;
 
@@ -245,8 +254,7 @@ class Receiver {
           return;
         }
         const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const data = event.data ?? {};
-        this.accepted.push({ id: event.id, type: event.type, key: eventKey(event) });
+        this.accepted.push({ id: event.id, event });
         response.writeHead(200).end('ok');
       });
     });
@@ -491,6 +499,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   resend.faultsOn = false;
   const injectedPorts = (await dev('GET', 'faults')).body.injected as Record<string, number>;
   const deadSteps = await deadLetteredSteps(jobs, table);
+  const settled = new Set((await listAll(api, '/v1/payments')).filter((payment) => payment.status === 'recovered').map((payment) => payment.id as string));
   const redriven = (await dev('POST', 'redrive')).body as Record<string, number>;
   for (let day = 0; day < QUIET_AFTER_DAYS; day++) {
     await passDay();
@@ -498,15 +507,18 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
   }
   const convergeMs = Date.now() - start;
   phase('converge');
-  const snapshot = await snapshotOf(server, api, dev, options.engine, table, campaignId, receiver, window);
+  const snapshot = await snapshotOf(server, api, dev, options.engine, table, campaignId, receiver, window, erasedId);
   phase('snapshot');
   if (process.env.CHAOS_LOG_DIR) writeFileSync(join(process.env.CHAOS_LOG_DIR, `${table}.json`), JSON.stringify(snapshot, null, 1));
   if (process.env.CHAOS_LOG_DIR) writeFileSync(join(process.env.CHAOS_LOG_DIR, `${table}.runs.json`), JSON.stringify(jobRuns, null, 1));
   const failedRuns = jobRuns.flatMap((run) => run.ran.filter((job) => job.includes(' failed ')));
   const customerRefs = new Map((await listAll(api, '/v1/customers')).map((customer) => [customer.id as string, customer.psp_customer_id as string]));
-  const lateSequences = Object.fromEntries(
-    workload.filter((failure) => deadSteps.some((customer) => customerRefs.get(customer) === customerRef(seed, failure))).map((failure) => [customerRef(seed, failure), addressesOf(failure)]),
-  );
+  const customersOf = (steps: typeof deadSteps) =>
+    Object.fromEntries(
+      workload.filter((failure) => steps.some((step) => customerRefs.get(step.customer) === customerRef(seed, failure))).map((failure) => [customerRef(seed, failure), addressesOf(failure)]),
+    );
+  const lateSequences = customersOf(deadSteps);
+  const settledBeforeRedrive = customersOf(deadSteps.filter((step) => step.payment !== null && settled.has(step.payment)));
   return {
     rate: options.rate,
     events,
@@ -519,6 +531,7 @@ async function drive(server: RunningServer, proxy: FaultProxy, receiver: Receive
     faults: { dynamodb: faultCounts(proxy), ports: injectedPorts, receiver: receiver.refused },
     redriven,
     lateSequences,
+    settledBeforeRedrive,
     unexplainedWebhookRepeats: repeatedIds(receiver).filter((id) => !failedRuns.some((job) => job.startsWith(`wh.${id.slice(id.indexOf('_') + 1)}.`))),
     snapshot,
   };
@@ -631,6 +644,9 @@ export function normalised(value: unknown): unknown {
   );
 }
 
+/** The erased customer's outbound events are named so in every run (`snapshotOf`). */
+const ERASED_CUSTOMER = '<erased customer>';
+
 /**
  * What an event is about, across runs: its type and the processor's payment or customer id (or the
  * widget's customer id); an event naming only our payment id (a campaign's, a recategorization) by
@@ -657,6 +673,7 @@ async function snapshotOf(
   campaignId: string,
   receiver: Receiver,
   window: { from: string; to: string },
+  erasedId: string,
 ): Promise<ChaosSnapshot> {
   const db = engineClient(engine);
   try {
@@ -681,6 +698,9 @@ async function snapshotOf(
     const payments = await listAll(api, '/v1/payments');
     const customers = await listAll(api, '/v1/customers');
     const pspPaymentIds = new Map(payments.map((payment) => [payment.id as string, payment.psp_payment_id as string]));
+    // By design a delivery sends the event as stored when it goes out: after the erasure, scrubbed of the
+    // customer's processor id (privacy), so the erased customer's events are named alike in every run.
+    const outboundNames = new Map([...pspPaymentIds, [erasedId, ERASED_CUSTOMER]]);
     const analytics = await api('GET', `/v1/analytics/recovery?from=${window.from}&to=${window.to}`);
     if (analytics.status !== 200) throw new Error(`analytics answered ${analytics.status}: ${JSON.stringify(analytics.body)}`);
     // The daily series says when: work the faults made late (a redriven retry) lands on a later day. The totals say what.
@@ -694,7 +714,8 @@ async function snapshotOf(
       campaign: normalised((await api('GET', `/v1/campaigns/${campaignId}`)).body.data),
       cancelFeedback: bySortedKey(await listAll(api, '/v1/cancel-feedback'), 'external_customer_id') as Record<string, unknown>[],
       messages: tally(outbox.filter((entry) => entry.channel !== 'webhook').map((entry) => `${entry.channel} ${entry.to} ${entry.content.subject ?? entry.content.text ?? ''}`)),
-      webhookEvents: tally([...new Map(receiver.accepted.map((entry) => [entry.id, entry.key])).values()]),
+      // Keyed as stored events are (a dunning message by its payment, not the receiver's blank), so the same turns and allowances apply.
+      webhookEvents: tally([...new Map(receiver.accepted.map((entry) => [entry.id, eventKey(entry.event, outboundNames)])).values()]),
       webhookRepeats: receiver.accepted.length - new Set(receiver.accepted.map((entry) => entry.id)).size,
       deadJobs: dead,
       sequences: sequencesOf(await items('ENROLLMENT#'), pspPaymentIds, new Map(customers.map((customer) => [customer.id as string, customer.psp_customer_id as string]))),
@@ -742,8 +763,8 @@ function sequencesOf(enrollments: Record<string, any>[], pspPaymentIds: Readonly
   return sequences;
 }
 
-/** Customers (our ids) one of whose dunning steps is in the dead letters. */
-async function deadLetteredSteps(db: DynamoDBDocumentClient, table: string): Promise<string[]> {
+/** The dunning steps in the dead letters: their customers and payments (our ids). */
+async function deadLetteredSteps(db: DynamoDBDocumentClient, table: string): Promise<{ customer: string; payment: string | null }[]> {
   const { Items = [] } = await db.send(
     new QueryCommand({
       TableName: table,
@@ -753,7 +774,7 @@ async function deadLetteredSteps(db: DynamoDBDocumentClient, table: string): Pro
       ConsistentRead: true,
     }),
   );
-  return Items.map((item) => item.payload.customer_id as string);
+  return Items.map((item) => ({ customer: item.payload.customer_id as string, payment: (item.payload.payment_id as string | null) ?? null }));
 }
 
 const DUNNING_MESSAGE = /^(campaign\.message_sent|card_update\.link_sent) (\S+)$/;
@@ -765,10 +786,10 @@ const DUNNING_MESSAGE = /^(campaign\.message_sent|card_update\.link_sent) (\S+)$
  * which failure's sequence is due first (a retry job's Lambda retry enrolls its failure minutes
  * later), not which turn speaks.
  */
-export function eventsByTurn(snapshot: ChaosSnapshot): Record<string, number> {
+export function eventsByTurn(snapshot: ChaosSnapshot, counts: Record<string, number> = snapshot.events): Record<string, number> {
   const turns = new Map(Object.entries(snapshot.sequences).flatMap(([customer, payments]) => payments.map((payment, turn) => [payment, `${customer} turn ${turn}`] as const)));
   const events: Record<string, number> = {};
-  for (const [key, count] of Object.entries(snapshot.events)) {
+  for (const [key, count] of Object.entries(counts)) {
     const message = DUNNING_MESSAGE.exec(key);
     const named = message && turns.has(message[2]!) ? `${message[1]} ${turns.get(message[2]!)}` : key;
     events[named] = (events[named] ?? 0) + count;
@@ -801,9 +822,67 @@ export function analyticsBesideSiblings(snapshot: ChaosSnapshot): unknown {
  * Nothing lost, nothing about anyone else.
  */
 export function allowedDunningDifference(report: ChaosReport): (key: string) => boolean {
-  const beside = Object.entries(report.lateSequences).filter(([customer]) => (report.snapshot.sequences[customer]?.length ?? 0) > 1);
-  const names = beside.flatMap(([customer, addresses]) => [`${customer} turn `, ...addresses.map((address) => ` ${address} `)]);
+  return dunningOf(Object.entries(report.lateSequences).filter(([customer]) => (report.snapshot.sequences[customer]?.length ?? 0) > 1));
+}
+
+/**
+ * What a run may lack beside the fault-free one because a dunning step waited in the dead letters
+ * while its payment was settled: by design the redriven step finds the sequence stopped and sends
+ * nothing, where the fault-free run's step went out before the payment was paid. Fewer messages to
+ * those customers (by turn, in the outbox, delivered outbound), nothing else.
+ */
+export function allowedFewerMessages(report: ChaosReport): (key: string) => boolean {
+  return dunningOf(Object.entries(report.settledBeforeRedrive));
+}
+
+/** Whether a key is a dunning message (an event by turn, an email or sms) to one of the customers (processor id, addresses). */
+function dunningOf(customers: readonly [string, readonly string[]][]): (key: string) => boolean {
+  const names = customers.flatMap(([customer, addresses]) => [`${customer} turn `, ...addresses.map((address) => ` ${address} `)]);
   return (key) => (DUNNING_MESSAGE.test(key.replace(/ turn \d+$/, '')) || /^(email|sms) /.test(key)) && names.some((name) => key.includes(name));
+}
+
+/** Each customer's failures with a sequence, whatever their due order. */
+const sequenceSets = (snapshot: ChaosSnapshot) => Object.fromEntries(Object.entries(snapshot.sequences).map(([customer, payments]) => [customer, [...payments].sort()]));
+
+/** Records compared whole: each as its JSON, counted, so one that differs is one more and one fewer. */
+const asCounts = (records: readonly unknown[]) => tally(records.map((record) => JSON.stringify(record)));
+
+/**
+ * A faulted run beside the fault-free run of its seed, by check (the chaos test asserts each empty,
+ * the bench reports them): what it has more of (duplicates) and less of (lost). Strict but for the
+ * allowances, each for one case the design makes: dunning messages by turn (`eventsByTurn`), more
+ * beside a late sibling (`allowedDunningDifference`), fewer where the payment was settled before the
+ * redrive (`allowedFewerMessages`), analytics beside siblings (`analyticsBesideSiblings`), the erased
+ * customer's outbound events named alike (ERASED_CUSTOMER).
+ */
+export function compareOutcome(faulted: ChaosReport, clean: ChaosReport): Record<string, { duplicates: string[]; lost: string[] }> {
+  // By design: a sibling sequence goes on without a dead-lettered step, which then resumes days late.
+  const more = allowedDunningDifference(faulted);
+  // By design: a redriven step whose payment was paid meanwhile finds its sequence stopped and sends nothing.
+  const fewer = allowedFewerMessages(faulted);
+  const withoutKey = (entry: string) => entry.replace(/ ×\d+$/, '');
+  const beyondAllowed = ({ duplicates, lost }: ReturnType<typeof countDifferences>) => ({
+    duplicates: duplicates.filter((entry) => !more(withoutKey(entry))),
+    lost: lost.filter((entry) => !fewer(withoutKey(entry))),
+  });
+  const records = (of: (report: ChaosReport) => readonly unknown[]) => countDifferences(asCounts(of(faulted)), asCounts(of(clean)));
+  return {
+    'processor events acknowledged': countDifferences({ acknowledged: faulted.acknowledged }, { acknowledged: faulted.events }),
+    'stored events': beyondAllowed(countDifferences(eventsByTurn(faulted.snapshot), eventsByTurn(clean.snapshot))),
+    'emails and sms in the outbox': beyondAllowed(countDifferences(faulted.snapshot.messages, clean.snapshot.messages)),
+    customers: records((report) => report.snapshot.customers),
+    payments: records((report) => report.snapshot.payments),
+    'attempts counted against the plan': records((report) => [report.snapshot.recoveryAttempts]),
+    analytics: records((report) => [analyticsBesideSiblings(report.snapshot)]),
+    "customers' failure sequences": records((report) => Object.entries(sequenceSets(report.snapshot))),
+    'campaign stats': records((report) => [report.snapshot.campaign]),
+    'cancel feedback': records((report) => report.snapshot.cancelFeedback),
+    'outbound events the receiver took': beyondAllowed(
+      countDifferences(eventsByTurn(faulted.snapshot, faulted.snapshot.webhookEvents), eventsByTurn(clean.snapshot, clean.snapshot.webhookEvents)),
+    ),
+    'an outbound event delivered twice, not after a failed run of its delivery': { duplicates: faulted.unexplainedWebhookRepeats, lost: [] },
+    'jobs that failed every try, after the redrive': countDifferences({ 'dead jobs': faulted.snapshot.deadJobs }, { 'dead jobs': 0 }),
+  };
 }
 
 /** Keys whose counts differ between a run and the fault-free one: more (duplicates) or fewer (lost). */
