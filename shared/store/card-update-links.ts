@@ -1,8 +1,9 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import { linkExpiresAt, type CardUpdateLink } from '../model/card-update-link.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { isConditionFailure, storedAsWritten } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
+import type { TransactItem } from './transactions.ts';
 
 const { db, tableName } = runtime;
 
@@ -16,10 +17,15 @@ const linkKey = (tokenHash: string) => ({ pk: `CARDUPDATE#${tokenHash}`, sk: 'LI
 /** The processor's events name a link by its id (Checkout's metadata), never by its token. */
 const linkIdKey = (linkId: string) => ({ pk: `CARDUPDATE#ID#${linkId}`, sk: 'TOKEN' });
 
+/** Only where no link is; the token is fresh, so an item already there is our own put whose answer was lost. */
 export async function insertLink(tokenHash: string, link: CardUpdateLink): Promise<void> {
   const expires = { expires_at: linkExpiresAt(link.issued_at) };
   const item = storedItem(linkKey(tokenHash), 'card_update_link', link, expires);
-  await db.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  try {
+    await db.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  } catch (error) {
+    if (!isConditionFailure(error) || !(await storedAsWritten(db, tableName, item))) throw error;
+  }
   await db.send(new PutCommand({ TableName: tableName, Item: { ...linkIdKey(link.link_id), entity: 'card_update_link_id', token_hash: tokenHash, ...expires } }));
 }
 
@@ -33,21 +39,19 @@ export async function findLink(tokenHash: string): Promise<CardUpdateLink | unde
   return Item ? entityOf<CardUpdateLink>(Item, ['expires_at']) : undefined;
 }
 
-/** Records the first opening; true only for the request that made it (the funnel counts a link once). */
-export async function markLinkOpened(tokenHash: string, at: Date): Promise<boolean> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: linkKey(tokenHash),
-        UpdateExpression: 'SET opened_at = :at',
-        ConditionExpression: 'attribute_exists(pk) AND opened_at = :never',
-        ExpressionAttributeValues: { ':at': at.toISOString(), ':never': null },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+/**
+ * Records the first opening, in the transaction that records its funnel event: the condition lets one
+ * request make it (the funnel counts a link once), and the transaction's request token lets the SDK's
+ * resend after a lost answer succeed instead of failing on its own write.
+ */
+export function markLinkOpenedWrite(tokenHash: string, at: Date): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: linkKey(tokenHash),
+      UpdateExpression: 'SET opened_at = :at',
+      ConditionExpression: 'attribute_exists(pk) AND opened_at = :never',
+      ExpressionAttributeValues: { ':at': at.toISOString(), ':never': null },
+    },
+  };
 }

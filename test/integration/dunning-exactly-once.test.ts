@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../../shared/runtime.ts';
 import { localRuntime } from '../../bin/local/local-runtime.ts';
 import { advanceClock, drainEvents, runDueJobs } from '../support/api.ts';
 import { merchantWithCampaign } from '../support/dunning-merchants.ts';
+import { resendAfterLostAnswer } from '../support/lost-answers.ts';
 import { tenantItems } from '../support/tenant-items.ts';
+import { openUpdatePage } from '../../shared/domain/card-updates/update-links.ts';
 import { genericFailure, postGeneric } from '../support/webhooks.ts';
 
 /**
@@ -104,26 +106,78 @@ describe("a dunning step's claim", () => {
   it('holds when its answer was lost and the SDK sent it again: the resent put fails its condition on our own claim', async () => {
     // Prepare: the claim's put is sent twice (its first answer lost), as the SDK's retry would.
     const { tenant, email } = await enrolledCustomer();
-    const send = runtime.db.send.bind(runtime.db);
-    let resent = false;
-    vi.spyOn(runtime.db, 'send').mockImplementation((async (command: any, ...rest: any[]) => {
-      const claim = command instanceof PutCommand && String(command.input.Item?.sk).startsWith('ENROLLMENT#') && command.input.Item?.sending_step !== null;
-      if (!claim || resent) return send(command, ...rest);
-      resent = true;
-      await send(command, ...rest);
-      return send(command, ...rest);
-    }) as any);
+    const isClaim = (command: unknown) =>
+      command instanceof PutCommand && String(command.input.Item?.sk).startsWith('ENROLLMENT#') && command.input.Item?.sending_step !== null;
+    const spy = resendAfterLostAnswer(isClaim);
 
     // Act
     advanceClock(3600);
     const runs = (await runDueJobs()).filter((run) => run.kind === 'campaign-step');
 
     // Assess: the resent claim was recognised as ours; the message went out once and was recorded.
-    expect(resent).toBe(true);
+    expect(spy.mock.calls.filter(([command]) => isClaim(command))).toHaveLength(1);
     expect(runs.map((run) => run.outcome)).toEqual(['succeeded']);
     expect(localRuntime().outbox.entries().filter((entry) => entry.to === email)).toHaveLength(1);
     const [enrollment] = await tenantItems(tenant, 'ENROLLMENT#');
     expect(enrollment).toMatchObject({ messages_sent: 1, status: 'completed', sending_step: null });
+  });
+});
+
+/** A write to a card-update link's own item (not its id index), of the given command type. */
+const onLinkItem = (command: unknown): boolean => {
+  const item = (command as { input?: { Item?: Record<string, unknown> } }).input?.Item;
+  return command instanceof PutCommand && String(item?.pk).startsWith('CARDUPDATE#') && item?.sk === 'LINK';
+};
+
+describe('a card-update link whose answer was lost', () => {
+  it("is recognised as the step's own link: the message goes out once, carrying it", async () => {
+    // Prepare: the link's put is applied and its answer lost; the SDK's resend meets the stored link.
+    const { tenant, email } = await enrolledCustomer();
+    const spy = resendAfterLostAnswer(onLinkItem);
+
+    // Act
+    advanceClock(3600);
+    const runs = (await runDueJobs()).filter((run) => run.kind === 'campaign-step');
+    spy.mockRestore();
+    await drainEvents();
+
+    // Assess: the step finished on its first run, the message carries the stored link, and it opens the page.
+    expect(runs.map((run) => run.outcome)).toEqual(['succeeded']);
+    const sent = localRuntime().outbox.entries().filter((entry) => entry.to === email);
+    expect(sent).toHaveLength(1);
+    const token = /\/update\/([A-Za-z0-9_-]{22})/.exec(JSON.stringify(sent[0]!.content))?.[1];
+    expect(token).toBeDefined();
+    const types = (await tenantItems(tenant, 'EVENT#')).map((event) => event.type);
+    expect(types.filter((type) => type === 'card_update.link_sent')).toHaveLength(1);
+    const page = await openUpdatePage(token!, '192.0.2.1', runtime.clock.now());
+    const [enrollment] = await tenantItems(tenant, 'ENROLLMENT#');
+    expect(page.link.enrollment_id).toBe(enrollment?.enrollment_id ?? enrollment?.id);
+  });
+
+  it('counts its first opening once when that answer was lost', async () => {
+    // Prepare: a link sent; the transaction recording its opening is applied and its answer lost.
+    const { tenant, email } = await enrolledCustomer();
+    advanceClock(3600);
+    await runDueJobs();
+    const [message] = localRuntime().outbox.entries().filter((entry) => entry.to === email);
+    const token = /\/update\/([A-Za-z0-9_-]{22})/.exec(JSON.stringify(message!.content))![1]!;
+    // The write that marks the link opened, whether alone or in a transaction.
+    const opening = (command: unknown) =>
+      (command instanceof TransactWriteCommand || command instanceof UpdateCommand) && JSON.stringify(command.input).includes('SET opened_at');
+    const spy = resendAfterLostAnswer(opening);
+
+    // Act: the customer opens the page (the answer lost, resent), then opens it again.
+    const first = await openUpdatePage(token, '192.0.2.1', runtime.clock.now());
+    const resent = spy.mock.calls.filter(([command]) => opening(command)).length;
+    spy.mockRestore();
+    advanceClock(60);
+    await openUpdatePage(token, '192.0.2.1', runtime.clock.now());
+
+    // Assess: the page answered, and the funnel counts one opening.
+    expect(resent).toBe(1);
+    expect(first.link.link_id).toMatch(/^cul_/);
+    const opened = (await tenantItems(tenant, 'EVENT#')).filter((event) => event.type === 'card_update.page_opened');
+    expect(opened).toHaveLength(1);
   });
 });
 

@@ -9,6 +9,7 @@ import { findPayment } from '../../shared/store/payments.ts';
 import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
 import { merchantWithCampaign } from '../support/dunning-merchants.ts';
 import { activeFlow, advance, answer, complete, getSession, startSession } from '../support/cancel-flows.ts';
+import { resendAfterLostAnswer } from '../support/lost-answers.ts';
 import { tenantItems } from '../support/tenant-items.ts';
 import { connect, GENERIC_SECRET, genericFailure, nowSeconds, postGeneric } from '../support/webhooks.ts';
 
@@ -69,21 +70,6 @@ describe('a failure whose stream deliveries all failed until its payment was pai
     expect(await enrolledEvents(late.tenant)).toBe(1);
   });
 });
-
-/**
- * The write is applied and its answer lost: the SDK sends the same request again, which now fails its
- * own condition (what DynamoDB answers for a conditional write it already applied).
- */
-function resendAfterLostAnswer(matches: (command: unknown) => boolean) {
-  const send = runtime.db.send.bind(runtime.db);
-  let resent = false;
-  return vi.spyOn(runtime.db, 'send').mockImplementation((async (command: any, ...rest: any[]) => {
-    if (resent || !matches(command)) return send(command, ...rest);
-    resent = true;
-    await send(command, ...rest);
-    return send(command, ...rest);
-  }) as any);
-}
 
 const onIdempotencyRecord = (type: typeof PutCommand | typeof UpdateCommand) => (command: unknown) =>
   command instanceof type && String((command.input as { Item?: { sk?: string }; Key?: { sk?: string } }).Item?.sk ?? (command.input as { Key?: { sk?: string } }).Key?.sk).startsWith('IDEMPOTENCY#');

@@ -12,7 +12,7 @@ import { retryAfterSeconds } from '../../model/sliding-window.ts';
 import type { Tenant } from '../../model/tenant.ts';
 import type { UpdatePageAddress } from '../../ports/update-page.ts';
 import { brandingOf } from '../../store/branding.ts';
-import { findLink, insertLink, markLinkOpened } from '../../store/card-update-links.ts';
+import { findLink, insertLink, markLinkOpenedWrite } from '../../store/card-update-links.ts';
 import { findCustomer } from '../../store/customers.ts';
 import { recordEventWrite } from '../../store/events.ts';
 import { updatePageClientWindowPk, updatePageLinkWindowPk } from '../../store/keys.ts';
@@ -126,8 +126,9 @@ export async function linkFailure(tenant: Tenant, customer: Customer, link: Card
 /** GET of the page: the first opening of a link is a funnel stage, recorded once. */
 export async function openUpdatePage(token: string, clientIp: string | undefined, now: Date): Promise<UpdatePageState> {
   const page = await readUpdatePage(token, clientIp, now);
-  if (page.link.opened_at === null && (await markLinkOpened(page.tokenHash, now))) {
-    await transact([recordEventWrite(page.tenant, linkEvent(page.tenant, 'card_update.page_opened', page.link, now))]);
+  // A transaction that does not commit met another request's first opening, which recorded the event.
+  if (page.link.opened_at === null) {
+    await transact([markLinkOpenedWrite(page.tokenHash, now), recordEventWrite(page.tenant, linkEvent(page.tenant, 'card_update.page_opened', page.link, now))]);
   }
   return page;
 }
