@@ -100,6 +100,8 @@ export interface ChaosSnapshot {
   deadJobs: number;
   /** Each customer's failures with a sequence in the campaign (processor ids), in the order their first steps came due. */
   sequences: Record<string, string[]>;
+  /** What each recovered payment's `payment.recovered` credited (processor payment id → recovery_channel). */
+  recoveryChannels: Record<string, string>;
 }
 
 const STRIPE_SECRET = 'whsec_chaos_0123456789abcdef';
@@ -546,6 +548,11 @@ const repeatedIds = (receiver: Receiver): string[] => [...new Set(receiver.accep
 const emailOf = (failure: PlannedFailure) => `chaos.${failure.customer}@example.com`;
 /** Only the generic processor's events carry a phone number. */
 const phoneOf = (failure: PlannedFailure) => (failure.processor === 'acme' ? `+1415555${String(1000 + failure.customer).slice(-4)}` : undefined);
+/**
+ * Each customer's own cards: the same last four on two customers' failures are two cards, as the
+ * networks count them (card-ledger.ts, cardIdentity), so one customer's retries never spend another's.
+ */
+const expiryOf = (failure: PlannedFailure) => ({ month: 1 + (failure.customer % 12), year: 2030 + Math.floor(failure.customer / 12) });
 const addressesOf = (failure: PlannedFailure): string[] => [emailOf(failure), phoneOf(failure)].filter((address) => address !== undefined);
 
 function failureDelivery(seed: number, failure: PlannedFailure, now: number): { body: string; headers: Record<string, string> } {
@@ -558,6 +565,8 @@ function failureDelivery(seed: number, failure: PlannedFailure, now: number): { 
       amount,
       id: `chaos_${seed}_${failure.index}`,
       last4: failure.last4,
+      expiry: expiryOf(failure),
+      email: emailOf(failure),
       created: now,
     });
     const body = JSON.stringify(charge);
@@ -580,7 +589,7 @@ function failureDelivery(seed: number, failure: PlannedFailure, now: number): { 
             status: 'processor_declined',
             processorResponseCode: failure.hard ? '2004' : '2001',
             customer: { id: customer, email: emailOf(failure), firstName: 'Chaos', lastName: String(failure.customer) },
-            creditCard: { cardType: 'Visa', last4: failure.last4, expirationMonth: '01', expirationYear: '2030' },
+            creditCard: { cardType: 'Visa', last4: failure.last4, expirationMonth: String(expiryOf(failure).month).padStart(2, '0'), expirationYear: String(expiryOf(failure).year) },
           },
         ],
       }),
@@ -596,7 +605,7 @@ function failureDelivery(seed: number, failure: PlannedFailure, now: number): { 
       customer: { id: customer, email: emailOf(failure), name: `Chaos ${failure.customer}`, phone: phoneOf(failure) },
       subscription: { id: subscriptionRef(seed, failure), plan: 'pro', amount, currency: 'EUR', status: 'past_due' },
       payment: { id: paymentRef(seed, failure), amount, currency: 'EUR', decline_code: failure.hard ? 'expired_card' : 'insufficient_funds' },
-      payment_method: { type: 'card', brand: 'visa', last_four: failure.last4, exp_month: 12, exp_year: 2030 },
+      payment_method: { type: 'card', brand: 'visa', last_four: failure.last4, exp_month: expiryOf(failure).month, exp_year: expiryOf(failure).year },
     },
     now,
   );
@@ -701,6 +710,10 @@ async function snapshotOf(
     // By design a delivery sends the event as stored when it goes out: after the erasure, scrubbed of the
     // customer's processor id (privacy), so the erased customer's events are named alike in every run.
     const outboundNames = new Map([...pspPaymentIds, [erasedId, ERASED_CUSTOMER]]);
+    // Scrubbing leaves a customer event no id; only the erased customer's events are scrubbed.
+    const outboundKey = (event: Record<string, any>) => (event.data?.id === null ? `${event.type} ${ERASED_CUSTOMER}` : eventKey(event, outboundNames));
+    const events = await items('EVENT#');
+    const recovered = events.filter((event) => event.type === 'payment.recovered');
     const analytics = await api('GET', `/v1/analytics/recovery?from=${window.from}&to=${window.to}`);
     if (analytics.status !== 200) throw new Error(`analytics answered ${analytics.status}: ${JSON.stringify(analytics.body)}`);
     // The daily series says when: work the faults made late (a redriven retry) lands on a later day. The totals say what.
@@ -708,17 +721,18 @@ async function snapshotOf(
     return {
       customers: bySortedKey(customers, 'psp_customer_id') as Record<string, unknown>[],
       payments: bySortedKey(payments, 'psp_payment_id') as Record<string, unknown>[],
-      events: tally((await items('EVENT#')).map((event) => eventKey(event, pspPaymentIds))),
+      events: tally(events.map((event) => eventKey(event, pspPaymentIds))),
       recoveryAttempts: (await items('USAGE#')).reduce((sum, item) => sum + Number(item.recovery_attempts ?? 0), 0),
       analytics: normalised(analytics.body),
       campaign: normalised((await api('GET', `/v1/campaigns/${campaignId}`)).body.data),
       cancelFeedback: bySortedKey(await listAll(api, '/v1/cancel-feedback'), 'external_customer_id') as Record<string, unknown>[],
       messages: tally(outbox.filter((entry) => entry.channel !== 'webhook').map((entry) => `${entry.channel} ${entry.to} ${entry.content.subject ?? entry.content.text ?? ''}`)),
       // Keyed as stored events are (a dunning message by its payment, not the receiver's blank), so the same turns and allowances apply.
-      webhookEvents: tally([...new Map(receiver.accepted.map((entry) => [entry.id, eventKey(entry.event, outboundNames)])).values()]),
+      webhookEvents: tally([...new Map(receiver.accepted.map((entry) => [entry.id, outboundKey(entry.event)])).values()]),
       webhookRepeats: receiver.accepted.length - new Set(receiver.accepted.map((entry) => entry.id)).size,
       deadJobs: dead,
       sequences: sequencesOf(await items('ENROLLMENT#'), pspPaymentIds, new Map(customers.map((customer) => [customer.id as string, customer.psp_customer_id as string]))),
+      recoveryChannels: Object.fromEntries(recovered.map((event) => [event.data.psp_payment_id ?? pspPaymentIds.get(event.data.id), event.data.recovery_channel])),
     };
   } finally {
     db.destroy();
@@ -798,21 +812,43 @@ export function eventsByTurn(snapshot: ChaosSnapshot, counts: Record<string, num
 }
 
 /**
- * The analytics without the payments messaged among a customer's several sequences: which of them a
- * message was about follows the turns (`eventsByTurn`, compared there), and their amounts differ.
+ * The analytics without what depends on whether some payments were messaged (`unmessaged`: taken out
+ * of the messaged counts) and, for some (`uncredited`), which channel their recovery was credited to: a
+ * recovery after a message is the campaign's, without one the retry's or the processor's.
  */
-export function analyticsBesideSiblings(snapshot: ChaosSnapshot): unknown {
-  const siblings = new Set(Object.values(snapshot.sequences).filter((payments) => payments.length > 1).flat());
-  const messaged = snapshot.payments.filter((payment) => siblings.has(payment.psp_payment_id as string) && snapshot.events[`campaign.message_sent ${payment.psp_payment_id}`]);
-  const analytics = structuredClone(snapshot.analytics) as { data: { totals: { messaged_count: number }; currencies: { currency: string; messaged: { count: number; amount: number } }[] } };
-  analytics.data.totals.messaged_count -= messaged.length;
-  for (const payment of messaged) {
+function analyticsWithout(snapshot: ChaosSnapshot, unmessaged: ReadonlySet<string>, uncredited: ReadonlySet<string>): unknown {
+  type Amounts = { count: number; amount: number };
+  const analytics = structuredClone(snapshot.analytics) as {
+    data: { totals: { messaged_count: number }; currencies: { currency: string; messaged: Amounts; by_channel: Record<string, Amounts> }[] };
+  };
+  const take = (from: Amounts | undefined, payment: Record<string, unknown>) => {
+    if (!from) return;
+    from.count -= 1;
+    from.amount -= payment.amount as number;
+  };
+  for (const payment of snapshot.payments) {
+    const psp = payment.psp_payment_id as string;
     const entry = analytics.data.currencies.find((currency) => currency.currency === String(payment.currency).toLowerCase());
-    if (!entry) continue;
-    entry.messaged.count -= 1;
-    entry.messaged.amount -= payment.amount as number;
+    if (unmessaged.has(psp) && snapshot.events[`campaign.message_sent ${psp}`]) {
+      analytics.data.totals.messaged_count -= 1;
+      take(entry?.messaged, payment);
+    }
+    const channel = snapshot.recoveryChannels[psp];
+    if (uncredited.has(psp) && channel) take(entry?.by_channel[channel], payment);
   }
   return analytics;
+}
+
+/**
+ * The analytics a run is compared on, beside the fault-free run's: without the payments messaged among
+ * a customer's several sequences (which of them a message was about follows the turns, `eventsByTurn`,
+ * compared there), nor those of customers whose step waited in the dead letters while they paid
+ * (`allowedFewerMessages`): messaged in one run, not in the other, so credited to another channel.
+ */
+export function comparableAnalytics(snapshot: ChaosSnapshot, faulted: ChaosReport): unknown {
+  const siblings = Object.values(snapshot.sequences).filter((payments) => payments.length > 1).flat();
+  const paidWhileDead = Object.keys(faulted.settledBeforeRedrive).flatMap((customer) => faulted.snapshot.sequences[customer] ?? []);
+  return analyticsWithout(snapshot, new Set([...siblings, ...paidWhileDead]), new Set(paidWhileDead));
 }
 
 /**
@@ -847,12 +883,20 @@ const sequenceSets = (snapshot: ChaosSnapshot) => Object.fromEntries(Object.entr
 /** Records compared whole: each as its JSON, counted, so one that differs is one more and one fewer. */
 const asCounts = (records: readonly unknown[]) => tally(records.map((record) => JSON.stringify(record)));
 
+/** One document compared field by field: each leaf as `path = value`, so a difference names the field, not the whole document. */
+function asLeaves(value: unknown, path = ''): Record<string, number> {
+  if (value === null || typeof value !== 'object') return { [`${path || '.'} = ${JSON.stringify(value)}`]: 1 };
+  // A list of currencies is named by currency, so one currency's change does not shift the others' paths.
+  const entries = Array.isArray(value) ? value.map((entry, i) => [entry?.currency ?? String(i), entry] as const) : Object.entries(value);
+  return Object.assign({}, ...entries.map(([key, entry]) => asLeaves(entry, `${path}.${key}`)));
+}
+
 /**
  * A faulted run beside the fault-free run of its seed, by check (the chaos test asserts each empty,
  * the bench reports them): what it has more of (duplicates) and less of (lost). Strict but for the
  * allowances, each for one case the design makes: dunning messages by turn (`eventsByTurn`), more
  * beside a late sibling (`allowedDunningDifference`), fewer where the payment was settled before the
- * redrive (`allowedFewerMessages`), analytics beside siblings (`analyticsBesideSiblings`), the erased
+ * redrive (`allowedFewerMessages`), analytics without what those move (`comparableAnalytics`), the erased
  * customer's outbound events named alike (ERASED_CUSTOMER).
  */
 export function compareOutcome(faulted: ChaosReport, clean: ChaosReport): Record<string, { duplicates: string[]; lost: string[] }> {
@@ -873,9 +917,9 @@ export function compareOutcome(faulted: ChaosReport, clean: ChaosReport): Record
     customers: records((report) => report.snapshot.customers),
     payments: records((report) => report.snapshot.payments),
     'attempts counted against the plan': records((report) => [report.snapshot.recoveryAttempts]),
-    analytics: records((report) => [analyticsBesideSiblings(report.snapshot)]),
+    analytics: countDifferences(asLeaves(comparableAnalytics(faulted.snapshot, faulted)), asLeaves(comparableAnalytics(clean.snapshot, faulted))),
     "customers' failure sequences": records((report) => Object.entries(sequenceSets(report.snapshot))),
-    'campaign stats': records((report) => [report.snapshot.campaign]),
+    'campaign stats': countDifferences(asLeaves(faulted.snapshot.campaign), asLeaves(clean.snapshot.campaign)),
     'cancel feedback': records((report) => report.snapshot.cancelFeedback),
     'outbound events the receiver took': beyondAllowed(
       countDifferences(eventsByTurn(faulted.snapshot, faulted.snapshot.webhookEvents), eventsByTurn(clean.snapshot, clean.snapshot.webhookEvents)),

@@ -4,13 +4,24 @@ let counter = 0;
 const next = () => `${Date.now().toString(36)}${(counter += 1)}`;
 
 /** The three events Stripe sends for one failed subscription charge, sharing pi_, ch_ and in_ ids. */
-export function stripeChargeFailure(options: { declineCode: string; customer?: string; amount?: number; currency?: string; id?: string; last4?: string; created?: number }) {
+export function stripeChargeFailure(options: {
+  declineCode: string;
+  customer?: string;
+  amount?: number;
+  currency?: string;
+  id?: string;
+  last4?: string;
+  expiry?: { month: number; year: number };
+  email?: string;
+  created?: number;
+}) {
   const id = options.id ?? next();
   const ids = { pi: `pi_${id}`, ch: `ch_${id}`, inv: `in_${id}`, sub: `sub_s${id}`, cus: options.customer ?? `cus_s${id}` };
   const amount = options.amount ?? 4900;
   const currency = options.currency ?? 'usd';
   const created = options.created ?? nowSeconds();
-  const card = { brand: 'visa', last4: options.last4 ?? '0341', exp_month: 3, exp_year: 2028 };
+  const card = { brand: 'visa', last4: options.last4 ?? '0341', exp_month: options.expiry?.month ?? 3, exp_year: options.expiry?.year ?? 2028 };
+  const email = options.email ?? 'jenny@example.com';
   const paymentIntent = {
     id: 'evt_pi_' + id,
     object: 'event',
@@ -46,7 +57,7 @@ export function stripeChargeFailure(options: { declineCode: string; customer?: s
         status: 'failed',
         failure_code: 'card_declined',
         outcome: { type: 'issuer_declined', reason: options.declineCode },
-        billing_details: { email: 'jenny@example.com', name: 'Jenny Rosen', address: { country: 'US' } },
+        billing_details: { email, name: 'Jenny Rosen', address: { country: 'US' } },
         payment_method_details: { type: 'card', card },
       },
     },
@@ -61,7 +72,7 @@ export function stripeChargeFailure(options: { declineCode: string; customer?: s
         id: ids.inv,
         object: 'invoice',
         customer: ids.cus,
-        customer_email: 'jenny@example.com',
+        customer_email: email,
         customer_name: 'Jenny Rosen',
         amount_due: amount,
         currency,
