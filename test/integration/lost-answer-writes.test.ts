@@ -3,9 +3,11 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../../shared/runtime.ts';
 import type { Tenant } from '../../shared/model/tenant.ts';
 import { disableFailingEndpoint } from '../../shared/store/webhook-endpoints.ts';
-import { call, newMerchant } from '../support/api.ts';
+import { advanceClock, call, drainEvents, newMerchant, runDueJobs } from '../support/api.ts';
+import { merchantWithCampaign } from '../support/dunning-merchants.ts';
 import { resendAfterLostAnswer } from '../support/lost-answers.ts';
 import { tenantItems } from '../support/tenant-items.ts';
+import { genericFailure, postGeneric } from '../support/webhooks.ts';
 
 /**
  * Single-item conditional writes (no transaction, so no request token) whose answer is lost: the
@@ -93,5 +95,27 @@ describe('disabling a failing webhook endpoint when the answer was lost', () => 
     expect(again).toBe(false);
     const [stored] = await tenantItems(tenant, 'WEBHOOK#');
     expect(stored).toMatchObject({ id, enabled: false, disabled_reason: 'failing', disabled_at: now.toISOString() });
+  });
+});
+
+describe("a dunning step's message slot claim whose answer was lost", () => {
+  it('gives the slot back when the message is refused, as it does when the answer arrives', async () => {
+    // Prepare: a customer whose email the provider refuses for good (docs/testing.md, "Refused recipients"); the step's claim to be applied and resent.
+    const { tenant, path } = await merchantWithCampaign();
+    const failure = genericFailure({ code: 'expired_card', email: `ada.${Date.now()}@reject.invalid` });
+    expect((await postGeneric(path, failure)).status).toBe(200);
+    await drainEvents();
+    const spy = resendAfterLostAnswer(writing(UpdateCommand, 'MESSAGED#'));
+
+    // Act: the step comes due and runs.
+    advanceClock(3600);
+    const steps = (await runDueJobs()).filter((run) => run.kind === 'campaign-step');
+    const resent = spy.mock.calls.some(([command]) => writing(UpdateCommand, 'MESSAGED#')(command));
+    spy.mockRestore();
+
+    // Assess: the refused step holds no slot, so the campaign's step for another failure of this customer is not skipped as a duplicate.
+    expect(resent).toBe(true);
+    expect(steps.map((run) => run.outcome)).toEqual(['succeeded']);
+    expect(await tenantItems(tenant, 'MESSAGED#')).toEqual([]);
   });
 });
