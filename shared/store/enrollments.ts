@@ -1,4 +1,6 @@
+import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { CalendarOccasion, Enrollment, EnrollmentStatus, StepTurn } from '../model/enrollment.ts';
 import type { Tenant } from '../model/tenant.ts';
@@ -129,6 +131,12 @@ const slotOf = (item: Item): NonNullable<MessageSlot> => {
   return { enrollment_id, messaged_at };
 };
 
+/** The holder a claim replaced, as the claim stored it: none when the slot was new. */
+const replacedSlotOf = (item: Item): MessageSlot =>
+  typeof item.previous_enrollment_id === 'string' && typeof item.previous_messaged_at === 'string'
+    ? { enrollment_id: item.previous_enrollment_id, messaged_at: item.previous_messaged_at }
+    : null;
+
 const messageSlotSk = (enrollment: Pick<Enrollment, 'customer_id' | 'campaign_id'>): string => `MESSAGED#${enrollment.customer_id}#${enrollment.campaign_id}`;
 
 /**
@@ -136,6 +144,8 @@ const messageSlotSk = (enrollment: Pick<Enrollment, 'customer_id' | 'campaign_id
  * not messaged them within `spacingHours`, or when this enrollment holds it (its own steps, a re-run
  * after a crash). Conditional, so sequences of several failures due at once send one message between
  * them. Owned by the customer: erasure removes it with their other items. Undefined when refused.
+ * The slot keeps the holder it replaced, so when the SDK resends a claim whose answer was lost, the
+ * resend (refused as this very claim) still learns what to give the slot back to.
  */
 export async function claimMessageSlot(tenant: Tenant, enrollment: Enrollment, now: Date, spacingHours: number): Promise<{ previous: MessageSlot } | undefined> {
   const sk = messageSlotSk(enrollment);
@@ -145,8 +155,10 @@ export async function claimMessageSlot(tenant: Tenant, enrollment: Enrollment, n
         TableName: tableName,
         Key: tenantKey(tenant, sk),
         // Gone by TTL a day after it stops mattering: one per customer and campaign would otherwise outlive both.
-        UpdateExpression: 'SET entity = :entity, gsi1pk = :owner, gsi1sk = :sk, enrollment_id = :enrollment, messaged_at = :now, expires_at = :expires',
-        ConditionExpression: 'attribute_not_exists(pk) OR enrollment_id = :enrollment OR messaged_at <= :spaced',
+        UpdateExpression:
+          'SET entity = :entity, gsi1pk = :owner, gsi1sk = :sk, enrollment_id = :enrollment, messaged_at = :now, expires_at = :expires, ' +
+          'previous_enrollment_id = if_not_exists(enrollment_id, :none), previous_messaged_at = if_not_exists(messaged_at, :none)',
+        ConditionExpression: '(attribute_not_exists(pk) OR enrollment_id = :enrollment OR messaged_at <= :spaced) AND NOT (enrollment_id = :enrollment AND messaged_at = :now)',
         ExpressionAttributeValues: {
           ':entity': 'campaign_message_slot',
           ':owner': customerOwnerPartition(tenant, enrollment.customer_id),
@@ -155,14 +167,18 @@ export async function claimMessageSlot(tenant: Tenant, enrollment: Enrollment, n
           ':now': now.toISOString(),
           ':spaced': new Date(now.getTime() - spacingHours * 3_600_000).toISOString(),
           ':expires': epochSeconds(now) + (spacingHours + 24) * 3600,
+          ':none': null,
         },
         ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure.ALL_OLD,
       }),
     );
     return { previous: Attributes ? slotOf(Attributes) : null };
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    const stored = (error as ConditionalCheckFailedException).Item;
+    const ours = stored?.enrollment_id?.S === enrollment.id && stored.messaged_at?.S === now.toISOString();
+    return ours ? { previous: replacedSlotOf(unmarshall(stored)) } : undefined;
   }
 }
 

@@ -1,3 +1,4 @@
+import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItem } from './transactions.ts';
 import { runtime } from '../runtime.ts';
@@ -44,7 +45,7 @@ export async function saveTemplate(tenant: Tenant, template: MessageTemplate, pr
   return putVersioned(db, tableName, storedItem(templateKey(tenant, template.id), 'message_template', template), previousVersion);
 }
 
-/** Deletes the template as read; false when it changed or went meanwhile. */
+/** Deletes the template as read; false when it changed meanwhile, true when it is gone. */
 export async function deleteTemplate(tenant: Tenant, template: MessageTemplate): Promise<boolean> {
   try {
     await db.send(
@@ -53,12 +54,14 @@ export async function deleteTemplate(tenant: Tenant, template: MessageTemplate):
         Key: templateKey(tenant, template.id),
         ConditionExpression: 'version = :version',
         ExpressionAttributeValues: { ':version': template.version },
+        ReturnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure.ALL_OLD,
       }),
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    // The caller read it just before: gone now is deleted, by this delete resent after its answer was lost (or a concurrent one).
+    return (error as ConditionalCheckFailedException).Item === undefined;
   }
 }
 

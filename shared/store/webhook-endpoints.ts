@@ -1,3 +1,4 @@
+import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
@@ -43,14 +44,9 @@ export async function saveEndpoint(tenant: Tenant, endpoint: WebhookEndpoint, pr
 
 /** Deletes the endpoint an API call names; missing, it fails as getEndpoint does. */
 export async function deleteEndpoint(tenant: Tenant, id: string): Promise<void> {
-  try {
-    await db.send(
-      new DeleteCommand({ TableName: tableName, Key: tenantKey(tenant, endpointSk(id)), ConditionExpression: 'attribute_exists(pk)' }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw await missingResource(tenant, endpointSk(id), 'webhook endpoint', id);
-    throw error;
-  }
+  // Read first, not a condition: a delete the SDK resends after a lost answer finds nothing, yet it deleted what this read found.
+  await getEndpoint(tenant, id);
+  await db.send(new DeleteCommand({ TableName: tableName, Key: tenantKey(tenant, endpointSk(id)) }));
 }
 
 /** Delivery bookkeeping: named-field updates, so they never clash with the API's version lock. */
@@ -72,7 +68,8 @@ export async function markEndpointSuccess(tenant: Tenant, id: string, at: Date):
 
 /**
  * Disables an endpoint that kept failing, unless a delivery to it succeeded since `failingSince` or
- * it is already disabled. True when this call disabled it.
+ * it is already disabled. True when this call disabled it, also when the SDK resent it after its
+ * answer was lost and found it disabled by its own first try (the reason and time it wrote).
  */
 export async function disableFailingEndpoint(tenant: Tenant, id: string, failingSince: string, at: Date): Promise<boolean> {
   try {
@@ -83,11 +80,13 @@ export async function disableFailingEndpoint(tenant: Tenant, id: string, failing
         UpdateExpression: 'SET enabled = :false, disabled_reason = :reason, disabled_at = :at, updated_at = :at',
         ConditionExpression: 'enabled = :true AND (attribute_not_exists(last_success_at) OR last_success_at = :null OR last_success_at < :since)',
         ExpressionAttributeValues: { ':false': false, ':true': true, ':reason': 'failing', ':at': at.toISOString(), ':null': null, ':since': failingSince },
+        ReturnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure.ALL_OLD,
       }),
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    const stored = (error as ConditionalCheckFailedException).Item;
+    return stored?.enabled?.BOOL === false && stored.disabled_reason?.S === 'failing' && stored.disabled_at?.S === at.toISOString();
   }
 }
