@@ -293,3 +293,37 @@ describe('a retry job that failed every try after its processor answered', () =>
     expect(await history(subject.tenant, subject.paymentId)).toMatchObject({ status: 'pending', retry_count: 1, retries: ['failed'] });
   });
 });
+
+describe('a dunning step in the dead letters whose payment was paid before the redrive', () => {
+  it('stays in the dead letters when the sequence stops, and the redriven step sends nothing', async () => {
+    // Prepare: a hard decline; every send fails, so its first step fails Lambda's three tries.
+    const { tenant, path } = await merchantWithCampaign();
+    const failure = genericFailure({ code: 'expired_card' });
+    const paymentId = (await postGeneric(path, failure)).body.payment_id as string;
+    await drainEvents();
+    const [enrollment] = await tenantItems(tenant, 'ENROLLMENT#');
+    const stepJob = `step-${enrollment!.id}-0`;
+    localRuntime().faults.set({ seed: 1, rate: 1 });
+    const tries = [];
+    for (const wait of [3600, 60, 120]) {
+      advanceClock(wait);
+      tries.push(...(await runDueJobs()).filter((run) => run.job_id === stepJob).map((run) => run.outcome));
+    }
+    localRuntime().faults.set({ seed: 1, rate: 0 });
+
+    // Act: the customer pays, which stops the sequence (and cancels its step); then an operator redrives.
+    expect((await postGeneric(path, { ...failure, id: `${failure.id}_paid`, type: 'payment.succeeded', created: nowSeconds() })).status).toBe(200);
+    await drainEvents();
+    const deadAfterPayment = (await localRuntime().scheduler.deadLetters()).map((job) => job.jobId);
+    await localRuntime().scheduler.redrive(runtime.clock.now());
+    const redriven = (await runDueJobs()).filter((run) => run.job_id === stepJob).map((run) => run.outcome);
+
+    // Assess: as in AWS, deleting the schedule left the dead letter; redriven, the step found its sequence stopped.
+    expect(tries).toEqual(['failed', 'failed', 'failed']);
+    expect(deadAfterPayment).toContain(stepJob);
+    expect(redriven).toEqual(['succeeded']);
+    expect(localRuntime().outbox.entries().filter((entry) => entry.to === failure.customer.email)).toEqual([]);
+    expect((await findPayment(tenant, paymentId))?.status).toBe('recovered');
+    expect(await localRuntime().scheduler.deadLetters()).toEqual([]);
+  });
+});

@@ -72,8 +72,16 @@ export class LocalScheduler implements Scheduler {
     );
   }
 
+  /**
+   * Deletes the job's schedule. One in the dead letters stays there, as in AWS a deleted schedule does
+   * not take back what its dead-letter queue holds: a redrive still runs it, and it finds its work moot.
+   */
   async cancel(jobId: string): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: this.pk, sk: jobId } }));
+    try {
+      await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: this.pk, sk: jobId }, ConditionExpression: 'attribute_not_exists(dead)' }));
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   /** Jobs due at `now`, earliest first. */
