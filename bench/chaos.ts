@@ -19,6 +19,8 @@ export interface ChaosRow {
   duplicates: string[];
   lost: string[];
   redelivered: number;
+  /** Why each request was sent again (`what status`), counted. */
+  redelivery_reasons: Record<string, number>;
   /** Jobs, events and completions that failed every try under the faults, redriven once they stopped. */
   redriven: number;
   dynamodb_faults: number;
@@ -57,6 +59,7 @@ function row(run: ChaosReport, clean: ChaosReport): ChaosRow {
     events_stored: Object.values(run.snapshot.events).reduce((a, b) => a + b, 0),
     ...differences(run, clean),
     redelivered: run.redelivered,
+    redelivery_reasons: run.redeliveries,
     redriven: Object.values(run.redriven).reduce((a, b) => a + b, 0),
     dynamodb_faults: injected,
     port_faults: Object.values(run.faults.ports).reduce((a, b) => a + b, 0),
