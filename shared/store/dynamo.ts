@@ -3,6 +3,7 @@ import {
   DynamoDBClient,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoDbClientSettings } from '../aws-clients.ts';
 import { createHash } from 'node:crypto';
@@ -65,6 +66,15 @@ export function idempotentTransaction(items: TransactItems): TransactWriteComman
 
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof ConditionalCheckFailedException || (error as { name?: string })?.name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * The item a write found when its condition failed, as stored (the write asked for it with
+ * `ReturnValuesOnConditionCheckFailure: ALL_OLD`, so no second read); undefined when there was none.
+ */
+export function itemAtConditionFailure(error: unknown): Item | undefined {
+  const found = (error as ConditionalCheckFailedException).Item;
+  return found ? unmarshall(found) : undefined;
 }
 
 /** Which items of a cancelled transaction failed their condition (by position in the request). */

@@ -1,11 +1,10 @@
-import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ReturnValuesOnConditionCheckFailure } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { CalendarOccasion, Enrollment, EnrollmentStatus, StepTurn } from '../model/enrollment.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { campaignSk } from './campaigns.ts';
-import { BATCH_GET_LIMIT, isConditionFailure, isTransactionConflict, putVersioned, type Item } from './dynamo.ts';
+import { BATCH_GET_LIMIT, isConditionFailure, itemAtConditionFailure, isTransactionConflict, putVersioned, type Item } from './dynamo.ts';
 import { customerOwnerPartition, epochSeconds, tenantKey, tenantPk } from './keys.ts';
 import { fetchItems } from './list-query.ts';
 import { entityOf, storedItem } from './items.ts';
@@ -176,9 +175,9 @@ export async function claimMessageSlot(tenant: Tenant, enrollment: Enrollment, n
     return { previous: Attributes ? slotOf(Attributes) : null };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const stored = (error as ConditionalCheckFailedException).Item;
-    const ours = stored?.enrollment_id?.S === enrollment.id && stored.messaged_at?.S === now.toISOString();
-    return ours ? { previous: replacedSlotOf(unmarshall(stored)) } : undefined;
+    const stored = itemAtConditionFailure(error);
+    const ours = stored?.enrollment_id === enrollment.id && stored.messaged_at === now.toISOString();
+    return ours ? { previous: replacedSlotOf(stored) } : undefined;
   }
 }
 

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ReturnValuesOnConditionCheckFailure } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
-import { isConditionFailure } from './dynamo.ts';
+import { isConditionFailure, itemAtConditionFailure } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { epochSeconds, tenantKey } from './keys.ts';
 import { queryTenant } from './shard-reads.ts';
@@ -73,8 +72,7 @@ export async function claimIdempotencyKey(
     return { outcome: 'claimed' };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const raw = (error as ConditionalCheckFailedException).Item;
-    const existing = entityOf<IdempotencyRecord>(raw ? unmarshall(raw) : {}, ['expires_at']);
+    const existing = entityOf<IdempotencyRecord>(itemAtConditionFailure(error) ?? {}, ['expires_at']);
     if (existing.state === 'in_progress' && existing.claim_id === claimId) return { outcome: 'claimed' };
     if (existing.state === 'completed' && existing.response) {
       return { outcome: 'completed', fingerprint: existing.fingerprint, response: existing.response };
@@ -106,8 +104,7 @@ export async function recordIdempotentResponse(tenant: Tenant, key: string, fing
       }),
     );
   } catch (error) {
-    const raw = isConditionFailure(error) ? (error as ConditionalCheckFailedException).Item : undefined;
-    const existing = raw ? unmarshall(raw) : undefined;
+    const existing = isConditionFailure(error) ? itemAtConditionFailure(error) : undefined;
     if (claimId !== undefined && existing?.state === 'completed' && existing.claim_id === claimId) return;
     throw error;
   }

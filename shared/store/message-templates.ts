@@ -1,11 +1,11 @@
-import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ReturnValuesOnConditionCheckFailure } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItem } from './transactions.ts';
 import { runtime } from '../runtime.ts';
 import type { MessageTemplate } from '../model/message-template.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { isConditionFailure, putVersioned, queryAll, type Item } from './dynamo.ts';
+import { isConditionFailure, itemAtConditionFailure, putVersioned, queryAll, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { tenantKey, tenantPk } from './keys.ts';
 
@@ -61,7 +61,7 @@ export async function deleteTemplate(tenant: Tenant, template: MessageTemplate):
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     // The caller read it just before: gone now is deleted, by this delete resent after its answer was lost (or a concurrent one).
-    return (error as ConditionalCheckFailedException).Item === undefined;
+    return itemAtConditionFailure(error) === undefined;
   }
 }
 

@@ -1,10 +1,9 @@
-import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ReturnValuesOnConditionCheckFailure } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { runtime } from '../runtime.ts';
 import { RATE_LIMIT_WINDOW_SECONDS } from '../model/plans.ts';
 import { countInWindow, expiredSeconds, requestsIn, secondOf, type SecondCounts } from '../model/sliding-window.ts';
-import { isConditionFailure, type Item } from './dynamo.ts';
+import { isConditionFailure, itemAtConditionFailure, type Item } from './dynamo.ts';
 import { TTL_ATTRIBUTE } from './table-schema.ts';
 
 const { db, tableName } = runtime;
@@ -93,8 +92,7 @@ export async function admitRequest(pk: string, limit: number, nowMs: number): Pr
       return { admitted: true, counts };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const item = (error as ConditionalCheckFailedException).Item;
-      const counts = countsOf(item && unmarshall(item));
+      const counts = countsOf(itemAtConditionFailure(error));
       remember(pk, counts);
       if (countInWindow(counts, nowMs) >= limit) return { admitted: false, counts };
     }

@@ -1,9 +1,9 @@
-import { ReturnValuesOnConditionCheckFailure, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ReturnValuesOnConditionCheckFailure } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtime } from '../runtime.ts';
 import type { Tenant } from '../model/tenant.ts';
 import { missingResource } from './cross-environment.ts';
-import { isConditionFailure, putVersioned, queryAll, type Item } from './dynamo.ts';
+import { isConditionFailure, itemAtConditionFailure, putVersioned, queryAll, type Item } from './dynamo.ts';
 import { entityOf, storedItem } from './items.ts';
 import { tenantKey, tenantPk } from './keys.ts';
 import type { WebhookEndpoint } from '../model/webhook-endpoint.ts';
@@ -86,7 +86,7 @@ export async function disableFailingEndpoint(tenant: Tenant, id: string, failing
     return true;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const stored = (error as ConditionalCheckFailedException).Item;
-    return stored?.enabled?.BOOL === false && stored.disabled_reason?.S === 'failing' && stored.disabled_at?.S === at.toISOString();
+    const stored = itemAtConditionFailure(error);
+    return stored?.enabled === false && stored.disabled_reason === 'failing' && stored.disabled_at === at.toISOString();
   }
 }
