@@ -847,9 +847,9 @@ function analyticsWithout(snapshot: ChaosSnapshot, unmessaged: ReadonlySet<strin
 }
 
 /**
- * The analytics a run is compared on, beside the fault-free run's: without the payments messaged among
- * a customer's several sequences (which of them a message was about follows the turns, `eventsByCustomer`,
- * compared there), nor those of customers whose step waited in the dead letters while they paid
+ * The analytics a run is compared on, beside the fault-free run's: without the messages and credit of
+ * the payments among a customer's several sequences (which of them a message is about can move,
+ * `eventsByCustomer`), nor those of customers whose step waited in the dead letters while they paid
  * (`allowedFewerMessages`): messaged in one run, not in the other, so credited to another channel.
  */
 export function comparableAnalytics(snapshot: ChaosSnapshot, faulted: ChaosReport): unknown {
@@ -878,8 +878,10 @@ const creditMoved = (faulted: ChaosReport): ((key: string) => boolean) => {
 /** The campaign's stats without the credit of those customers' recoveries (`creditMoved`); its rate follows the counts compared. */
 function comparableCampaign(snapshot: ChaosSnapshot, faulted: ChaosReport): unknown {
   const campaign = structuredClone(snapshot.campaign) as Record<string, any>;
+  const moved = creditMoved(faulted);
   for (const payment of snapshot.payments) {
-    if (!creditMoved(faulted)(`campaign.recovered ${payment.psp_payment_id}`) || !snapshot.events[`campaign.recovered ${payment.psp_payment_id}`]) continue;
+    const credit = `campaign.recovered ${payment.psp_payment_id}`;
+    if (!moved(credit) || !snapshot.events[credit]) continue;
     campaign.recovered_count -= 1;
     campaign.stats.recovered_count -= 1;
     campaign.stats.total_recovered_amount -= payment.amount as number;
