@@ -29,46 +29,34 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/**
- * DELETE of a resource whose item's delete is applied and its answer lost: the resend happened, the
- * merchant hears of the delete it made (not 404), the item is gone, and a second DELETE is a 404.
- */
-async function deletesOnceDespiteLostAnswer(key: string, tenant: Tenant, path: string, id: string, prefix: string) {
-  const deleting = writing(DeleteCommand, prefix);
-  const spy = resendAfterLostAnswer(deleting);
+/** What each deletable resource needs: its path, the key that may create and delete it, a body, and its items' sort-key prefix. */
+const DELETABLE = [
+  { what: 'template', path: '/v1/templates', key: 'test_write', body: { channel: 'sms', name: 'Short', text: 'Update your card: {{ update_url }}' }, prefix: 'TEMPLATE#' },
+  { what: 'webhook endpoint', path: '/v1/webhooks', key: 'test_admin', body: { url: 'https://example.com/hooks', events: ['*'] }, prefix: 'WEBHOOK#' },
+] as const;
 
-  // Act
-  const deleted = await call('DELETE', `${path}/${id}`, { key });
-  const resent = spy.mock.calls.some(([command]) => deleting(command));
-  spy.mockRestore();
-
-  // Assess
-  expect(resent).toBe(true);
-  expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
-  expect(deleted.body.data).toEqual({ id, deleted: true });
-  expect(await tenantItems(tenant, prefix)).toEqual([]);
-  expect((await call('DELETE', `${path}/${id}`, { key })).status).toBe(404);
-}
-
-describe('a template delete whose answer was lost', () => {
-  it('answers the merchant as deleted, not 404, and the template is gone', async () => {
-    // Prepare: a template of the merchant's own.
+describe('a DELETE whose answer was lost', () => {
+  it.each(DELETABLE)('answers the merchant as deleted, not 404, and the $what is gone', async ({ path, key: role, body, prefix }) => {
+    // Prepare: one resource of the merchant's own; its item's delete to be applied and resent.
     const { keys, tenant } = await merchant();
-    const created = await call('POST', '/v1/templates', { key: keys.test_write, body: { channel: 'sms', name: 'Short', text: 'Update your card: {{ update_url }}' } });
+    const key = keys[role];
+    const created = await call('POST', path, { key, body });
     expect(created.status).toBe(201);
-    // Act, Assess
-    await deletesOnceDespiteLostAnswer(keys.test_write, tenant, '/v1/templates', created.body.data.id, 'TEMPLATE#');
-  });
-});
+    const id = created.body.data.id as string;
+    const deleting = writing(DeleteCommand, prefix);
+    const spy = resendAfterLostAnswer(deleting);
 
-describe('a webhook endpoint delete whose answer was lost', () => {
-  it('answers the merchant as deleted, not 404, and the endpoint is gone', async () => {
-    // Prepare: one endpoint.
-    const { keys, tenant } = await merchant();
-    const created = await call('POST', '/v1/webhooks', { key: keys.test_admin, body: { url: 'https://example.com/hooks', events: ['*'] } });
-    expect(created.status).toBe(201);
-    // Act, Assess
-    await deletesOnceDespiteLostAnswer(keys.test_admin, tenant, '/v1/webhooks', created.body.data.id, 'WEBHOOK#');
+    // Act
+    const deleted = await call('DELETE', `${path}/${id}`, { key });
+    const resent = spy.mock.calls.some(([command]) => deleting(command));
+    spy.mockRestore();
+
+    // Assess: the merchant hears of the delete it made, the item is gone, and a second DELETE is a 404.
+    expect(resent).toBe(true);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect(deleted.body.data).toEqual({ id, deleted: true });
+    expect(await tenantItems(tenant, prefix)).toEqual([]);
+    expect((await call('DELETE', `${path}/${id}`, { key })).status).toBe(404);
   });
 });
 
